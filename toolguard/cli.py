@@ -1,0 +1,115 @@
+"""Command line: flags -> a contract and a request -> run -> render -> exit status.
+
+Exceptions become exit statuses here and nowhere else (see `errors.ExitStatus`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO, NoReturn, TypeVar
+
+import click
+
+from toolguard import __version__, envelope, report
+from toolguard.contract import Contract, load_contract
+from toolguard.errors import ExitStatus, ToolguardError
+from toolguard.pipeline import check_stream
+from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
+
+T = TypeVar("T")
+DIAGNOSTICS = ("rich", "json")
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="toolguard")
+def main() -> None:
+    """Make tool output earn its way into an agent's context."""
+
+
+@main.command()
+@click.argument("contract", type=_FILE)
+@click.option("--input", "input_file", type=_FILE, help="Read the response from FILE, not stdin.")
+@click.option("--request-id", help="Request id to echo (default: a random one).")
+@click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
+@click.option("--context-file", type=_FILE, help="JSON object of request context values.")
+@click.option("--now", help="RFC 3339 instant for freshness rules (default: the clock).")
+@click.option(
+    "--diagnostics",
+    type=click.Choice(DIAGNOSTICS),
+    default="rich",
+    show_default=True,
+    help="Operator diagnostics format on stderr.",
+)
+def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    contract: Path,
+    input_file: Path | None,
+    request_id: str | None,
+    pairs: tuple[str, ...],
+    context_file: Path | None,
+    now: str | None,
+    diagnostics: str,
+) -> None:
+    """Check one response against CONTRACT; print exactly one envelope on stdout."""
+    loaded = _guard(lambda: load_contract(contract))
+    request = _guard(lambda: _request(request_id, pairs, context_file, now))
+    try:
+        with _open(input_file) as stream:
+            outcome = check_stream(loaded, stream, request)
+    except ToolguardError as exc:
+        _exit(exc)
+    except Exception:
+        _internal(loaded, request)
+    envelope.write(outcome.envelope, sys.stdout)
+    report.render(outcome.diagnostics, diagnostics)
+    sys.exit(outcome.diagnostics.exit_status)
+
+
+@main.command()
+@click.argument("contract", type=_FILE)
+def schema(contract: Path) -> None:
+    """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
+    loaded = _guard(lambda: load_contract(contract))
+    click.echo(json.dumps(loaded.envelope_schema, indent=2))
+
+
+def _request(
+    request_id: str | None, pairs: tuple[str, ...], context_file: Path | None, now: str | None
+) -> Request:
+    from_file = read_context_file(context_file) if context_file else {}
+    return make_request(request_id, parse_context_pairs(pairs, from_file), now)
+
+
+def _open(input_file: Path | None) -> BinaryIO:
+    if input_file is None:
+        return sys.stdin.buffer
+    try:
+        return input_file.open("rb")
+    except OSError as exc:
+        raise click.BadParameter(f"cannot open {input_file}: {exc.strerror}") from None
+
+
+def _guard(build: Callable[[], T]) -> T:
+    try:
+        return build()
+    except ToolguardError as exc:
+        _exit(exc)
+
+
+def _exit(exc: ToolguardError) -> NoReturn:
+    report.error(str(exc))
+    sys.exit(exc.exit_status)
+
+
+def _internal(contract: Contract, request: Request) -> NoReturn:
+    import traceback  # noqa: PLC0415
+
+    report.error(f"internal error: {traceback.format_exc(limit=-3)}")
+    envelope.write(
+        envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False),
+        sys.stdout,
+    )
+    sys.exit(ExitStatus.INTERNAL)

@@ -1,0 +1,130 @@
+"""One small hierarchy: every failure toolguard knows about, with a stable code and exit status.
+
+Rejections describe the *response* and become failure envelopes (exit 1); the other errors
+describe the *invocation* (a flag, a contract, a bug) and never produce a success envelope.
+`cli.py` turns these into exit statuses in one place, using `EXIT_STATUS`.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import ClassVar, Literal
+
+Layer = Literal["input", "limits", "parse", "schema", "rule", "projection"]
+ErrorCode = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
+
+
+class ExitStatus(IntEnum):
+    """Process exit statuses; the README's table is checked against this enum."""
+
+    SUCCESS = 0  # a success envelope was printed
+    FAILURE = 1  # a failure envelope was printed: the response was rejected
+    USAGE = 2  # bad flag, request id or request context; nothing on stdout
+    CONTRACT = 3  # bad contract or schema (refused before any input is read); nothing on stdout
+    INTERNAL = 4  # a toolguard bug; a failure envelope is printed if the request id is known
+
+
+class ToolguardError(Exception):
+    """Base of every error toolguard raises on purpose."""
+
+    exit_status: ClassVar[ExitStatus] = ExitStatus.INTERNAL
+
+
+class UsageError(ToolguardError):
+    """Raised for a bad flag, request id or context: the caller must fix the call."""
+
+    exit_status = ExitStatus.USAGE
+
+
+class ContractError(ToolguardError):
+    """Raised when a contract file is missing, malformed, or names something invalid.
+
+    `source` is the file and `field` the dotted location inside it, so the message can
+    point the operator at the exact line to fix.
+    """
+
+    exit_status = ExitStatus.CONTRACT
+
+    def __init__(self, message: str, *, source: str = "", field: str = "") -> None:
+        self.message = message
+        self.source = source
+        self.field = field
+        where = ": ".join(part for part in (source, field) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class SchemaError(ContractError):
+    """Raised when a schema is invalid or uses a keyword, format or ref toolguard cannot enforce.
+
+    Refusing is the fail-closed answer: a schema keyword that is silently ignored would let
+    through exactly what the schema author meant to forbid.
+    """
+
+
+class Rejection(ToolguardError):
+    """Raised when a response fails a stage; it becomes a failure envelope (exit 1).
+
+    `reason` is a stable slug for machines (`duplicate_member`, `too_deep`, ...); `message` is
+    operator text that may quote hostile input and must only reach stderr and the audit log.
+    """
+
+    exit_status = ExitStatus.FAILURE
+    layer: ClassVar[Layer]
+    code: ClassVar[ErrorCode] = "INVALID_RESPONSE"
+    retryable: ClassVar[bool] = False
+
+    def __init__(  # noqa: PLR0913 - every field is a diagnostic the operator needs
+        self,
+        reason: str,
+        message: str,
+        *,
+        offset: int | None = None,
+        schema_path: str | None = None,
+        instance_path: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.offset = offset
+        self.schema_path = schema_path
+        self.instance_path = instance_path
+        self.rule = rule
+
+
+class InputError(Rejection):
+    """Raised when the response could not be read at all (an I/O error on stdin or the file)."""
+
+    layer = "input"
+    code = "UPSTREAM_UNAVAILABLE"
+    retryable = True
+
+
+class LimitExceeded(Rejection):
+    """Raised when the response crosses a byte, depth, string, container or number budget."""
+
+    layer = "limits"
+
+
+class ParseError(Rejection):
+    """Raised when the bytes are not one strict JSON document (RFC 8259 plus our policy)."""
+
+    layer = "parse"
+
+
+class ValidationError(Rejection):
+    """Raised when the parsed payload does not satisfy the contract's JSON Schema."""
+
+    layer = "schema"
+
+
+class RuleViolation(Rejection):
+    """Raised when a schema-valid payload fails a semantic rule (wrong project, stale, ...)."""
+
+    layer = "rule"
+
+
+class ProjectionError(Rejection):
+    """Raised when a declared field cannot be projected (absent, or unsafe display text)."""
+
+    layer = "projection"

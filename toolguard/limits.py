@@ -1,0 +1,57 @@
+"""Budgets for one response, and the bounded reader that enforces the byte budget.
+
+Bytes are counted while reading, so an endless or oversized stream costs at most
+`max_bytes + 1` bytes of memory before it is rejected. The other budgets are enforced by the
+parser as it builds the value (see `parse.py`), never after the fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from toolguard.errors import InputError, LimitExceeded
+
+READ_CHUNK = 65_536
+# NOTE: integers are parsed by yajl as signed 64-bit values (no Python big-int conversion
+# ever happens), so 19 digits is both the default and the ceiling.
+INTEGER_DIGITS_CEILING = 19
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-response budgets; every one is enforced while reading or parsing."""
+
+    max_bytes: int = 1_048_576
+    max_depth: int = 32
+    max_string_length: int = 65_536
+    max_container_items: int = 10_000
+    max_integer_digits: int = INTEGER_DIGITS_CEILING
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_depth", "max_string_length", "max_container_items"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if not 1 <= self.max_integer_digits <= INTEGER_DIGITS_CEILING:
+            raise ValueError(f"max_integer_digits must be between 1 and {INTEGER_DIGITS_CEILING}")
+
+
+def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
+    """Read the whole stream, or reject it as soon as it holds more than `max_bytes` bytes."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        try:
+            chunk = stream.read(min(READ_CHUNK, max_bytes + 1 - total))
+        except OSError as exc:
+            raise InputError("read_failed", f"reading the response failed: {exc}") from exc
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > max_bytes:
+            raise LimitExceeded(
+                "too_large",
+                f"response is larger than max_bytes={max_bytes}; stopped reading",
+                offset=max_bytes,
+            )
+        chunks.append(chunk)

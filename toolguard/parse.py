@@ -1,0 +1,209 @@
+"""Strict parse: bounded bytes -> one JSON value, or a `ParseError` / `LimitExceeded`.
+
+yajl (through `ijson.basic_parse_coro`) tokenizes; our own builder makes the values, so depth,
+string, container and integer budgets are enforced event by event (`ijson.items` would cost
+memory quadratic in depth). On top of RFC 8259 the policy rejects duplicate member names (after
+unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers yajl cannot hold
+exactly (integers beyond 64 bits, floats that overflow). Floats are `float`, never `Decimal`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+import ijson
+
+from toolguard.errors import LimitExceeded, ParseError, Rejection
+from toolguard.limits import Limits
+
+# Small chunks keep an abort immediate: yajl tokenizes a whole chunk before we see its events.
+CHUNK = 1024
+_JSON_WHITESPACE = b" \t\n\r"
+_BOM = b"\xef\xbb\xbf"
+# A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
+_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])")
+_NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
+# yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
+# a string is a control character), so any such byte is an error wherever it stands.
+_NOT_WHITESPACE = re.compile(rb"[\x0b\x0c]")
+_DEFAULT_LIMITS = Limits()
+
+
+def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
+    """Parse `raw` as exactly one strict JSON document within `limits`.
+
+    Raises `ParseError` or `LimitExceeded` whose `offset` is the byte at which the problem was
+    seen (for a token, the byte that ended it).
+    """
+    _check_encoding(raw)
+    window: list[int] = [0, 0]
+    try:
+        return _build(_events(raw, window), limits)
+    except Rejection as rejection:
+        if rejection.offset is None:
+            rejection.offset = _locate(raw, window[0], limits)
+            _refine(rejection, raw)
+        raise
+
+
+def _check_encoding(raw: bytes) -> None:
+    """Reject what yajl would accept or mangle: BOM, bad UTF-8, unpaired surrogate escapes."""
+    if not raw.strip(_JSON_WHITESPACE):
+        raise ParseError("empty", "response is empty", offset=0)
+    if raw.startswith(_BOM):
+        raise ParseError("bom", "response starts with a UTF-8 byte-order mark", offset=0)
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                "invalid_utf8", "response is not valid UTF-8", offset=exc.start
+            ) from None
+    if (stray := _NOT_WHITESPACE.search(raw)) is not None:
+        raise ParseError("syntax", "form feed or vertical tab outside JSON", offset=stray.start())
+    if _SURROGATE_HINT.search(raw):
+        _check_surrogate_escapes(raw)
+
+
+def _check_surrogate_escapes(raw: bytes) -> None:
+    r"""Every `\uD800`-`\uDBFF` escape must be followed at once by a `\uDC00`-`\uDFFF` one.
+
+    NOTE: yajl turns a lone high surrogate into "?" and fails oddly on a reversed pair, so the
+    check runs on the raw bytes. Escapes are matched left to right, so `\\ud800` (an escaped
+    backslash, then text) is not mistaken for an escape.
+    """
+    pending_start = pending_end = -1
+    for match in _ESCAPE.finditer(raw):
+        digits = match.group(1)
+        unit = int(digits, 16) if digits else -1
+        if pending_end >= 0:
+            if match.start() == pending_end and 0xDC00 <= unit <= 0xDFFF:
+                pending_start = pending_end = -1
+                continue
+            _lone_surrogate(pending_start)
+        if 0xD800 <= unit <= 0xDBFF:
+            pending_start, pending_end = match.start(), match.end()
+        elif 0xDC00 <= unit <= 0xDFFF:
+            _lone_surrogate(match.start())
+    if pending_end >= 0:
+        _lone_surrogate(pending_start)
+
+
+def _lone_surrogate(offset: int) -> NoReturn:
+    raise ParseError("lone_surrogate", "string holds an unpaired surrogate escape", offset=offset)
+
+
+def _events(raw: bytes, window: list[int], replay_from: int = -1) -> Iterator[tuple[str, Any]]:
+    """Yield yajl events for `raw`, recording in `window` the chunk being tokenized.
+
+    With `replay_from` set, everything before it is fed at once and the rest byte by byte, so
+    `window[0]` is then the exact offset of the byte that produced each event or error.
+    """
+    sink = ijson.sendable_list()
+    parser = ijson.basic_parse_coro(sink, use_float=True)
+    step = 1 if replay_from >= 0 else CHUNK
+    start = max(replay_from, 0)
+    try:
+        if start:
+            parser.send(raw[:start])
+            yield from sink
+            del sink[:]
+        for window[0] in range(start, len(raw), step):
+            parser.send(raw[window[0] : window[0] + step])
+            yield from sink
+            del sink[:]
+        window[0] = len(raw)
+        parser.close()
+        yield from sink
+    except ijson.JSONError as exc:
+        _yajl_error(str(exc))
+    except (UnicodeError, ValueError, ArithmeticError, SystemError) as exc:
+        # NOTE: the yajl backend reports some malformed strings and numbers as these.
+        raise ParseError("syntax", f"not JSON: {type(exc).__name__}") from None
+
+
+def _yajl_error(text: str) -> NoReturn:
+    first = text.splitlines()[0] if text else "parse error"
+    if "integer overflow" in first:
+        raise LimitExceeded("integer_too_long", "integer does not fit in 64 bits")
+    if "floating point) overflow" in first:
+        raise ParseError("non_finite_number", "number overflows to infinity")
+    if "trailing garbage" in first:
+        raise ParseError("trailing_data", "data follows the JSON value")
+    if "premature EOF" in first:
+        raise ParseError("truncated", "response ends inside the JSON value")
+    if "invalid character inside string" in first:
+        raise ParseError("control_character", "string holds a raw control character")
+    if "invalid bytes in UTF8" in first:
+        raise ParseError("invalid_utf8", "string is not valid UTF-8")
+    raise ParseError("syntax", f"not JSON: {first}")
+
+
+def _refine(rejection: Rejection, raw: bytes) -> None:
+    """Name the usual suspect of a yajl 'invalid char' error: NaN or Infinity."""
+    if rejection.reason == "syntax" and rejection.offset is not None:
+        around = raw[max(rejection.offset - 1, 0) : rejection.offset + 9]
+        if any(word in around for word in _NON_FINITE):
+            rejection.reason = "non_finite_number"
+            rejection.message = "NaN and Infinity are not JSON"
+
+
+def _locate(raw: bytes, chunk_start: int, limits: Limits) -> int:
+    """Replay the failing chunk byte by byte to find where the rejection arises."""
+    window = [0, 0]
+    try:
+        _build(_events(raw, window, replay_from=chunk_start), limits)
+    except Rejection:
+        return window[0]
+    return chunk_start  # NOTE: unreachable in practice; the replay fails as the first run did
+
+
+def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
+    """Build Python values from events, enforcing every budget as each event arrives."""
+    max_depth = limits.max_depth
+    max_string = limits.max_string_length
+    max_items = limits.max_container_items
+    bound = 10**limits.max_integer_digits
+    parents: list[tuple[Any, Any]] = []
+    current: Any = None
+    key: Any = None
+    root: Any = None
+    for event, value in events:
+        if event == "map_key":
+            if len(value) > max_string:
+                raise LimitExceeded("string_too_long", f"member name longer than {max_string}")
+            if value in current:
+                raise ParseError("duplicate_member", f"duplicate member name {value!r}")
+            if len(current) >= max_items:
+                raise LimitExceeded("container_too_large", f"object has over {max_items} members")
+            key = value
+            continue
+        if event in ("end_map", "end_array"):
+            current, key = parents.pop()
+            continue
+        if event in ("start_map", "start_array"):
+            if len(parents) >= max_depth:
+                raise LimitExceeded("too_deep", f"nesting deeper than max_depth={max_depth}")
+            value = {} if event == "start_map" else []  # noqa: PLW2901 - the value is the container
+        elif event == "string":
+            if len(value) > max_string:
+                raise LimitExceeded("string_too_long", f"string longer than {max_string}")
+        elif event == "number" and type(value) is int and not -bound < value < bound:
+            raise LimitExceeded(
+                "integer_too_long", f"integer over {limits.max_integer_digits} digits"
+            )
+        if current is None:
+            root = value
+        elif type(current) is list:
+            if len(current) >= max_items:
+                raise LimitExceeded("container_too_large", f"array has over {max_items} items")
+            current.append(value)
+        else:
+            current[key] = value
+        if event in ("start_map", "start_array"):
+            parents.append((current, key))
+            current = value
+    return root

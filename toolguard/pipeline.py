@@ -1,0 +1,180 @@
+"""The only place that runs the stages, in order: read -> parse -> schema -> rules -> project.
+
+Every path ends in one `Outcome`: the envelope for the agent and the diagnostics for the
+operator, kept apart. Rejections become failure envelopes; a toolguard bug becomes a failure
+envelope too, flagged `internal` so the CLI exits with its own status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+
+from toolguard import envelope
+from toolguard.errors import (
+    ExitStatus,
+    Layer,
+    LimitExceeded,
+    ProjectionError,
+    Rejection,
+    UsageError,
+    ValidationError,
+)
+from toolguard.limits import read_bounded
+from toolguard.parse import parse
+from toolguard.request import Request
+
+if TYPE_CHECKING:
+    from toolguard.contract import Contract
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
+    """What the operator needs to know about one check; never shown to the agent."""
+
+    tool: str
+    request_id: str
+    contract: str
+    outcome: str  # "success" | "failure" | "internal"
+    size: int | None = None
+    sha256: str | None = None
+    duration_ms: float = 0.0
+    layer: Layer | None = None
+    reason: str | None = None
+    message: str | None = None
+    offset: int | None = None
+    schema_path: str | None = None
+    instance_path: str | None = None
+    rule: str | None = None
+    error_code: str | None = None
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """The process exit status this outcome maps to."""
+        if self.outcome == "success":
+            return ExitStatus.SUCCESS
+        return ExitStatus.INTERNAL if self.outcome == "internal" else ExitStatus.FAILURE
+
+
+class Outcome(NamedTuple):
+    """The agent's envelope and the operator's diagnostics, as two separate values."""
+
+    envelope: dict[str, Any]
+    diagnostics: Diagnostics
+
+
+def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outcome:
+    """Read a response from `stream` within the byte budget, then check it."""
+    require_context(contract, request)
+    started = time.perf_counter()
+    try:
+        raw = read_bounded(stream, contract.limits.max_bytes)
+    except Rejection as rejection:
+        return _rejected(contract, request, rejection, None, started)
+    return _check(contract, raw, request, started)
+
+
+def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
+    """Check a response already in memory (the library entry point)."""
+    require_context(contract, request)
+    started = time.perf_counter()
+    max_bytes = contract.limits.max_bytes
+    if len(raw) > max_bytes:
+        rejection = LimitExceeded(
+            "too_large", f"response is larger than max_bytes={max_bytes}", offset=max_bytes
+        )
+        return _rejected(contract, request, rejection, raw, started)
+    return _check(contract, raw, request, started)
+
+
+def require_context(contract: Contract, request: Request) -> None:
+    """Refuse a request that lacks context a rule needs, before any byte is read."""
+    missing = sorted(
+        {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
+    )
+    if missing:
+        raise UsageError(f"missing request context: {', '.join(missing)} (use --context K=V)")
+
+
+def _check(contract: Contract, raw: bytes, request: Request, started: float) -> Outcome:
+    try:
+        payload = parse(raw, contract.limits)
+        contract.validator.validate(payload)
+        for rule in contract.rules:
+            rule(payload, request)
+        data = contract.projection(payload)
+        result = envelope.success(contract.tool, request.request_id, data)
+        try:
+            contract.envelope_validator.validate(result)
+        except ValidationError as exc:
+            raise ProjectionError(
+                "envelope_invalid", exc.message, schema_path=exc.schema_path
+            ) from None
+    except Rejection as rejection:
+        return _rejected(contract, request, rejection, raw, started)
+    except UsageError:
+        raise
+    except Exception:
+        return _internal(contract, request, raw, started)
+    return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"))
+
+
+def _rejected(
+    contract: Contract, request: Request, rejection: Rejection, raw: bytes | None, started: float
+) -> Outcome:
+    diagnostics = _diagnostics(
+        contract,
+        request,
+        raw,
+        started,
+        outcome="failure",
+        layer=rejection.layer,
+        reason=rejection.reason,
+        message=rejection.message,
+        offset=rejection.offset,
+        schema_path=rejection.schema_path,
+        instance_path=rejection.instance_path,
+        rule=rejection.rule,
+        error_code=rejection.code,
+    )
+    result = envelope.failure(
+        contract.tool, request.request_id, rejection.code, rejection.retryable
+    )
+    return Outcome(result, diagnostics)
+
+
+def _internal(contract: Contract, request: Request, raw: bytes | None, started: float) -> Outcome:
+    summary = traceback.format_exc(limit=-3)
+    diagnostics = _diagnostics(
+        contract,
+        request,
+        raw,
+        started,
+        outcome="internal",
+        reason="internal_error",
+        message=summary,
+        error_code="UPSTREAM_UNAVAILABLE",
+    )
+    result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
+    return Outcome(result, diagnostics)
+
+
+def _diagnostics(
+    contract: Contract,
+    request: Request,
+    raw: bytes | None,
+    started: float,
+    **fields: Any,
+) -> Diagnostics:
+    return Diagnostics(
+        tool=contract.tool,
+        request_id=request.request_id,
+        contract=str(contract.path),
+        size=None if raw is None else len(raw),
+        sha256=None if raw is None else hashlib.sha256(raw).hexdigest(),
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        **fields,
+    )

@@ -1,0 +1,71 @@
+"""Projection: a schema-valid payload -> a *new* object holding exactly the declared fields.
+
+The agent never sees the validated object re-serialised, only the fields the contract names,
+copied out by JSON Pointer. One optional display-text field is passed under the fixed,
+self-describing name `untrusted_display_text`, bounded and free of control characters.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolguard.errors import ProjectionError
+from toolguard.pointer import MISSING, lookup
+
+DISPLAY_TEXT_FIELD = "untrusted_display_text"
+# C0 controls other than tab and newline, DEL, C1 controls, and bidirectional overrides that
+# can make displayed text read differently from its bytes.
+_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayText:
+    """Where the untrusted display text comes from and how long it may be."""
+
+    pointer: str
+    max_length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """Agent field name -> JSON Pointer into the payload, plus optional display text."""
+
+    fields: Mapping[str, str]
+    display_text: DisplayText | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The keys every projected object has, in order."""
+        extra = (DISPLAY_TEXT_FIELD,) if self.display_text else ()
+        return (*self.fields, *extra)
+
+    def __call__(self, payload: Any) -> dict[str, Any]:
+        """Build the agent-facing object, or raise `ProjectionError`."""
+        data: dict[str, Any] = {}
+        for name, pointer in self.fields.items():
+            value = lookup(payload, pointer)
+            if value is MISSING:
+                raise ProjectionError("missing_field", f"field {name!r}: {pointer} is absent")
+            data[name] = copy.deepcopy(value) if isinstance(value, dict | list) else value
+        if self.display_text is not None:
+            data[DISPLAY_TEXT_FIELD] = self._display_text(payload, self.display_text)
+        return data
+
+    @staticmethod
+    def _display_text(payload: Any, spec: DisplayText) -> str:
+        text = lookup(payload, spec.pointer)
+        if not isinstance(text, str):
+            raise ProjectionError("missing_field", f"display text {spec.pointer} is not a string")
+        if len(text) > spec.max_length:
+            raise ProjectionError(
+                "display_text_too_long", f"display text is longer than {spec.max_length}"
+            )
+        if (unsafe := _UNSAFE_TEXT.search(text)) is not None:
+            raise ProjectionError(
+                "unsafe_display_text", f"display text holds U+{ord(unsafe.group()):04X}"
+            )
+        return text

@@ -1,0 +1,82 @@
+"""Operator diagnostics: the only writer of stderr. Renders values; decides nothing.
+
+Everything quoted from a response or a schema is hostile until shown otherwise: control
+characters (ANSI escapes included) and bidirectional overrides are escaped, rich markup is
+never interpreted, and long values are truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict
+from typing import IO, Any
+
+from toolguard.pipeline import Diagnostics
+
+MAX_TEXT = 512
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str, limit: int = MAX_TEXT) -> str:
+    """Escape control and bidi characters and truncate, so text is safe on any terminal."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... [{len(text) - limit} more characters]"
+    return _UNSAFE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -> None:
+    """Write one diagnostics record to stderr as text for people or one line of JSON."""
+    stream = stream if stream is not None else sys.stderr
+    if mode == "json":
+        record = {key: value for key, value in asdict(diagnostics).items() if value is not None}
+        if "message" in record:
+            record["message"] = clean(record["message"], 4 * MAX_TEXT)
+        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+        stream.flush()
+        return
+    _rich(diagnostics, stream)
+
+
+def error(message: str, stream: IO[str] | None = None) -> None:
+    """Report an invocation error (usage, contract, schema) in one cleaned line."""
+    stream = stream if stream is not None else sys.stderr
+    stream.write(f"toolguard: error: {clean(message)}\n")
+    stream.flush()
+
+
+def _rich(diagnostics: Diagnostics, stream: IO[str]) -> None:
+    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
+    from rich.text import Text  # noqa: PLC0415
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    status = {"success": ("accepted", "green"), "failure": ("rejected", "red")}
+    word, style = status.get(diagnostics.outcome, ("internal error", "bold red"))
+    line = Text()
+    line.append(f"toolguard: {word}", style=style)
+    line.append(f" {diagnostics.tool} {diagnostics.request_id}")
+    if diagnostics.layer:
+        line.append(f" at layer {diagnostics.layer}", style="bold")
+        line.append(f" ({diagnostics.reason}, {diagnostics.error_code})")
+    console.print(line)
+    for label, value in _details(diagnostics):
+        row = Text("  ")
+        row.append(f"{label}: ", style="dim")
+        row.append(clean(str(value)))
+        console.print(row)
+
+
+def _details(diagnostics: Diagnostics) -> list[tuple[str, Any]]:
+    fields = (
+        ("message", diagnostics.message),
+        ("rule", diagnostics.rule),
+        ("schema path", diagnostics.schema_path),
+        ("instance path", diagnostics.instance_path),
+        ("byte offset", diagnostics.offset),
+        ("size", None if diagnostics.size is None else f"{diagnostics.size} bytes"),
+        ("sha256", diagnostics.sha256),
+        ("contract", diagnostics.contract),
+        ("time", f"{diagnostics.duration_ms} ms"),
+    )
+    return [(label, value) for label, value in fields if value is not None]

@@ -1,0 +1,105 @@
+"""The request a response must answer: its id, the caller's context, and the clock.
+
+Built from flags by the CLI or from arguments by the library; everything here is checked up
+front so a bad call is a usage error before any response byte is read.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from toolguard import rfc3339
+from toolguard.errors import Rejection, UsageError
+from toolguard.parse import parse
+
+REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}")
+CONTEXT_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One call: the id the envelope echoes, context values for rules, and `now` for freshness."""
+
+    request_id: str
+    context: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    now: datetime | None = None
+
+    def clock(self) -> datetime:
+        """The instant freshness is measured against: `now` if given, else the real clock."""
+        return self.now if self.now is not None else datetime.now(UTC)
+
+
+def new_request_id() -> str:
+    """A random id that matches the envelope's request_id pattern."""
+    return f"req.{secrets.token_hex(12)}"
+
+
+def make_request(
+    request_id: str | None = None,
+    context: Mapping[str, Any] | None = None,
+    now: datetime | str | None = None,
+) -> Request:
+    """Validate the parts of a request, raising `UsageError` for anything malformed."""
+    if request_id is None:
+        request_id = new_request_id()
+    elif not isinstance(request_id, str) or REQUEST_ID.fullmatch(request_id) is None:
+        raise UsageError("request id must match ^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$ (8-64 characters)")
+    checked: dict[str, Any] = {}
+    for key, value in (context or {}).items():
+        if not isinstance(key, str) or CONTEXT_KEY.fullmatch(key) is None:
+            raise UsageError(f"context key {key!r} is not a valid name")
+        if not _context_value(value):
+            raise UsageError(f"context {key!r} must be a string, number, boolean or list of them")
+        checked[key] = value
+    return Request(request_id, MappingProxyType(checked), _instant(now))
+
+
+def parse_context_pairs(pairs: tuple[str, ...], file_context: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge `K=V` flags (string values) into values read from a context file."""
+    merged = dict(file_context)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UsageError(f"--context expects KEY=VALUE, got {pair!r}")
+        if key in merged:
+            raise UsageError(f"context {key!r} is given twice")
+        merged[key] = value
+    return merged
+
+
+def read_context_file(path: Path) -> dict[str, Any]:
+    """Read a JSON object of context values with the same strict parser as responses."""
+    try:
+        value = parse(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read context file: {exc.strerror}") from None
+    except Rejection as exc:
+        raise UsageError(f"{path}: context file is not strict JSON: {exc.message}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{path}: context file must hold a JSON object")
+    return value
+
+
+def _context_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(isinstance(item, _SCALARS) for item in value)
+    return isinstance(value, _SCALARS)
+
+
+def _instant(now: datetime | str | None) -> datetime | None:
+    if now is None or isinstance(now, datetime):
+        if isinstance(now, datetime) and now.tzinfo is None:
+            raise UsageError("now must carry a UTC offset")
+        return now
+    parsed = rfc3339.parse_date_time(now)
+    if parsed is None:
+        raise UsageError(f"--now must be an RFC 3339 date-time with an offset, not {now!r}")
+    return parsed

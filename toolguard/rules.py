@@ -1,0 +1,230 @@
+"""Semantic rules: what a schema cannot say, checked against the request on schema-valid payloads.
+
+Each rule kind is one factory named after its contract keyword, registered in `RULE_BY_KIND`;
+the contract schema lists the same kinds (a test keeps them in step). A rule is a frozen
+callable: `rule(payload, request)` returns None or raises `RuleViolation` naming itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from toolguard import rfc3339
+from toolguard.errors import RuleViolation, UsageError
+from toolguard.pointer import MISSING, lookup
+from toolguard.request import Request
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
+
+
+class Rule(Protocol):
+    """A named semantic check; `context_keys` are the request context values it reads."""
+
+    @property
+    def name(self) -> str:
+        """The rule's name in the contract, as diagnostics print it."""
+
+    @property
+    def context_keys(self) -> tuple[str, ...]:
+        """The request context keys the rule reads."""
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        """Raise `RuleViolation` unless `payload` passes."""
+
+
+def _field(rule: Rule, payload: Any, pointer: str) -> Any:
+    value = lookup(payload, pointer)
+    if value is MISSING:
+        raise RuleViolation("missing_field", f"{pointer} is absent", rule=rule.name)
+    return value
+
+
+def _same(left: Any, right: Any) -> bool:
+    """JSON equality: a boolean never equals a number, 1 equals 1.0."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return left == right
+    return type(left) is type(right) and left == right
+
+
+@dataclass(frozen=True, slots=True)
+class _EqualsContext:
+    name: str
+    pointer: str
+    context: str
+
+    @property
+    def context_keys(self) -> tuple[str, ...]:
+        return (self.context,)
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        value = _field(self, payload, self.pointer)
+        expected = request.context[self.context]
+        if not _same(value, expected):
+            raise RuleViolation(
+                "mismatch",
+                f"{self.pointer} is {value!r}, the request's {self.context!r} is {expected!r}",
+                rule=self.name,
+            )
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.pointer} == context[{self.context!r}]"
+
+
+def equals_context(name: str, pointer: str, context: str) -> Rule:
+    """The field equals the request context value `context` (e.g. the project asked about)."""
+    return _EqualsContext(name, pointer, context)
+
+
+@dataclass(frozen=True, slots=True)
+class _EqualsRequestId:
+    name: str
+    pointer: str
+    context_keys: tuple[str, ...] = ()
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        value = _field(self, payload, self.pointer)
+        if value != request.request_id or not isinstance(value, str):
+            raise RuleViolation(
+                "mismatch",
+                f"{self.pointer} is {value!r}, the request id is {request.request_id!r}",
+                rule=self.name,
+            )
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.pointer} == request id"
+
+
+def equals_request_id(name: str, pointer: str) -> Rule:
+    """The field echoes the request id toolguard was given or generated."""
+    return _EqualsRequestId(name, pointer)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fresh:
+    name: str
+    pointer: str
+    max_age_seconds: int
+    max_future_seconds: int
+    context_keys: tuple[str, ...] = ()
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        value = _field(self, payload, self.pointer)
+        instant = rfc3339.parse_date_time(value) if isinstance(value, str) else None
+        if instant is None:
+            raise RuleViolation(
+                "not_a_timestamp", f"{self.pointer} is not an RFC 3339 date-time", rule=self.name
+            )
+        now = request.clock()
+        if now - instant > timedelta(seconds=self.max_age_seconds):
+            raise RuleViolation(
+                "stale",
+                f"{self.pointer} is {value}, over {self.max_age_seconds}s before {now.isoformat()}",
+                rule=self.name,
+            )
+        if instant - now > timedelta(seconds=self.max_future_seconds):
+            raise RuleViolation(
+                "future",
+                f"{self.pointer} is {value}, over {self.max_future_seconds}s ahead of "
+                f"{now.isoformat()}",
+                rule=self.name,
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.name}: {self.pointer} within -{self.max_age_seconds}s/"
+            f"+{self.max_future_seconds}s of now"
+        )
+
+
+def fresh(name: str, pointer: str, max_age_seconds: int, max_future_seconds: int = 0) -> Rule:
+    """The field is an RFC 3339 timestamp within a freshness window.
+
+    At most `max_age_seconds` old and at most `max_future_seconds` ahead of the request's
+    clock (`--now`, else the real clock).
+    """
+    return _Fresh(name, pointer, max_age_seconds, max_future_seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class _MemberOfContext:
+    name: str
+    pointer: str
+    context: str
+
+    @property
+    def context_keys(self) -> tuple[str, ...]:
+        return (self.context,)
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        value = _field(self, payload, self.pointer)
+        allowed = request.context[self.context]
+        if not isinstance(allowed, list):
+            raise UsageError(f"context {self.context!r} must be a list for rule {self.name!r}")
+        if not any(_same(value, item) for item in allowed):
+            raise RuleViolation(
+                "not_a_member",
+                f"{self.pointer} is {value!r}, not one of the request's {self.context!r}",
+                rule=self.name,
+            )
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.pointer} in context[{self.context!r}]"
+
+
+def member_of_context(name: str, pointer: str, context: str) -> Rule:
+    """The field is one of the values in the request context list `context`."""
+    return _MemberOfContext(name, pointer, context)
+
+
+@dataclass(frozen=True, slots=True)
+class _MatchesContextPattern:
+    name: str
+    pointer: str
+    pattern: str
+
+    @property
+    def context_keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(_PLACEHOLDER.findall(self.pattern)))
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        value = _field(self, payload, self.pointer)
+        expression = _PLACEHOLDER.sub(
+            lambda match: re.escape(str(request.context[match.group(1)])), self.pattern
+        )
+        if not isinstance(value, str) or re.fullmatch(expression, value, re.ASCII) is None:
+            raise RuleViolation(
+                "no_match",
+                f"{self.pointer} is {value!r}, which does not match {expression!r}",
+                rule=self.name,
+            )
+
+    def __repr__(self) -> str:
+        return f"{self.name}: {self.pointer} matches {self.pattern!r}"
+
+
+def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
+    """The whole field matches `pattern` built from request context.
+
+    `pattern` is a Python regular expression (ASCII classes, full match) in which each `{key}`
+    is replaced by the escaped request context value `key`.
+    """
+    try:
+        re.compile(_PLACEHOLDER.sub("x", pattern))
+    except re.error as exc:
+        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    return _MatchesContextPattern(name, pointer, pattern)
+
+
+RULE_BY_KIND: Mapping[str, Callable[..., Rule]] = {
+    "equals_context": equals_context,
+    "equals_request_id": equals_request_id,
+    "fresh": fresh,
+    "member_of_context": member_of_context,
+    "matches_context_pattern": matches_context_pattern,
+}

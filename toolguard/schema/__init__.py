@@ -1,0 +1,84 @@
+"""Schema stage: a Draft 2020-12 schema -> a compiled validator that raises `ValidationError`.
+
+Schemas are checked by `keywords.prepare` (anything not enforced is refused), then compiled
+to Python code by fastjsonschema with defaults off (a validator must never fill in data),
+formats asserted by our own parsers, and every remote reference refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import fastjsonschema
+
+from toolguard.errors import SchemaError, ValidationError
+from toolguard.schema.formats import FORMAT_CHECKERS
+from toolguard.schema.keywords import prepare
+
+__all__ = ["Validator", "compile_schema"]
+
+
+class _Offline(dict[str, Callable[[str], Any]]):
+    """A handler table that claims every URI scheme, so fastjsonschema never calls urlopen."""
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __missing__(self, scheme: str) -> Callable[[str], Any]:
+        return _refuse_remote
+
+
+def _refuse_remote(uri: str) -> NoReturn:
+    raise SchemaError(f"refusing to fetch {uri!r}: references are resolved offline only")
+
+
+class Validator:
+    """A compiled schema. `validate` raises `ValidationError`; `is_valid` answers yes or no."""
+
+    def __init__(self, function: Callable[[Any], Any], locations: list[tuple[str, Any]]) -> None:
+        self._function = function
+        self._locations = locations
+
+    def validate(self, instance: Any) -> None:
+        """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
+        try:
+            self._function(instance)
+        except fastjsonschema.JsonSchemaValueException as exc:
+            raise self._error(exc) from None
+
+    def is_valid(self, instance: Any) -> bool:
+        """Whether `instance` satisfies the schema."""
+        try:
+            self._function(instance)
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        return True
+
+    def _error(self, exc: fastjsonschema.JsonSchemaValueException) -> ValidationError:
+        rule = exc.rule or "schema"
+        where = next((at for at, node in self._locations if node == exc.definition), None)
+        schema_path = f"{where.rstrip('/')}/{rule}" if where is not None else None
+        steps = exc.path[1:]  # fastjsonschema names the root "data"
+        instance_path = "".join("/" + step.replace("~", "~0").replace("/", "~1") for step in steps)
+        return ValidationError(
+            rule, exc.message, schema_path=schema_path, instance_path=instance_path or "/"
+        )
+
+
+def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
+    """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced."""
+    prepared, locations = prepare(schema, formats=formats)
+    try:
+        function = fastjsonschema.compile(
+            prepared,
+            handlers=_Offline(),
+            formats=FORMAT_CHECKERS if formats else {},
+            use_default=False,
+            use_formats=formats,
+        )
+    except fastjsonschema.JsonSchemaDefinitionException as exc:
+        raise SchemaError(f"invalid schema: {exc}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
+    return Validator(function, locations)

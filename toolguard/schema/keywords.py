@@ -1,0 +1,202 @@
+"""Which Draft 2020-12 keywords toolguard enforces, and the walk that refuses everything else.
+
+fastjsonschema 2.22 runs every 2020-12 schema as draft 7: it silently ignores
+`unevaluatedProperties`, `prefixItems`, `dependentRequired`, keywords beside `$ref` and more.
+`prepare` checks every subschema against the allow-lists below and refuses the whole schema
+with a `SchemaError` naming the keyword and its JSON Pointer, so nothing is ever silently
+skipped. It returns a copy whose patterns are rewritten from ECMA-262 to Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+from toolguard.errors import SchemaError
+from toolguard.schema.formats import FORMAT_CHECKERS
+from toolguard.schema.regex import translate
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+# Keywords with no effect on validity: kept as they are.
+ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+    }
+)
+# Assertions fastjsonschema evaluates exactly as Draft 2020-12 does.
+ASSERTIONS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "format",
+    }
+)
+SUBSCHEMA = frozenset(
+    {"not", "if", "then", "else", "additionalProperties", "propertyNames", "items", "contains"}
+)
+SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf"})
+SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs"})
+ROOT_ONLY = frozenset({"$schema", "$id"})
+# Why each refused keyword is refused; the message is what the schema author reads.
+_NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
+NOT_ENFORCED = dict.fromkeys(
+    (
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "prefixItems",
+        "minContains",
+        "maxContains",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$anchor",
+        "$vocabulary",
+        "$recursiveRef",
+        "$recursiveAnchor",
+    ),
+    _NOT_YET,
+) | {
+    "definitions": "not a Draft 2020-12 keyword; use $defs",
+    "dependencies": "not a Draft 2020-12 keyword; use dependentRequired/dependentSchemas",
+    "additionalItems": "not a Draft 2020-12 keyword; use items with prefixItems",
+    "contentEncoding": "an annotation in Draft 2020-12 that fastjsonschema would assert",
+    "contentMediaType": "an annotation in Draft 2020-12 that fastjsonschema would assert",
+    "contentSchema": "an annotation in Draft 2020-12 that fastjsonschema would assert",
+}
+_BESIDE_REF = ANNOTATIONS | ROOT_ONLY | {"$defs"}
+_TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+
+
+def prepare(schema: Any, *, formats: bool = True) -> tuple[Any, list[tuple[str, Any]]]:
+    """Check `schema` and return (copy ready for fastjsonschema, [(pointer, subschema), ...])."""
+    if not isinstance(schema, dict | bool):
+        raise SchemaError("a schema must be a JSON object or a boolean", field="/")
+    if isinstance(schema, dict):
+        declared = schema.get("$schema", DRAFT_2020_12)
+        if not isinstance(declared, str) or declared.rstrip("#") != DRAFT_2020_12:
+            raise SchemaError(
+                f"only Draft 2020-12 is supported, not {declared!r}", field="/$schema"
+            )
+    walker = _Walker(schema, formats)
+    return walker.visit(schema, ""), walker.locations
+
+
+class _Walker:
+    def __init__(self, root: Any, formats: bool) -> None:
+        self.root = root
+        self.formats = formats
+        self.locations: list[tuple[str, Any]] = []
+
+    def visit(self, node: Any, where: str) -> Any:
+        if isinstance(node, bool):
+            return node
+        if not isinstance(node, dict):
+            raise SchemaError("a subschema must be a JSON object or a boolean", field=where or "/")
+        if "$ref" in node:
+            self._check_ref(node, where)
+        out: dict[str, Any] = {}
+        for keyword, value in node.items():
+            at = f"{where}/{_escape(keyword)}"
+            out[keyword] = self._keyword(keyword, value, where, at)
+        self.locations.append((where or "/", out))
+        return out
+
+    def _keyword(self, keyword: str, value: Any, where: str, at: str) -> Any:
+        if keyword in NOT_ENFORCED:
+            raise SchemaError(f"keyword {keyword!r} is refused: {NOT_ENFORCED[keyword]}", field=at)
+        if keyword in ROOT_ONLY:
+            if where:
+                raise SchemaError(f"{keyword!r} is only supported at the root", field=at)
+            return value
+        if keyword in ANNOTATIONS or keyword == "$ref":
+            return value
+        if keyword in SUBSCHEMA:
+            if keyword == "items" and isinstance(value, list):
+                raise SchemaError("array-form 'items' is not Draft 2020-12 (prefixItems)", field=at)
+            return self.visit(value, at)
+        if keyword in SUBSCHEMA_LIST:
+            if not isinstance(value, list) or not value:
+                raise SchemaError(f"{keyword!r} must be a non-empty array of schemas", field=at)
+            return [self.visit(item, f"{at}/{index}") for index, item in enumerate(value)]
+        if keyword in SUBSCHEMA_MAP:
+            if not isinstance(value, dict):
+                raise SchemaError(f"{keyword!r} must be an object of schemas", field=at)
+            if keyword == "patternProperties":
+                return {
+                    translate(key, at): self.visit(sub, f"{at}/{_escape(key)}")
+                    for key, sub in value.items()
+                }
+            return {key: self.visit(sub, f"{at}/{_escape(key)}") for key, sub in value.items()}
+        if keyword in ASSERTIONS:
+            return self._assertion(keyword, value, at)
+        raise SchemaError(f"unknown keyword {keyword!r}: refused rather than ignored", field=at)
+
+    def _assertion(self, keyword: str, value: Any, at: str) -> Any:
+        if keyword == "pattern":
+            if not isinstance(value, str):
+                raise SchemaError("'pattern' must be a string", field=at)
+            return translate(value, at)
+        if keyword == "format" and self.formats and value not in FORMAT_CHECKERS:
+            known = ", ".join(sorted(FORMAT_CHECKERS))
+            raise SchemaError(f"format {value!r} cannot be asserted (supported: {known})", field=at)
+        if keyword == "type":
+            names = value if isinstance(value, list) else [value]
+            if not names or any(name not in _TYPES for name in names):
+                raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
+        return value
+
+    def _check_ref(self, node: dict[str, Any], where: str) -> None:
+        ref = node["$ref"]
+        at = f"{where}/$ref"
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise SchemaError(f"only local references ('#/...') are allowed, not {ref!r}", field=at)
+        if ref != "#" and not ref.startswith("#/"):
+            raise SchemaError(f"anchor references ({ref!r}) are not supported", field=at)
+        resolve_pointer(self.root, unquote(ref[1:]), at)
+        beside = sorted(set(node) - _BESIDE_REF - {"$ref"})
+        if beside:
+            raise SchemaError(f"keywords beside '$ref' are not enforced yet: {beside}", field=at)
+
+
+def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:
+    """Follow an RFC 6901 JSON Pointer; a `SchemaError` if it leads nowhere."""
+    node = document
+    if pointer == "":
+        return node
+    for raw_token in pointer.split("/")[1:]:
+        token = raw_token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise SchemaError(f"reference '#{pointer}' points at nothing", field=where)
+    return node
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
