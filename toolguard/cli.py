@@ -33,16 +33,16 @@ def main() -> None:
 @main.command()
 @click.argument("contract", type=_FILE)
 @click.option("--input", "input_file", type=_FILE, help="Read the response from FILE, not stdin.")
-@click.option("--request-id", help="Request id to echo (default: a random one).")
+@click.option("--request-id", metavar="ID", help="Request id to echo (default: a random one).")
 @click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
 @click.option("--context-file", type=_FILE, help="JSON object of request context values.")
-@click.option("--now", help="RFC 3339 instant for freshness rules (default: the clock).")
+@click.option("--now", metavar="RFC3339", help="Clock for freshness rules (default: real time).")
 @click.option(
     "--diagnostics",
     type=click.Choice(DIAGNOSTICS),
     default="rich",
     show_default=True,
-    help="Operator diagnostics format on stderr.",
+    help="Format of the operator diagnostics on stderr.",
 )
 def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     contract: Path,
