@@ -6,7 +6,10 @@ Exceptions become exit statuses here and nowhere else (see `errors.ExitStatus`).
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, NoReturn, TypeVar
@@ -15,13 +18,15 @@ import click
 
 from toolguard import __version__, envelope, report
 from toolguard.contract import Contract, load_contract
-from toolguard.errors import ExitStatus, ToolguardError
+from toolguard.errors import ExitStatus, ToolguardError, UsageError
 from toolguard.pipeline import check_stream
 from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
 
 T = TypeVar("T")
 DIAGNOSTICS = ("rich", "json")
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
+_CONTRACT = click.Path(path_type=Path)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -31,7 +36,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("contract", type=_FILE)
+@click.argument("contract", type=_CONTRACT)
 @click.option("--input", "input_file", type=_FILE, help="Read the response from FILE, not stdin.")
 @click.option("--request-id", metavar="ID", help="Request id to echo (default: a random one).")
 @click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
@@ -54,25 +59,31 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     diagnostics: str,
 ) -> None:
     """Check one response against CONTRACT; print exactly one envelope on stdout."""
-    loaded = _guard(lambda: load_contract(contract))
-    request = _guard(lambda: _request(request_id, pairs, context_file, now))
+    loaded = _guard(lambda: load_contract(contract), diagnostics)
+    request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         with _open(input_file) as stream:
             outcome = check_stream(loaded, stream, request)
     except ToolguardError as exc:
-        _exit(exc)
+        _exit(exc, diagnostics)
+    except KeyboardInterrupt:
+        _abandon(loaded, request, "interrupted before the response was checked", diagnostics)
     except Exception:
-        _internal(loaded, request)
-    envelope.write(outcome.envelope, sys.stdout)
+        _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
+    try:
+        envelope.write(outcome.envelope, sys.stdout)
+    except BrokenPipeError:
+        _reader_gone()
     report.render(outcome.diagnostics, diagnostics)
     sys.exit(outcome.diagnostics.exit_status)
 
 
 @main.command()
-@click.argument("contract", type=_FILE)
+@click.argument("contract", type=_CONTRACT)
 def schema(contract: Path) -> None:
     """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
-    loaded = _guard(lambda: load_contract(contract))
+    loaded = _guard(lambda: load_contract(contract), "rich")
     click.echo(json.dumps(loaded.envelope_schema, indent=2))
 
 
@@ -85,6 +96,8 @@ def _request(
 
 def _open(input_file: Path | None) -> BinaryIO:
     if input_file is None:
+        if sys.stdin is None:
+            raise UsageError("stdin is closed; pass the response with --input FILE")
         return sys.stdin.buffer
     try:
         return input_file.open("rb")
@@ -92,24 +105,39 @@ def _open(input_file: Path | None) -> BinaryIO:
         raise click.BadParameter(f"cannot open {input_file}: {exc.strerror}") from None
 
 
-def _guard(build: Callable[[], T]) -> T:
+def _guard(build: Callable[[], T], mode: str) -> T:
     try:
         return build()
     except ToolguardError as exc:
-        _exit(exc)
+        _exit(exc, mode)
 
 
-def _exit(exc: ToolguardError) -> NoReturn:
-    report.error(str(exc))
+def _exit(exc: ToolguardError, mode: str) -> NoReturn:
+    report.error(str(exc), exc.exit_status, mode)
     sys.exit(exc.exit_status)
 
 
-def _internal(contract: Contract, request: Request) -> NoReturn:
-    import traceback  # noqa: PLC0415
+def _interrupt(signum: int, frame: object) -> NoReturn:
+    raise KeyboardInterrupt
 
-    report.error(f"internal error: {traceback.format_exc(limit=-3)}")
-    envelope.write(
-        envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False),
-        sys.stdout,
+
+def _abandon(contract: Contract, request: Request, why: str, mode: str) -> NoReturn:
+    """Interrupted or broken: the agent still gets a failure envelope, the operator the reason."""
+    interrupted = why.startswith("interrupted")
+    status = ExitStatus.FAILURE if interrupted else ExitStatus.INTERNAL
+    failure = envelope.failure(
+        contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", interrupted
     )
+    try:
+        envelope.write(failure, sys.stdout)
+    except BrokenPipeError:
+        _reader_gone()
+    report.error(why, status, mode)
+    sys.exit(status)
+
+
+def _reader_gone() -> NoReturn:
+    """Whoever read stdout has gone: say so on stderr and exit without a shutdown traceback."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, "rich")
     sys.exit(ExitStatus.INTERNAL)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from toolguard.envelope import envelope_schema
@@ -155,7 +156,7 @@ def _projection(
                 field="display_text.pointer",
             )
         display_text = DisplayText(display["pointer"], display["max_length"])
-    return Projection(dict(document["projection"]), display_text), locations
+    return Projection(MappingProxyType(dict(document["projection"])), display_text), locations
 
 
 def _plain(message: str) -> str:

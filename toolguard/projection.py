@@ -19,7 +19,7 @@ from toolguard.pointer import MISSING, lookup
 DISPLAY_TEXT_FIELD = "untrusted_display_text"
 # C0 controls other than tab and newline, DEL, C1 controls, and bidirectional overrides that
 # can make displayed text read differently from its bytes.
-_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import IO, Any
 from toolguard.pipeline import Diagnostics
 
 MAX_TEXT = 512
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean(text: str, limit: int = MAX_TEXT) -> str:
@@ -39,10 +39,14 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
     _rich(diagnostics, stream)
 
 
-def error(message: str, stream: IO[str] | None = None) -> None:
-    """Report an invocation error (usage, contract, schema) in one cleaned line."""
+def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = None) -> None:
+    """Report an invocation error (usage, contract, schema, internal) without a traceback."""
     stream = stream if stream is not None else sys.stderr
-    stream.write(f"toolguard: error: {clean(message)}\n")
+    if mode == "json":
+        record = {"outcome": "error", "exit_status": exit_status, "message": clean(message)}
+        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+    else:
+        stream.write(f"toolguard: error: {clean(message)}\n")
     stream.flush()
 
 

@@ -52,6 +52,8 @@ def make_request(
         request_id = new_request_id()
     elif not isinstance(request_id, str) or REQUEST_ID.fullmatch(request_id) is None:
         raise UsageError("request id must match ^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$ (8-64 characters)")
+    if context is not None and not isinstance(context, Mapping):
+        raise UsageError("context must be a mapping of names to values")
     checked: dict[str, Any] = {}
     for key, value in (context or {}).items():
         if not isinstance(key, str) or CONTEXT_KEY.fullmatch(key) is None:
@@ -99,6 +101,8 @@ def _instant(now: datetime | str | None) -> datetime | None:
         if isinstance(now, datetime) and now.tzinfo is None:
             raise UsageError("now must carry a UTC offset")
         return now
+    if not isinstance(now, str):
+        raise UsageError("now must be an aware datetime or an RFC 3339 string")
     parsed = rfc3339.parse_date_time(now)
     if parsed is None:
         raise UsageError(f"--now must be an RFC 3339 date-time with an offset, not {now!r}")

@@ -44,11 +44,15 @@ def _field(rule: Rule, payload: Any, pointer: str) -> Any:
 
 
 def _same(left: Any, right: Any) -> bool:
-    """JSON equality: a boolean never equals a number, 1 equals 1.0."""
+    """JSON equality, at every depth: a boolean never equals a number, 1 equals 1.0."""
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, int | float) and isinstance(right, int | float):
         return left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_same, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
     return type(left) is type(right) and left == right
 
 

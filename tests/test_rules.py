@@ -1,0 +1,400 @@
+"""Semantic rules: each factory's pass and fail cases, type strictness, and readable reprs."""
+
+from __future__ import annotations
+
+import inspect
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from toolguard.errors import RuleViolation
+from toolguard.request import Request, make_request
+from toolguard.rules import (
+    RULE_BY_KIND,
+    equals_context,
+    equals_request_id,
+    fresh,
+    matches_context_pattern,
+    member_of_context,
+)
+
+NOW = datetime(2026, 3, 14, 9, 30, 0, tzinfo=UTC)
+REQUEST_ID = "req.rules.0001"
+
+
+def request(**context: Any) -> Request:
+    return make_request(REQUEST_ID, context, NOW)
+
+
+def violation(rule: Any, payload: Any, req: Request) -> RuleViolation:
+    with pytest.raises(RuleViolation) as info:
+        rule(payload, req)
+    error = info.value
+    assert error.rule == rule.name
+    assert error.layer == "rule"
+    assert error.message
+    return error
+
+
+def stamp(offset_seconds: float) -> str:
+    """The RFC 3339 text of NOW shifted by `offset_seconds` (negative is the past)."""
+    return (NOW + timedelta(seconds=offset_seconds)).isoformat().replace("+00:00", "Z")
+
+
+# equals_context ---------------------------------------------------------------------------
+
+
+def test_equals_context_passes_on_the_same_value() -> None:
+    """equals_context accepts a field equal to the named context value."""
+    rule = equals_context("project_matches", "/project", "project")
+    assert rule({"project": "bluebird"}, request(project="bluebird")) is None
+
+
+def test_equals_context_rejects_another_value() -> None:
+    """equals_context rejects a different value with reason mismatch, naming the rule."""
+    rule = equals_context("project_matches", "/project", "project")
+    error = violation(rule, {"project": "redwing"}, request(project="bluebird"))
+    assert error.reason == "mismatch"
+
+
+def test_equals_context_reads_nested_pointers() -> None:
+    """equals_context follows a multi-token pointer into nested objects and arrays."""
+    rule = equals_context("owner_matches", "/meta/owners/1", "owner")
+    assert rule({"meta": {"owners": ["a", "bob"]}}, request(owner="bob")) is None
+    assert violation(rule, {"meta": {"owners": ["bob", "a"]}}, request(owner="bob"))
+
+
+@pytest.mark.parametrize(
+    ("field", "context"),
+    [
+        (True, 1),
+        (1, True),
+        (False, 0),
+        (0, False),
+        ("1", 1),
+        (1, "1"),
+        (None, "null"),
+        ("true", True),
+        ([1], [True]),
+        ([0, 1], [False, True]),
+        ([1], ["1"]),
+    ],
+    ids=repr,
+)
+def test_equals_context_is_type_strict(field: Any, context: Any) -> None:
+    """Booleans, numbers and strings never equal each other, at top level or inside lists."""
+    rule = equals_context("strict", "/value", "expected")
+    error = violation(rule, {"value": field}, request(expected=context))
+    assert error.reason == "mismatch"
+
+
+@pytest.mark.parametrize(
+    ("field", "context"), [(1, 1.0), (1.0, 1), (0, -0.0), ([1, 2], [1.0, 2.0])], ids=repr
+)
+def test_equals_context_treats_equal_numbers_as_equal(field: Any, context: Any) -> None:
+    """JSON numbers compare by value: 1 equals 1.0."""
+    rule = equals_context("numeric", "/value", "expected")
+    assert rule({"value": field}, request(expected=context)) is None
+
+
+def test_equals_context_missing_field() -> None:
+    """equals_context rejects a payload without the field with reason missing_field."""
+    rule = equals_context("project_matches", "/project", "project")
+    error = violation(rule, {"name": "bluebird"}, request(project="bluebird"))
+    assert error.reason == "missing_field"
+
+
+def test_equals_context_null_field_is_present() -> None:
+    """A field holding JSON null is present (a mismatch), not missing."""
+    rule = equals_context("project_matches", "/project", "project")
+    assert violation(rule, {"project": None}, request(project="x")).reason == "mismatch"
+
+
+# equals_request_id ------------------------------------------------------------------------
+
+
+def test_equals_request_id_passes_on_the_echo() -> None:
+    """equals_request_id accepts a field that echoes the request id."""
+    rule = equals_request_id("echoes_request", "/request_id")
+    assert rule({"request_id": REQUEST_ID}, request()) is None
+
+
+@pytest.mark.parametrize("value", ["req.rules.0002", REQUEST_ID.upper(), REQUEST_ID + " ", None])
+def test_equals_request_id_rejects_another_id(value: Any) -> None:
+    """equals_request_id rejects any other value with reason mismatch."""
+    rule = equals_request_id("echoes_request", "/request_id")
+    assert violation(rule, {"request_id": value}, request()).reason == "mismatch"
+
+
+def test_equals_request_id_missing_field() -> None:
+    """equals_request_id rejects a payload without the field with reason missing_field."""
+    rule = equals_request_id("echoes_request", "/request_id")
+    assert violation(rule, {}, request()).reason == "missing_field"
+
+
+def test_equals_request_id_reads_no_context() -> None:
+    """equals_request_id needs no request context."""
+    assert equals_request_id("echoes_request", "/request_id").context_keys == ()
+
+
+# fresh ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", [0, -1, -299, -300, 1, 30], ids=lambda s: f"{s:+}s")
+def test_fresh_passes_inside_the_window(offset: int) -> None:
+    """A timestamp up to max_age_seconds old or max_future_seconds ahead passes (bounds too)."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300, max_future_seconds=30)
+    assert rule({"observed_at": stamp(offset)}, request()) is None
+
+
+@pytest.mark.parametrize("offset", [-301, -300.001, -86400])
+def test_fresh_rejects_stale(offset: float) -> None:
+    """A timestamp older than max_age_seconds, even by a fraction of a second, is stale."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300, max_future_seconds=30)
+    error = violation(rule, {"observed_at": stamp(offset)}, request())
+    assert error.reason == "stale"
+
+
+@pytest.mark.parametrize("offset", [31, 30.001, 86400])
+def test_fresh_rejects_future(offset: float) -> None:
+    """A timestamp further ahead than max_future_seconds is rejected as future."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300, max_future_seconds=30)
+    error = violation(rule, {"observed_at": stamp(offset)}, request())
+    assert error.reason == "future"
+
+
+def test_fresh_default_allows_no_future() -> None:
+    """Without max_future_seconds, a timestamp one second ahead is rejected as future."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300)
+    assert rule({"observed_at": stamp(0)}, request()) is None
+    assert violation(rule, {"observed_at": stamp(1)}, request()).reason == "future"
+
+
+def test_fresh_honours_offsets() -> None:
+    """A timestamp with a non-UTC offset is compared as the instant it denotes."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300)
+    assert rule({"observed_at": "2026-03-14T10:30:00+01:00"}, request()) is None
+    assert violation(rule, {"observed_at": "2026-03-14T09:30:00+01:00"}, request()).reason == (
+        "stale"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-03-14T09:29:00",  # naive: no offset
+        "2026-03-14 09:29:00Z",  # space, not T
+        "2026-02-30T09:29:00Z",  # no such day
+        "2026-03-14T24:00:00Z",
+        "2026-03-14",
+        "yesterday",
+        "",
+        1773480540,  # epoch seconds are not RFC 3339
+        None,
+        True,
+        ["2026-03-14T09:29:00Z"],
+    ],
+    ids=repr,
+)
+def test_fresh_rejects_non_timestamps(value: Any) -> None:
+    """Anything but an RFC 3339 date-time with an offset is rejected as not_a_timestamp."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=10**9)
+    error = violation(rule, {"observed_at": value}, request())
+    assert error.reason == "not_a_timestamp"
+
+
+def test_fresh_missing_field() -> None:
+    """fresh rejects a payload without the field with reason missing_field."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300)
+    assert violation(rule, {"seen": stamp(0)}, request()).reason == "missing_field"
+
+
+# member_of_context ------------------------------------------------------------------------
+
+
+def test_member_of_context_passes_for_a_member() -> None:
+    """member_of_context accepts a value listed in the context list."""
+    rule = member_of_context("run_belongs", "/run_id", "runs")
+    assert rule({"run_id": "run_b"}, request(runs=["run_a", "run_b"])) is None
+
+
+def test_member_of_context_rejects_a_stranger() -> None:
+    """member_of_context rejects a value not in the list with reason not_a_member."""
+    rule = member_of_context("run_belongs", "/run_id", "runs")
+    error = violation(rule, {"run_id": "run_c"}, request(runs=["run_a", "run_b"]))
+    assert error.reason == "not_a_member"
+
+
+def test_member_of_context_rejects_everything_for_an_empty_list() -> None:
+    """An empty context list admits no value."""
+    rule = member_of_context("run_belongs", "/run_id", "runs")
+    assert violation(rule, {"run_id": "run_a"}, request(runs=[])).reason == "not_a_member"
+
+
+@pytest.mark.parametrize(
+    ("field", "allowed"),
+    [(True, [1]), (1, [True]), (0, [False]), ("1", [1]), (1, ["1"]), (None, ["null"])],
+    ids=repr,
+)
+def test_member_of_context_is_type_strict(field: Any, allowed: list[Any]) -> None:
+    """Membership never confuses booleans, numbers and strings."""
+    rule = member_of_context("strict", "/value", "allowed")
+    error = violation(rule, {"value": field}, request(allowed=allowed))
+    assert error.reason == "not_a_member"
+
+
+def test_member_of_context_treats_equal_numbers_as_equal() -> None:
+    """Membership compares numbers by value: 2 is a member of [1.0, 2.0]."""
+    rule = member_of_context("numeric", "/value", "allowed")
+    assert rule({"value": 2}, request(allowed=[1.0, 2.0])) is None
+
+
+def test_member_of_context_missing_field() -> None:
+    """member_of_context rejects a payload without the field with reason missing_field."""
+    rule = member_of_context("run_belongs", "/run_id", "runs")
+    assert violation(rule, {}, request(runs=["run_a"])).reason == "missing_field"
+
+
+# matches_context_pattern ------------------------------------------------------------------
+
+
+def test_matches_context_pattern_passes_a_full_match() -> None:
+    """matches_context_pattern accepts a field matching the pattern built from context."""
+    rule = matches_context_pattern("build_of_project", "/build", "{project}-[0-9]{1,6}")
+    assert rule({"build": "bluebird-42"}, request(project="bluebird")) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "bluebird-42x",
+        "xbluebird-42",
+        "bluebird-42\n",
+        "redwing-42",
+        "bluebird-",
+        "bluebird-1234567",
+    ],
+)
+def test_matches_context_pattern_requires_a_full_match(value: str) -> None:
+    """A prefix, suffix or trailing-newline match is not a match (reason no_match)."""
+    rule = matches_context_pattern("build_of_project", "/build", "{project}-[0-9]{1,6}")
+    error = violation(rule, {"build": value}, request(project="bluebird"))
+    assert error.reason == "no_match"
+
+
+@pytest.mark.parametrize(
+    ("context", "value"),
+    [(".*", "anything-1"), (".*", "x-1"), ("a+", "aaa-1"), ("[a-z]", "q-1"), ("a|b", "b-1")],
+)
+def test_matches_context_pattern_escapes_context_values(context: str, value: str) -> None:
+    """A context value is matched literally: `.*` or `a+` in context is no wildcard."""
+    rule = matches_context_pattern("build_of_project", "/build", "{project}-[0-9]+")
+    error = violation(rule, {"build": value}, request(project=context))
+    assert error.reason == "no_match"
+    assert rule({"build": f"{context}-1"}, request(project=context)) is None
+
+
+def test_matches_context_pattern_substitutes_every_placeholder() -> None:
+    """Each {key} is replaced by its own context value, and repeated keys are read once."""
+    rule = matches_context_pattern("path", "/path", "{org}/{repo}@{org}")
+    assert rule.context_keys == ("org", "repo")
+    assert rule({"path": "acme/tools@acme"}, request(org="acme", repo="tools")) is None
+    assert violation(rule, {"path": "acme/tools@evil"}, request(org="acme", repo="tools"))
+
+
+@pytest.mark.parametrize("value", [42, None, True, ["bluebird-1"]], ids=repr)
+def test_matches_context_pattern_rejects_non_strings(value: Any) -> None:
+    """A non-string field never matches."""
+    rule = matches_context_pattern("build_of_project", "/build", "{project}-.*")
+    assert violation(rule, {"build": value}, request(project="bluebird")).reason == "no_match"
+
+
+def test_matches_context_pattern_uses_ascii_classes() -> None:
+    """\\d matches ASCII digits only, so Arabic-Indic digits do not pass."""
+    rule = matches_context_pattern("digits", "/build", r"b-\d+")
+    assert rule({"build": "b-12"}, request()) is None
+    assert violation(rule, {"build": "b-\u0661\u0662"}, request()).reason == "no_match"
+
+
+def test_matches_context_pattern_refuses_an_invalid_regex() -> None:
+    """A pattern that does not compile is refused when the rule is built."""
+    with pytest.raises(ValueError, match="regular expression"):
+        matches_context_pattern("broken", "/build", "{project}-(")
+
+
+def test_matches_context_pattern_missing_field() -> None:
+    """matches_context_pattern rejects a payload without the field with reason missing_field."""
+    rule = matches_context_pattern("build_of_project", "/build", "{project}")
+    assert violation(rule, {}, request(project="p")).reason == "missing_field"
+
+
+# shared behaviour -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        (
+            equals_context("project_matches", "/project_id", "project_id"),
+            "project_matches: /project_id == context['project_id']",
+        ),
+        (equals_request_id("echoes", "/request_id"), "echoes: /request_id == request id"),
+        (
+            fresh("observation_fresh", "/observed_at", 300, 30),
+            "observation_fresh: /observed_at within -300s/+30s of now",
+        ),
+        (
+            member_of_context("run_belongs", "/run_id", "project_runs"),
+            "run_belongs: /run_id in context['project_runs']",
+        ),
+        (
+            matches_context_pattern("build", "/build", "{project}-[0-9]+"),
+            "build: /build matches '{project}-[0-9]+'",
+        ),
+    ],
+    ids=lambda value: getattr(value, "name", None) or "text",
+)
+def test_rule_repr_is_readable(rule: Any, text: str) -> None:
+    """A rule's repr is the one-line summary diagnostics print: name, pointer, condition."""
+    assert repr(rule) == text
+
+
+@pytest.mark.parametrize(
+    ("rule", "keys"),
+    [
+        (equals_context("a", "/x", "project"), ("project",)),
+        (equals_request_id("a", "/x"), ()),
+        (fresh("a", "/x", 1), ()),
+        (member_of_context("a", "/x", "runs"), ("runs",)),
+        (matches_context_pattern("a", "/x", "{org}-{team}"), ("org", "team")),
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_rule_declares_the_context_it_reads(rule: Any, keys: tuple[str, ...]) -> None:
+    """context_keys lists exactly the request context each rule reads."""
+    assert rule.context_keys == keys
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
+def test_rules_are_frozen(kind: str) -> None:
+    """A built rule cannot be reconfigured by assigning to it."""
+    options = {
+        "context": "c",
+        "max_age_seconds": 1,
+        "pattern": "{c}",
+    }
+    factory = RULE_BY_KIND[kind]
+    accepted = inspect.signature(factory).parameters
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    with pytest.raises(AttributeError):
+        rule.pointer = "/y"
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
+def test_factory_documents_the_rule(kind: str) -> None:
+    """Each registered factory is named after its kind and has a docstring (the rule's doc)."""
+    factory = RULE_BY_KIND[kind]
+    assert factory.__name__ == kind
+    assert factory.__doc__
+    assert factory.__doc__.strip()
