@@ -15,11 +15,12 @@ from typing import Any
 
 from toolguard.errors import ProjectionError
 from toolguard.pointer import MISSING, lookup
+from toolguard.text import BIDI_CONTROLS, CONTROLS
 
 DISPLAY_TEXT_FIELD = "untrusted_display_text"
 # C0 controls other than tab and newline, DEL, C1 controls, and bidirectional overrides that
 # can make displayed text read differently from its bytes.
-_UNSAFE_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_TEXT = re.compile(f"(?![\t\n])[{CONTROLS}{BIDI_CONTROLS}]")
 
 
 @dataclass(frozen=True, slots=True)

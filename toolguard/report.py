@@ -14,9 +14,10 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from toolguard.pipeline import Diagnostics
+from toolguard.text import BIDI_CONTROLS, CONTROLS
 
 MAX_TEXT = 512
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile(f"[{CONTROLS}{BIDI_CONTROLS}\u2028\u2029]")
 
 
 def clean(text: str, limit: int = MAX_TEXT) -> str:
