@@ -91,12 +91,17 @@ def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
 
 
 def require_context(contract: Contract, request: Request) -> None:
-    """Refuse a request that lacks context a rule needs, before any byte is read."""
+    """Refuse a request whose context a rule cannot use, before any byte is read."""
     missing = sorted(
         {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
     )
     if missing:
         raise UsageError(f"missing request context: {', '.join(missing)} (use --context K=V)")
+    for rule in contract.rules:
+        for key in rule.context_keys:
+            if not isinstance(request.context[key], rule.context_shape):
+                shape = "a list (use --context-file)" if rule.context_shape is list else "a scalar"
+                raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
 
 
 def _check(contract: Contract, raw: bytes, request: Request, started: float) -> Outcome:

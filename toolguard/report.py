@@ -31,9 +31,11 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
     """Write one diagnostics record to stderr as text for people or one line of JSON."""
     stream = stream if stream is not None else sys.stderr
     if mode == "json":
-        record = {key: value for key, value in asdict(diagnostics).items() if value is not None}
-        if "message" in record:
-            record["message"] = clean(record["message"], 4 * MAX_TEXT)
+        record = {
+            key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
+            for key, value in asdict(diagnostics).items()
+            if value is not None
+        }
         stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
         stream.flush()
         return

@@ -20,20 +20,24 @@ _TIME_RE = re.compile(_TIME)
 _DATE_TIME_RE = re.compile(f"{_DATE}[Tt]{_TIME}")
 
 
-def parse_date_time(text: str) -> datetime | None:
+def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
     """Return the aware instant `text` denotes, or None if it is not an RFC 3339 date-time.
 
-    A leap second (23:59:60 UTC) is returned as the first instant of the next minute.
+    Digits past the microsecond are truncated, or rounded up with `round_up` (so a bound
+    check that must not under-estimate an instant can ask for the ceiling). A leap second
+    (23:59:60 UTC) is returned as the first instant of the next minute.
     """
     match = _DATE_TIME_RE.fullmatch(text)
     if match is None or not _valid_date(match) or (parts := _clock(match)) is None:
         return None
     hour, minute, second, micro, offset = parts
+    beyond_micro = (match["fraction"] or "")[7:]
+    extra = timedelta(microseconds=1) if round_up and beyond_micro.strip("0") else timedelta()
     year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
     leap = second == 60
     local = datetime(year, month, day, hour, minute, 59 if leap else second, micro, offset)
     try:
-        return local + timedelta(seconds=1) if leap else local
+        return local + timedelta(seconds=1 if leap else 0) + extra
     except OverflowError:  # 9999-12-31T23:59:60Z: valid text, past datetime's range
         return datetime.max.replace(tzinfo=UTC)
 

@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from toolguard import rfc3339
-from toolguard.errors import RuleViolation, UsageError
+from toolguard.errors import RuleViolation
 from toolguard.pointer import MISSING, lookup
 from toolguard.request import Request
 
@@ -31,6 +31,10 @@ class Rule(Protocol):
     @property
     def context_keys(self) -> tuple[str, ...]:
         """The request context keys the rule reads."""
+
+    @property
+    def context_shape(self) -> type | tuple[type, ...]:
+        """What each of those context values must be, checked before any byte is read."""
 
     def __call__(self, payload: Any, request: Request) -> None:
         """Raise `RuleViolation` unless `payload` passes."""
@@ -61,6 +65,7 @@ class _EqualsContext:
     name: str
     pointer: str
     context: str
+    context_shape: ClassVar[type] = object
 
     @property
     def context_keys(self) -> tuple[str, ...]:
@@ -90,6 +95,7 @@ class _EqualsRequestId:
     name: str
     pointer: str
     context_keys: tuple[str, ...] = ()
+    context_shape: ClassVar[type] = object
 
     def __call__(self, payload: Any, request: Request) -> None:
         value = _field(self, payload, self.pointer)
@@ -116,11 +122,15 @@ class _Fresh:
     max_age_seconds: int
     max_future_seconds: int
     context_keys: tuple[str, ...] = ()
+    context_shape: ClassVar[type] = object
 
     def __call__(self, payload: Any, request: Request) -> None:
         value = _field(self, payload, self.pointer)
         instant = rfc3339.parse_date_time(value) if isinstance(value, str) else None
-        if instant is None:
+        # NOTE: truncated to the microsecond for the age check, rounded up for the future check,
+        # so a timestamp a fraction of a microsecond outside either bound is still outside.
+        latest = rfc3339.parse_date_time(value, round_up=True) if instant else None
+        if instant is None or latest is None:
             raise RuleViolation(
                 "not_a_timestamp", f"{self.pointer} is not an RFC 3339 date-time", rule=self.name
             )
@@ -131,7 +141,7 @@ class _Fresh:
                 f"{self.pointer} is {value}, over {self.max_age_seconds}s before {now.isoformat()}",
                 rule=self.name,
             )
-        if instant - now > timedelta(seconds=self.max_future_seconds):
+        if latest - now > timedelta(seconds=self.max_future_seconds):
             raise RuleViolation(
                 "future",
                 f"{self.pointer} is {value}, over {self.max_future_seconds}s ahead of "
@@ -160,6 +170,7 @@ class _MemberOfContext:
     name: str
     pointer: str
     context: str
+    context_shape: ClassVar[type] = list
 
     @property
     def context_keys(self) -> tuple[str, ...]:
@@ -168,8 +179,6 @@ class _MemberOfContext:
     def __call__(self, payload: Any, request: Request) -> None:
         value = _field(self, payload, self.pointer)
         allowed = request.context[self.context]
-        if not isinstance(allowed, list):
-            raise UsageError(f"context {self.context!r} must be a list for rule {self.name!r}")
         if not any(_same(value, item) for item in allowed):
             raise RuleViolation(
                 "not_a_member",
@@ -191,6 +200,7 @@ class _MatchesContextPattern:
     name: str
     pointer: str
     pattern: str
+    context_shape: ClassVar[tuple[type, ...]] = (str, int, float)
 
     @property
     def context_keys(self) -> tuple[str, ...]:

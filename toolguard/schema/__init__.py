@@ -45,7 +45,7 @@ class Validator:
         try:
             self._function(instance)
         except fastjsonschema.JsonSchemaValueException as exc:
-            raise self._error(exc) from None
+            raise self._error(exc, instance) from None
 
     def is_valid(self, instance: Any) -> bool:
         """Whether `instance` satisfies the schema."""
@@ -55,15 +55,42 @@ class Validator:
             return False
         return True
 
-    def _error(self, exc: fastjsonschema.JsonSchemaValueException) -> ValidationError:
+    def _error(
+        self, exc: fastjsonschema.JsonSchemaValueException, instance: Any
+    ) -> ValidationError:
         rule = exc.rule or "schema"
         where = next((at for at, node in self._locations if node == exc.definition), None)
         schema_path = f"{where.rstrip('/')}/{rule}" if where is not None else None
-        steps = exc.path[1:]  # fastjsonschema names the root "data"
+        steps = _steps(instance, (exc.name or "data").removeprefix("data"))
+        if steps is None:  # NOTE: unreachable for names fastjsonschema builds from `instance`
+            steps = exc.path[1:]
         instance_path = "".join("/" + step.replace("~", "~0").replace("/", "~1") for step in steps)
         return ValidationError(
             rule, exc.message, schema_path=schema_path, instance_path=instance_path or "/"
         )
+
+
+def _steps(node: Any, name: str) -> list[str] | None:
+    """Recover the member names and indexes behind a fastjsonschema name like `.a.b[0]`.
+
+    The name joins keys with "." and "[i]" without escaping, so `a.b` is ambiguous as text;
+    walking the instance it was built from makes it exact. Each node is tried once per parent.
+    """
+    if name == "":
+        return []
+    if isinstance(node, dict) and name.startswith("."):
+        for key in node:
+            if name.startswith(key, 1):
+                rest = _steps(node[key], name[1 + len(key) :])
+                if rest is not None:
+                    return [key, *rest]
+    if isinstance(node, list) and name.startswith("["):
+        index, _, rest_name = name[1:].partition("]")
+        if index.isdigit() and int(index) < len(node):
+            rest = _steps(node[int(index)], rest_name)
+            if rest is not None:
+                return [index, *rest]
+    return None
 
 
 def compile_schema(schema: Any, *, formats: bool = True) -> Validator:

@@ -1,0 +1,78 @@
+"""Shared test fixtures: run the real `toolguard` CLI in a subprocess, stdout and stderr apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# Variables that would make rich or click colour a pipe; the CLI must be tested as piped.
+_COLOUR_VARIABLES = (
+    "FORCE_COLOR",
+    "CLICOLOR_FORCE",
+    "PY_COLORS",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+)
+
+
+class Run(NamedTuple):
+    """One finished CLI process: its exit status and its two output streams as raw bytes."""
+
+    status: int
+    stdout: bytes
+    stderr: bytes
+
+    def envelope(self) -> Any:
+        """The single JSON line printed on stdout."""
+        lines = self.stdout.splitlines()
+        assert len(lines) == 1, f"expected one line on stdout, got {self.stdout!r}"
+        return json.loads(lines[0])
+
+    def diagnostics(self) -> dict[str, Any]:
+        """The single JSON object `--diagnostics json` printed on stderr."""
+        lines = self.stderr.splitlines()
+        assert len(lines) == 1, f"expected one line on stderr, got {self.stderr!r}"
+        record = json.loads(lines[0])
+        assert isinstance(record, dict)
+        return record
+
+
+RunToolguard = Callable[..., Run]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The project checkout (the directory holding `examples/` and `tests/`)."""
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def run_toolguard() -> RunToolguard:
+    """Run `python -m toolguard ARGS...` with `stdin` bytes; return a `Run`.
+
+    Pass `command=[...]` to run another entry point (e.g. the `toolguard` script) instead.
+    """
+    env = {key: value for key, value in os.environ.items() if key not in _COLOUR_VARIABLES}
+    env["TERM"] = "dumb"
+
+    def run(
+        *args: str | os.PathLike[str],
+        stdin: bytes = b"",
+        cwd: Path = REPO,
+        command: list[str] | None = None,
+    ) -> Run:
+        argv = [*(command or [sys.executable, "-m", "toolguard"]), *map(str, args)]
+        done = subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
+            argv, input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60
+        )
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    return run
