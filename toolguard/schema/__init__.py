@@ -7,6 +7,7 @@ formats asserted by our own parsers, and every remote reference refused.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -14,7 +15,7 @@ import fastjsonschema
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.keywords import prepare
+from toolguard.schema.keywords import LOCATION_TAG, prepare
 
 __all__ = ["Validator", "compile_schema"]
 
@@ -36,9 +37,8 @@ def _refuse_remote(uri: str) -> NoReturn:
 class Validator:
     """A compiled schema. `validate` raises `ValidationError`; `is_valid` answers yes or no."""
 
-    def __init__(self, function: Callable[[Any], Any], locations: list[tuple[str, Any]]) -> None:
+    def __init__(self, function: Callable[[Any], Any]) -> None:
         self._function = function
-        self._locations = locations
 
     def validate(self, instance: Any) -> None:
         """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
@@ -46,12 +46,18 @@ class Validator:
             self._function(instance)
         except fastjsonschema.JsonSchemaValueException as exc:
             raise self._error(exc, instance) from None
+        except RecursionError:
+            # NOTE: cycles that skip the instance are refused at compile time; this is a
+            # recursive schema meeting an instance deeper than Python's stack: reject it.
+            raise ValidationError(
+                "recursion", "instance nests deeper than the schema can follow"
+            ) from None
 
     def is_valid(self, instance: Any) -> bool:
         """Whether `instance` satisfies the schema."""
         try:
             self._function(instance)
-        except fastjsonschema.JsonSchemaValueException:
+        except (fastjsonschema.JsonSchemaValueException, RecursionError):
             return False
         return True
 
@@ -59,14 +65,15 @@ class Validator:
         self, exc: fastjsonschema.JsonSchemaValueException, instance: Any
     ) -> ValidationError:
         rule = exc.rule or "schema"
-        where = next((at for at, node in self._locations if node == exc.definition), None)
+        tag = exc.definition.get("$comment", "") if isinstance(exc.definition, dict) else ""
+        where = tag.removeprefix(LOCATION_TAG) if tag.startswith(LOCATION_TAG) else None
         schema_path = f"{where.rstrip('/')}/{rule}" if where is not None else None
         steps = _steps(instance, (exc.name or "data").removeprefix("data"))
         if steps is None:  # NOTE: unreachable for names fastjsonschema builds from `instance`
             steps = exc.path[1:]
         instance_path = "".join("/" + step.replace("~", "~0").replace("/", "~1") for step in steps)
         return ValidationError(
-            rule, exc.message, schema_path=schema_path, instance_path=instance_path or "/"
+            rule, exc.message, schema_path=schema_path, instance_path=instance_path
         )
 
 
@@ -95,7 +102,7 @@ def _steps(node: Any, name: str) -> list[str] | None:
 
 def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
     """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced."""
-    prepared, locations = prepare(schema, formats=formats)
+    prepared = prepare(schema, formats=formats)
     try:
         function = fastjsonschema.compile(
             prepared,
@@ -106,6 +113,6 @@ def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
         )
     except fastjsonschema.JsonSchemaDefinitionException as exc:
         raise SchemaError(f"invalid schema: {exc}") from None
-    except (ValueError, TypeError, RecursionError) as exc:
+    except (ValueError, TypeError, RecursionError, re.error) as exc:
         raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
-    return Validator(function, locations)
+    return Validator(function)

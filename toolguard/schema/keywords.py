@@ -9,6 +9,7 @@ skipped. It returns a copy whose patterns are rewritten from ECMA-262 to Python.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 from urllib.parse import unquote
 
@@ -91,8 +92,21 @@ _BESIDE_REF = ANNOTATIONS | ROOT_ONLY | {"$defs"}
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
 
-def prepare(schema: Any, *, formats: bool = True) -> tuple[Any, list[tuple[str, Any]]]:
-    """Check `schema` and return (copy ready for fastjsonschema, [(pointer, subschema), ...])."""
+# Subschemas applied to the same instance as their parent: a cycle through these alone never
+# reaches the end of the instance, so it would recurse forever.
+_SAME_INSTANCE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
+# Data, not schemas; fastjsonschema's resolver walks every object it finds for `$ref` and `$id`.
+_DATA = frozenset({"enum", "const"})
+_DROPPED = frozenset({"default", "examples"})  # annotations fastjsonschema would walk as schemas
+LOCATION_TAG = "toolguard:"
+
+
+def prepare(schema: Any, *, formats: bool = True) -> Any:
+    """Check `schema` and return a copy ready for fastjsonschema.
+
+    Every subschema object in the copy carries its JSON Pointer in `$comment` (prefixed with
+    `LOCATION_TAG`), so a validation error names the exact subschema that failed.
+    """
     if not isinstance(schema, dict | bool):
         raise SchemaError("a schema must be a JSON object or a boolean", field="/")
     if isinstance(schema, dict):
@@ -102,16 +116,21 @@ def prepare(schema: Any, *, formats: bool = True) -> tuple[Any, list[tuple[str, 
                 f"only Draft 2020-12 is supported, not {declared!r}", field="/$schema"
             )
     walker = _Walker(schema, formats)
-    return walker.visit(schema, ""), walker.locations
+    prepared = walker.visit(schema, "")
+    walker.check_references()
+    return prepared
 
 
 class _Walker:
     def __init__(self, root: Any, formats: bool) -> None:
         self.root = root
         self.formats = formats
-        self.locations: list[tuple[str, Any]] = []
+        self.subschemas: set[str] = set()
+        self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
+        self.same_instance: dict[str, list[str]] = {}  # schema -> schemas on the same instance
 
     def visit(self, node: Any, where: str) -> Any:
+        self.subschemas.add(where)
         if isinstance(node, bool):
             return node
         if not isinstance(node, dict):
@@ -120,9 +139,9 @@ class _Walker:
             self._check_ref(node, where)
         out: dict[str, Any] = {}
         for keyword, value in node.items():
-            at = f"{where}/{_escape(keyword)}"
-            out[keyword] = self._keyword(keyword, value, where, at)
-        self.locations.append((where or "/", out))
+            if keyword not in _DROPPED:
+                out[keyword] = self._keyword(keyword, value, where, f"{where}/{_escape(keyword)}")
+        out["$comment"] = LOCATION_TAG + (where or "/")
         return out
 
     def _keyword(self, keyword: str, value: Any, where: str, at: str) -> Any:
@@ -137,23 +156,35 @@ class _Walker:
         if keyword in SUBSCHEMA:
             if keyword == "items" and isinstance(value, list):
                 raise SchemaError("array-form 'items' is not Draft 2020-12 (prefixItems)", field=at)
+            self._link(keyword, where, [at])
             return self.visit(value, at)
         if keyword in SUBSCHEMA_LIST:
             if not isinstance(value, list) or not value:
                 raise SchemaError(f"{keyword!r} must be a non-empty array of schemas", field=at)
+            self._link(keyword, where, [f"{at}/{index}" for index in range(len(value))])
             return [self.visit(item, f"{at}/{index}") for index, item in enumerate(value)]
         if keyword in SUBSCHEMA_MAP:
             if not isinstance(value, dict):
                 raise SchemaError(f"{keyword!r} must be an object of schemas", field=at)
             if keyword == "patternProperties":
-                return {
-                    translate(key, at): self.visit(sub, f"{at}/{_escape(key)}")
-                    for key, sub in value.items()
-                }
+                return self._pattern_properties(value, at)
             return {key: self.visit(sub, f"{at}/{_escape(key)}") for key, sub in value.items()}
         if keyword in ASSERTIONS:
             return self._assertion(keyword, value, at)
         raise SchemaError(f"unknown keyword {keyword!r}: refused rather than ignored", field=at)
+
+    def _link(self, keyword: str, where: str, targets: list[str]) -> None:
+        if keyword in _SAME_INSTANCE:
+            self.same_instance.setdefault(where, []).extend(targets)
+
+    def _pattern_properties(self, value: dict[str, Any], at: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            pattern = translate(key, at)
+            while pattern in out:  # `\d` and `[0-9]` translate alike; both must be enforced
+                pattern = f"(?:{pattern})"
+            out[pattern] = self.visit(sub, f"{at}/{_escape(key)}")
+        return out
 
     def _assertion(self, keyword: str, value: Any, at: str) -> Any:
         if keyword == "pattern":
@@ -167,7 +198,9 @@ class _Walker:
             names = value if isinstance(value, list) else [value]
             if not names or any(name not in _TYPES for name in names):
                 raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
-        return value
+        if keyword in _DATA:
+            _check_data(value, at)
+        return copy.deepcopy(value)
 
     def _check_ref(self, node: dict[str, Any], where: str) -> None:
         ref = node["$ref"]
@@ -176,10 +209,61 @@ class _Walker:
             raise SchemaError(f"only local references ('#/...') are allowed, not {ref!r}", field=at)
         if ref != "#" and not ref.startswith("#/"):
             raise SchemaError(f"anchor references ({ref!r}) are not supported", field=at)
-        resolve_pointer(self.root, unquote(ref[1:]), at)
+        target = unquote(ref[1:])
+        resolve_pointer(self.root, target, at)
         beside = sorted(set(node) - _BESIDE_REF - {"$ref"})
         if beside:
             raise SchemaError(f"keywords beside '$ref' are not enforced yet: {beside}", field=at)
+        self.references[at] = target
+        self.same_instance.setdefault(where, []).append(target)
+
+    def check_references(self) -> None:
+        """Every `$ref` must land on a subschema, and no cycle may skip the instance."""
+        for at, target in self.references.items():
+            if target not in self.subschemas:
+                raise SchemaError(f"reference '#{target}' does not point at a schema", field=at)
+        _refuse_cycles(self.same_instance)
+
+
+def _refuse_cycles(edges: dict[str, list[str]]) -> None:
+    """Refuse a loop of references/combinators that never moves into the instance."""
+    done: set[str] = set()
+    for start in edges:
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                if node in done:
+                    continue
+                if node in on_path:
+                    raise SchemaError(
+                        "reference cycle that never descends into the instance", field=node or "/"
+                    )
+                path.append(node)
+                on_path.add(node)
+            successors = edges.get(node, [])
+            if index < len(successors):
+                stack.append((node, index + 1))
+                stack.append((successors[index], 0))
+            else:
+                on_path.discard(path.pop())
+                done.add(node)
+
+
+def _check_data(value: Any, at: str) -> None:
+    """Refuse `$ref`/`$id` members inside data: fastjsonschema would resolve them."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("$ref", "$id"):
+                raise SchemaError(
+                    f"data holding a {key!r} member cannot be compared faithfully yet", field=at
+                )
+            _check_data(item, at)
+    elif isinstance(value, list):
+        for item in value:
+            _check_data(item, at)
 
 
 def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:

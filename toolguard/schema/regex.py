@@ -30,6 +30,7 @@ _SHORTHAND = {
 _SAME_ESCAPES = set("nrtfv0123456789") | set("\\/^$.*+?()[]{}|-")
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 _NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_$][A-Za-z0-9_$]*)>")
+_QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 
 
 def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one tokenizer loop
@@ -51,9 +52,12 @@ def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one toke
             if char == "]":
                 in_class = False
                 out.append(char)
+            elif char == "-" and _next_to_shorthand(pattern, i):
+                out.append("\\-")  # ECMA: `[\w-z]` is \w, "-" and "z", never a range
             else:
-                # NOTE: Python reserves `[`, `&&`, `||`, `~~` inside sets; escape them as literals.
-                out.append("\\" + char if char in "[&|~" else char)
+                # NOTE: Python reserves `[`, `&&`, `||`, `~~` inside sets, and fastjsonschema
+                # rewrites every unescaped `$`; escape them all as the literals they are.
+                out.append("\\" + char if char in "[&|~$" else char)
         elif char == "[":
             in_class = True
             if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
@@ -74,8 +78,10 @@ def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one toke
             out.append("[^\\n\\r\\u2028\\u2029]")
         elif char == "$":
             out.append("\\Z")
-        elif char in "*+?}" and pattern.startswith("+", i + 1) and char != "?":
+        elif char in "*+?}" and pattern.startswith("+", i + 1):
             _refuse(pattern, where, "uses a possessive quantifier, which ECMA-262 does not have")
+        elif char == "{" and _QUANTIFIER.match(pattern, i) is None:
+            out.append("\\{")  # ECMA: a brace that is not a full quantifier is a literal
         else:
             out.append(char)
         i += 1
@@ -112,6 +118,13 @@ def _escape(pattern: str, i: int, in_class: bool, where: str) -> str:
     if letter in _SAME_ESCAPES:
         return pattern[i : i + 2]
     _refuse(pattern, where, f"uses \\{letter}, which means something else (or nothing) in Python")
+
+
+def _next_to_shorthand(pattern: str, i: int) -> bool:
+    r"""Whether the `-` at `i` in a class touches a class escape such as `\d` or `\w`."""
+    before = pattern[i - 2 : i] if i >= 2 and pattern[i - 3 : i - 2] != "\\" else ""
+    after = pattern[i + 1 : i + 3]
+    return any(len(s) == 2 and s[0] == "\\" and s[1] in "dDwWsS" for s in (before, after))
 
 
 def _group(pattern: str, i: int, where: str) -> str:

@@ -1,0 +1,502 @@
+"""The keyword allow-list: what `compile_schema` enforces, and everything it refuses (fail closed).
+
+Refusals must name the JSON Pointer of the offending keyword in `SchemaError.field`, so the
+schema author can find it; nothing is ever fetched from the network or the file system.
+"""
+
+from __future__ import annotations
+
+import copy
+import urllib.request
+from typing import Any
+
+import pytest
+
+from toolguard.errors import SchemaError
+from toolguard.schema import compile_schema
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+STRING = {"type": "string"}
+
+
+def accepts(schema: Any, instance: Any) -> bool:
+    """Whether toolguard lets `instance` through: a refused schema lets nothing through."""
+    try:
+        validator = compile_schema(schema)
+    except SchemaError:
+        return False
+    return validator.is_valid(instance)
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to open a URL (http, file, ...) fails the test."""
+
+    def urlopen(url: object, *args: object, **kwargs: object) -> None:
+        pytest.fail(f"compile_schema tried to open {url!r}")
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+
+
+def refused(name: str, schema: Any, field: str) -> object:
+    return pytest.param(schema, field, id=name)
+
+
+NOT_ENFORCED = [
+    refused("unevaluatedProperties", {"unevaluatedProperties": False}, "/unevaluatedProperties"),
+    refused(
+        "unevaluatedItems nested",
+        {"properties": {"tags": {"type": "array", "unevaluatedItems": False}}},
+        "/properties/tags/unevaluatedItems",
+    ),
+    refused("dependentRequired", {"dependentRequired": {"a": ["b"]}}, "/dependentRequired"),
+    refused(
+        "dependentSchemas in allOf",
+        {"allOf": [{"type": "object"}, {"dependentSchemas": {"a": {"required": ["b"]}}}]},
+        "/allOf/1/dependentSchemas",
+    ),
+    refused("prefixItems", {"prefixItems": [STRING]}, "/prefixItems"),
+    refused("minContains", {"contains": STRING, "minContains": 2}, "/minContains"),
+    refused(
+        "maxContains in $defs",
+        {"$defs": {"list": {"contains": STRING, "maxContains": 1}}},
+        "/$defs/list/maxContains",
+    ),
+    refused("$dynamicRef", {"$dynamicRef": "#node"}, "/$dynamicRef"),
+    refused(
+        "$dynamicAnchor in $defs",
+        {"$defs": {"node": {"$dynamicAnchor": "node"}}},
+        "/$defs/node/$dynamicAnchor",
+    ),
+    refused("$anchor", {"properties": {"a": {"$anchor": "here"}}}, "/properties/a/$anchor"),
+    refused("$vocabulary", {"$vocabulary": {DRAFT: True}}, "/$vocabulary"),
+    refused("$recursiveRef", {"$recursiveRef": "#"}, "/$recursiveRef"),
+    refused("$recursiveAnchor", {"$recursiveAnchor": True}, "/$recursiveAnchor"),
+    refused("definitions (pre-2019)", {"definitions": {"s": STRING}}, "/definitions"),
+    refused("dependencies (pre-2019)", {"dependencies": {"a": ["b"]}}, "/dependencies"),
+    refused("additionalItems (pre-2020)", {"additionalItems": False}, "/additionalItems"),
+    refused("contentEncoding", {"contentEncoding": "base64"}, "/contentEncoding"),
+    refused("contentMediaType", {"contentMediaType": "application/json"}, "/contentMediaType"),
+    refused("contentSchema", {"contentSchema": STRING}, "/contentSchema"),
+]
+
+STRUCTURE = [
+    refused("array-form items", {"items": [STRING, STRING]}, "/items"),
+    refused(
+        "array-form items nested",
+        {"properties": {"pair": {"items": [STRING]}}},
+        "/properties/pair/items",
+    ),
+    refused(
+        "keyword beside $ref",
+        {"$defs": {"s": STRING}, "properties": {"a": {"$ref": "#/$defs/s", "maxLength": 3}}},
+        "/properties/a/$ref",
+    ),
+    refused(
+        "keyword beside $ref at root",
+        {"$defs": {"s": STRING}, "$ref": "#/$defs/s", "minLength": 1},
+        "/$ref",
+    ),
+    refused(
+        "typo maxLenght",
+        {"properties": {"name": {"type": "string", "maxLenght": 3}}},
+        "/properties/name/maxLenght",
+    ),
+    refused("typo at root", {"type": "object", "requried": ["a"]}, "/requried"),
+    refused(
+        "typo under an escaped property name",
+        {"properties": {"a/b~c": {"maxLenght": 3}}},
+        "/properties/a~1b~0c/maxLenght",
+    ),
+    refused("id without $ (draft-04)", {"id": "https://example.invalid/s.json"}, "/id"),
+    refused(
+        "$id below the root",
+        {"properties": {"a": {"$id": "https://example.invalid/a.json"}}},
+        "/properties/a/$id",
+    ),
+    refused("$id in $defs", {"$defs": {"x": {"$id": "x.json"}}}, "/$defs/x/$id"),
+    refused("$schema below the root", {"items": {"$schema": DRAFT}}, "/items/$schema"),
+    refused("type name misspelled", {"type": "strnig"}, "/type"),
+    refused("type list empty", {"type": []}, "/type"),
+    refused("pattern not a string", {"pattern": 5}, "/pattern"),
+    refused(
+        "pattern Python-only",
+        {"properties": {"a": {"pattern": "(?i)^cr-"}}},
+        "/properties/a/pattern",
+    ),
+    refused("allOf empty", {"allOf": []}, "/allOf"),
+    refused("anyOf not an array", {"anyOf": STRING}, "/anyOf"),
+    refused("properties not an object", {"properties": ["a"]}, "/properties"),
+    refused("subschema not a schema", {"items": 5}, "/items"),
+    refused("subschema in oneOf not a schema", {"oneOf": [STRING, "x"]}, "/oneOf/1"),
+]
+
+DIALECT = [
+    refused("$schema draft-07", {"$schema": "http://json-schema.org/draft-07/schema#"}, "/$schema"),
+    refused(
+        "$schema 2019-09", {"$schema": "https://json-schema.org/draft/2019-09/schema"}, "/$schema"
+    ),
+    refused("$schema http not https", {"$schema": DRAFT.replace("https", "http")}, "/$schema"),
+    refused("$schema custom metaschema", {"$schema": "https://example.invalid/m"}, "/$schema"),
+    refused("$schema not a string", {"$schema": 2020}, "/$schema"),
+    refused("root is an array", [STRING], "/"),
+    refused("root is a string", "string", "/"),
+    refused("root is null", None, "/"),
+]
+
+REFS = [
+    refused("anchor ref", {"$ref": "#node"}, "/$ref"),
+    refused(
+        "ref to missing $defs entry",
+        {"properties": {"a": {"$ref": "#/$defs/missing"}}},
+        "/properties/a/$ref",
+    ),
+    refused(
+        "ref to missing sibling property",
+        {"properties": {"a": {"$ref": "#/properties/b"}}},
+        "/properties/a/$ref",
+    ),
+    refused("ref past the end of allOf", {"allOf": [{"$ref": "#/allOf/5"}]}, "/allOf/0/$ref"),
+    refused("ref not a string", {"$ref": 5}, "/$ref"),
+    refused("ref to remote fragment", {"$ref": "https://example.invalid/s.json#/$defs/a"}, "/$ref"),
+    refused("relative file ref", {"$defs": {"a": {"$ref": "other.json"}}}, "/$defs/a/$ref"),
+    refused("network-path ref", {"$ref": "//example.invalid/s.json"}, "/$ref"),
+]
+
+FORMATS = [
+    refused(
+        "format email",
+        {"properties": {"email": {"type": "string", "format": "email"}}},
+        "/properties/email/format",
+    ),
+    refused("format hostname", {"format": "hostname"}, "/format"),
+    refused("format uri", {"format": "uri"}, "/format"),
+    refused("format regex", {"format": "regex"}, "/format"),
+    refused("format misspelled", {"format": "date_time"}, "/format"),
+    refused("format not a string", {"format": 5}, "/format"),
+]
+
+
+@pytest.mark.parametrize(("schema", "field"), NOT_ENFORCED)
+def test_keyword_fastjsonschema_would_ignore_is_refused(schema: Any, field: str) -> None:
+    """A keyword toolguard cannot enforce yet is refused at its JSON Pointer, not skipped."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("schema", "field"), STRUCTURE)
+def test_malformed_or_unknown_structure_is_refused(schema: Any, field: str) -> None:
+    """Unknown keywords, misplaced keywords and malformed values are refused where they stand."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("schema", "field"), DIALECT)
+def test_anything_but_a_draft_2020_12_schema_is_refused(schema: Any, field: str) -> None:
+    """Only Draft 2020-12 objects and booleans are schemas; other dialects are refused."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("schema", "field"), REFS)
+def test_reference_that_is_not_a_local_pointer_is_refused(schema: Any, field: str) -> None:
+    """Anchor, remote, relative and dangling references are refused at their `$ref`."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("schema", "field"), FORMATS)
+def test_format_without_a_checker_is_refused(schema: Any, field: str) -> None:
+    """With formats asserted, a format toolguard has no parser for is refused."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+
+
+def test_refusal_message_names_the_keyword() -> None:
+    """The message quotes the refused keyword, so the author sees the typo itself."""
+    with pytest.raises(SchemaError, match="maxLenght"):
+        compile_schema({"properties": {"name": {"maxLenght": 3}}})
+
+
+def test_refused_keyword_in_an_unreferenced_definition_is_still_refused() -> None:
+    """Every subschema is checked, even a `$defs` entry nothing refers to."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"$defs": {"unused": {"unevaluatedProperties": False}}})
+    assert caught.value.field == "/$defs/unused/unevaluatedProperties"
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "http://example.invalid/schema.json",
+        "https://example.invalid/schema.json#/$defs/a",
+        "file:///etc/passwd",
+        "urn:x",
+        "other.json",
+    ],
+)
+def test_remote_reference_is_refused_without_network_access(ref: str) -> None:
+    """A `$ref` to a URL, a file or a URN is refused offline (urlopen is never called)."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"type": "object", "properties": {"a": {"$ref": ref}}})
+    assert caught.value.field == "/properties/a/$ref"
+
+
+@pytest.mark.parametrize(
+    ("target", "extra"),
+    [
+        pytest.param("#/default", {"default": {"maxLenght": 1}}, id="into a default value"),
+        pytest.param("#/$comment", {"$comment": "x"}, id="at a $comment string"),
+        pytest.param("#/$defs/a/enum", {"$defs": {"a": {"enum": [1]}}}, id="at an enum array"),
+        pytest.param(
+            "#/$defs/m/properties",
+            {"$defs": {"m": {"properties": {"q": STRING}}}},
+            id="at a properties map",
+        ),
+    ],
+)
+def test_reference_to_a_location_that_is_not_a_schema_is_refused(
+    target: str, extra: dict[str, Any]
+) -> None:
+    """A `$ref` must land on a checked subschema; data or a keyword map is not one."""
+    schema = {"properties": {"p": {"$ref": target}}, **extra}
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == "/properties/p/$ref"
+
+
+def test_id_inside_an_annotation_does_not_redirect_references() -> None:
+    """A `$id` inside a `default` value is data: it must not replace the root as a ref target."""
+    root = "https://example.invalid/review.json"
+    schema = {
+        "$id": root,
+        "$defs": {"text": STRING},
+        "properties": {"a": {"$ref": "#/$defs/text"}},
+        "default": {"$id": root, "$defs": {"text": {}}},
+    }
+    assert not accepts(schema, {"a": 1})
+
+
+# --- What is enforced -------------------------------------------------------------------------
+
+
+def enforced(name: str, schema: Any, good: Any, bad: Any) -> object:
+    return pytest.param(schema, good, bad, id=name)
+
+
+ENFORCED = [
+    enforced("type", {"type": "string"}, "x", 1),
+    enforced("type integer rejects a fraction", {"type": "integer"}, 3, 3.5),
+    enforced("type integer rejects a boolean", {"type": "integer"}, 0, False),
+    enforced("type list", {"type": ["string", "null"]}, None, 1),
+    enforced("enum", {"enum": ["approved", "rejected"]}, "approved", "Approved"),
+    enforced("const", {"const": {"a": 1}}, {"a": 1}, {"a": 2}),
+    enforced("const true is not 1", {"const": True}, True, 1),
+    enforced("multipleOf", {"multipleOf": 0.5}, 1.5, 1.25),
+    enforced("maximum", {"maximum": 10}, 10, 10.5),
+    enforced("exclusiveMaximum", {"exclusiveMaximum": 10}, 9.9, 10),
+    enforced("minimum", {"minimum": 1}, 1, 0),
+    enforced("exclusiveMinimum", {"exclusiveMinimum": 1}, 1.1, 1),
+    enforced("maxLength counts code points", {"maxLength": 2}, "\U0001f600\U0001f600", "abc"),
+    enforced("minLength", {"minLength": 2}, "ab", "a"),
+    enforced("pattern", {"pattern": "^CR-[0-9]{1,10}$"}, "CR-1042", "CR-1\n"),
+    enforced("maxItems", {"maxItems": 1}, [1], [1, 2]),
+    enforced("minItems", {"minItems": 1}, [1], []),
+    enforced("uniqueItems", {"uniqueItems": True}, [1, "1"], [1, 1]),
+    enforced("maxProperties", {"maxProperties": 1}, {"a": 1}, {"a": 1, "b": 2}),
+    enforced("minProperties", {"minProperties": 1}, {"a": 1}, {}),
+    enforced("required", {"required": ["a"]}, {"a": None}, {"b": 1}),
+    enforced("format date", {"format": "date"}, "2026-02-28", "2026-02-30"),
+    enforced("not", {"not": STRING}, 1, "x"),
+    enforced(
+        "if then else",
+        {"if": {"type": "integer"}, "then": {"minimum": 0}, "else": STRING},
+        5,
+        -5,
+    ),
+    enforced("else branch", {"if": {"type": "integer"}, "else": STRING}, "x", None),
+    enforced(
+        "additionalProperties false",
+        {"properties": {"a": {}}, "additionalProperties": False},
+        {"a": 1},
+        {"a": 1, "admin_override": True},
+    ),
+    enforced("additionalProperties schema", {"additionalProperties": STRING}, {"a": "x"}, {"a": 1}),
+    enforced("propertyNames", {"propertyNames": {"pattern": "^[a-z]+$"}}, {"ab": 1}, {"A": 1}),
+    enforced("items", {"items": {"type": "integer"}}, [1, 2], [1, "2"]),
+    enforced("items false", {"items": False}, [], [1]),
+    enforced("contains", {"contains": {"const": 3}}, [1, 3], [1, 2]),
+    enforced("allOf", {"allOf": [STRING, {"minLength": 2}]}, "ab", "a"),
+    enforced("anyOf", {"anyOf": [STRING, {"type": "integer"}]}, 1, 1.5),
+    enforced("oneOf", {"oneOf": [{"type": "integer"}, {"minimum": 2}]}, 1, 3),
+    enforced("properties", {"properties": {"a": STRING}}, {"a": "x", "b": 1}, {"a": 1}),
+    enforced("patternProperties", {"patternProperties": {"^x-": STRING}}, {"x-a": "s"}, {"x-a": 1}),
+    enforced(
+        "patternProperties with ECMA translation",
+        {"patternProperties": {r"^\d+$": STRING}},
+        {"\u0663": 1},
+        {"3": 1},
+    ),
+    enforced(
+        "$ref into $defs",
+        {"$defs": {"id": STRING}, "properties": {"id": {"$ref": "#/$defs/id"}}},
+        {"id": "x"},
+        {"id": 1},
+    ),
+    enforced(
+        "$ref with escaped pointer",
+        {"$defs": {"a/b": STRING}, "$ref": "#/$defs/a~1b"},
+        "x",
+        1,
+    ),
+    enforced(
+        "$ref beside annotations",
+        {"$defs": {"s": STRING}, "$ref": "#/$defs/s", "title": "t", "description": "d"},
+        "x",
+        1,
+    ),
+    enforced(
+        "recursive $ref to the root",
+        {"properties": {"child": {"$ref": "#"}}, "additionalProperties": False},
+        {"child": {"child": {}}},
+        {"child": {"extra": 1}},
+    ),
+    enforced(
+        "root $id with local refs",
+        {"$id": "https://example.invalid/s.json", "$defs": {"s": STRING}, "$ref": "#/$defs/s"},
+        "x",
+        1,
+    ),
+    enforced("$schema 2020-12", {"$schema": DRAFT, "type": "string"}, "x", 1),
+    enforced("$schema 2020-12 with #", {"$schema": DRAFT + "#", "type": "string"}, "x", 1),
+]
+
+
+@pytest.mark.parametrize(("schema", "good", "bad"), ENFORCED)
+def test_supported_keyword_is_enforced(schema: Any, good: Any, bad: Any) -> None:
+    """Each supported keyword compiles, accepts a conforming instance and rejects a violation."""
+    validator = compile_schema(schema)
+    assert validator.is_valid(good)
+    assert not validator.is_valid(bad)
+
+
+@pytest.mark.parametrize(("schema", "expected"), [(True, True), (False, False)])
+def test_boolean_root_schema_accepts_everything_or_nothing(schema: bool, expected: bool) -> None:
+    """`true` accepts any instance and `false` rejects every instance."""
+    validator = compile_schema(schema)
+    assert [validator.is_valid(value) for value in (None, 0, "x", [], {})] == [expected] * 5
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+    ],
+)
+def test_annotation_keyword_compiles_and_constrains_nothing(keyword: str) -> None:
+    """Annotations are accepted and have no effect on validity."""
+    values = {"deprecated": True, "readOnly": True, "writeOnly": True, "examples": [1]}
+    validator = compile_schema({keyword: values.get(keyword, "note"), "type": "integer"})
+    assert validator.is_valid(7)
+    assert not validator.is_valid("7")
+
+
+def test_format_is_only_an_annotation_when_formats_are_off() -> None:
+    """With `formats=False`, even an unknown format compiles and asserts nothing."""
+    validator = compile_schema({"format": "email"}, formats=False)
+    assert validator.is_valid("not an email")
+
+
+def test_pattern_with_a_dollar_inside_a_class_matches_a_dollar() -> None:
+    """`[$]` is a literal dollar sign in a class, and such a pattern compiles and enforces."""
+    validator = compile_schema({"pattern": "^[$]+$"})
+    assert validator.is_valid("$$")
+    assert not validator.is_valid("x")
+
+
+def test_pattern_properties_that_translate_alike_are_all_enforced() -> None:
+    r"""Two patternProperties (`\d` and `[0-9]`) apply together even if their translations match.
+
+    "1" matches both, so its value must be an integer *and* a string: nothing is valid.
+    """
+    schema = {"patternProperties": {r"\d": {"type": "integer"}, "[0-9]": STRING}}
+    assert not accepts(schema, {"1": "x"})
+    assert not accepts(schema, {"1": 1})
+
+
+def test_const_object_with_a_ref_member_is_refused_not_resolved() -> None:
+    """A `$ref` member inside a `const` value is refused, never resolved or rewritten.
+
+    fastjsonschema's resolver walks data as if it were schema; until toolguard's own engine
+    compares such data faithfully, refusing is the fail-closed answer.
+    """
+    schema = {"$id": "https://example.invalid/s.json", "const": {"$ref": "other.json"}}
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == "/const"
+    assert "$ref" in caught.value.message
+
+
+# --- Nothing is written: neither data nor the schema -------------------------------------------
+
+DEFAULTS = {
+    "type": "object",
+    "properties": {
+        "decision": {"enum": ["approved", "pending"], "default": "pending"},
+        "meta": {
+            "type": "object",
+            "default": {},
+            "properties": {"retries": {"type": "integer", "default": 3}},
+        },
+        "tags": {"type": "array", "default": [], "items": {"type": "string", "default": "x"}},
+    },
+    "default": {"decision": "pending"},
+}
+
+
+@pytest.mark.parametrize("instance", [{}, {"meta": {}}, {"tags": []}], ids=repr)
+def test_validate_never_fills_in_defaults(instance: dict[str, Any]) -> None:
+    """Validating against a schema full of `default`s leaves the instance exactly as it was."""
+    before = copy.deepcopy(instance)
+    compile_schema(DEFAULTS).validate(instance)
+    assert instance == before
+
+
+def test_is_valid_never_fills_in_defaults() -> None:
+    """`is_valid` does not add missing members either."""
+    instance: dict[str, Any] = {"meta": {}}
+    assert compile_schema(DEFAULTS).is_valid(instance)
+    assert instance == {"meta": {}}
+
+
+def test_compile_leaves_the_schema_unchanged() -> None:
+    """`compile_schema` works on a copy: patterns are translated there, not in the caller's dict."""
+    schema = {
+        "$defs": {"id": {"type": "string", "pattern": r"^\d+$"}},
+        "properties": {"id": {"$ref": "#/$defs/id"}, "x": {"pattern": "a$"}},
+        "patternProperties": {r"^\w+$": {}},
+        **DEFAULTS,
+    }
+    before = copy.deepcopy(schema)
+    compile_schema(schema)
+    assert schema == before
+
+
+def test_compile_does_not_rewrite_refs_inside_annotation_values() -> None:
+    """A `$ref` member in a `default` value is data: compiling never rewrites the caller's dict."""
+    schema = {"$id": "https://example.invalid/s.json", "default": {"$ref": "other.json"}}
+    before = copy.deepcopy(schema)
+    compile_schema(schema)
+    assert schema == before
