@@ -8,6 +8,7 @@ prints wall time and the child's peak RSS beside a bare `python -c pass`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -37,10 +38,8 @@ def measure(argv: list[str], feed: Path | None = None, stream_mb: int = 0) -> tu
                     child.stdin.write(block)
             except BrokenPipeError:
                 pass  # toolguard stopped reading: what we want
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 child.stdin.close()
-            except BrokenPipeError:
-                pass
         _, _, usage = os.wait4(child.pid, 0)
         child.returncode = 0
         best_time = min(best_time, time.perf_counter() - started)

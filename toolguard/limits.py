@@ -13,6 +13,7 @@ from typing import BinaryIO
 from toolguard.errors import InputError, LimitExceeded
 
 READ_CHUNK = 65_536
+_BUDGETS = ("max_bytes", "max_depth", "max_string_length", "max_container_items")
 # NOTE: integers are parsed by yajl as signed 64-bit values (no Python big-int conversion
 # ever happens), so 19 digits is both the default and the ceiling.
 INTEGER_DIGITS_CEILING = 19
@@ -29,7 +30,11 @@ class Limits:
     max_integer_digits: int = INTEGER_DIGITS_CEILING
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_depth", "max_string_length", "max_container_items"):
+        for name in (*_BUDGETS, "max_integer_digits"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise ValueError(f"{name} must be an int, not {type(value).__name__}")
+        for name in _BUDGETS:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if not 1 <= self.max_integer_digits <= INTEGER_DIGITS_CEILING:

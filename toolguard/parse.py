@@ -10,6 +10,7 @@ exactly (integers beyond 64 bits, floats that overflow). Floats are `float`, nev
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -23,6 +24,7 @@ from toolguard.limits import Limits
 # chunk, so while a chunk yields no event (we are inside one long token) the next chunk
 # doubles: the total work stays linear instead of quadratic in the token's length.
 CHUNK = 1024
+REPLAY_BUDGET = 0.02  # seconds spent at most on finding an exact offset
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
@@ -33,6 +35,7 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # a string is a control character), so any such byte is an error wherever it stands.
 _NOT_WHITESPACE = (b"\x0b", b"\x0c")
 _DEFAULT_LIMITS = Limits()
+_INCOMPLETE: Any = object()
 
 
 def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
@@ -100,7 +103,13 @@ def _lone_surrogate(offset: int) -> NoReturn:
     raise ParseError("lone_surrogate", "string holds an unpaired surrogate escape", offset=offset)
 
 
-def _events(raw: bytes, window: list[int], replay_from: int = -1) -> Iterator[tuple[str, Any]]:
+class _OverBudget(Exception):
+    """The byte-by-byte replay took longer than `REPLAY_BUDGET`."""
+
+
+def _events(
+    raw: bytes, window: list[int], replay_from: int = -1, budget: float = 0.0
+) -> Iterator[tuple[str, Any]]:
     """Yield yajl events for `raw`, recording in `window` the chunk being fed (start, planned end).
 
     With `replay_from` set, everything before it is fed at once and the rest byte by byte, so
@@ -116,7 +125,10 @@ def _events(raw: bytes, window: list[int], replay_from: int = -1) -> Iterator[tu
             yield from sink
             del sink[:]
             end = replay_from
+        deadline = time.perf_counter() + budget
         while end < total:
+            if budget and not end % 256 and time.perf_counter() > deadline:
+                raise _OverBudget
             start = end
             size = 1 if replay_from >= 0 else (size * 2 if size and not sink else CHUNK)
             end = min(start + size, total)
@@ -126,6 +138,14 @@ def _events(raw: bytes, window: list[int], replay_from: int = -1) -> Iterator[tu
             yield from sink
         window[0] = window[1] = total
         del sink[:]
+        try:
+            # NOTE: yajl drops an unterminated string at the end (`{}"` parses as `{}`); a
+            # final newline, whitespace anywhere else, is a raw control character inside one.
+            parser.send(b"\n")
+        except ijson.JSONError as exc:
+            if "inside string" in str(exc):
+                raise ParseError("truncated", "response ends inside a string") from None
+            raise
         parser.close()
         yield from sink
     except ijson.JSONError as exc:
@@ -162,24 +182,24 @@ def _refine(rejection: Rejection, raw: bytes) -> None:
 
 
 def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits) -> None:
-    """Set the rejection's offset: exact for a small failing chunk, else the chunk's start.
+    """Set the rejection's offset by replaying the failing chunk byte by byte.
 
-    A small chunk is replayed byte by byte. A large one only happens inside a long token,
-    where byte-by-byte feeding would be quadratic; the message then gives the byte range.
+    NOTE: inside a long string or number yajl re-reads the token on every byte fed, so the
+    replay has a time budget; past it the offset is the chunk's start and the message gives
+    the byte range the problem lies in.
     """
     start, end = window
-    if end - start > CHUNK:
-        rejection.offset = start
-        rejection.message += f" (between bytes {start} and {min(end, len(raw))})"
-        return
     replay = [start, start]
     try:
-        _build(_events(raw, replay, replay_from=start), limits)
+        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits)
     except Rejection:
         rejection.offset = replay[0]
+        _refine(rejection, raw)
+    except _OverBudget:
+        rejection.offset = start
+        rejection.message += f" (between bytes {start} and {min(end, len(raw))})"
     else:  # NOTE: unreachable in practice; the replay fails as the first run did
         rejection.offset = start
-    _refine(rejection, raw)
 
 
 def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
@@ -191,40 +211,48 @@ def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
     parents: list[tuple[Any, Any]] = []
     current: Any = None
     key: Any = None
-    root: Any = None
-    for event, value in events:
-        if event == "map_key":
-            if len(value) > max_string:
-                raise LimitExceeded("string_too_long", f"member name longer than {max_string}")
-            if value in current:
-                raise ParseError("duplicate_member", f"duplicate member name {value!r}")
-            if len(current) >= max_items:
-                raise LimitExceeded("container_too_large", f"object has over {max_items} members")
-            key = value
-            continue
-        if event in ("end_map", "end_array"):
-            current, key = parents.pop()
-            continue
-        if event in ("start_map", "start_array"):
-            if len(parents) >= max_depth:
-                raise LimitExceeded("too_deep", f"nesting deeper than max_depth={max_depth}")
-            value = {} if event == "start_map" else []  # noqa: PLW2901 - the value is the container
-        elif event == "string":
-            if len(value) > max_string:
-                raise LimitExceeded("string_too_long", f"string longer than {max_string}")
-        elif event == "number" and type(value) is int and not -bound < value < bound:
-            raise LimitExceeded(
-                "integer_too_long", f"integer over {limits.max_integer_digits} digits"
-            )
-        if current is None:
-            root = value
-        elif type(current) is list:
-            if len(current) >= max_items:
-                raise LimitExceeded("container_too_large", f"array has over {max_items} items")
-            current.append(value)
-        else:
-            current[key] = value
-        if event in ("start_map", "start_array"):
-            parents.append((current, key))
-            current = value
+    root: Any = _INCOMPLETE
+    try:
+        for event, value in events:
+            if event == "map_key":
+                if len(value) > max_string:
+                    raise LimitExceeded("string_too_long", f"member name longer than {max_string}")
+                if value in current:
+                    raise ParseError("duplicate_member", f"duplicate member name {value!r}")
+                if len(current) >= max_items:
+                    raise LimitExceeded(
+                        "container_too_large", f"object has over {max_items} members"
+                    )
+                key = value
+                continue
+            if event in ("end_map", "end_array"):
+                current, key = parents.pop()
+                continue
+            if event in ("start_map", "start_array"):
+                if len(parents) >= max_depth:
+                    raise LimitExceeded("too_deep", f"nesting deeper than max_depth={max_depth}")
+                value = {} if event == "start_map" else []  # noqa: PLW2901 - the value is the container
+            elif event == "string":
+                if len(value) > max_string:
+                    raise LimitExceeded("string_too_long", f"string longer than {max_string}")
+            elif event == "number" and type(value) is int and not -bound < value < bound:
+                raise LimitExceeded(
+                    "integer_too_long", f"integer over {limits.max_integer_digits} digits"
+                )
+            if current is None:
+                root = value
+            elif type(current) is list:
+                if len(current) >= max_items:
+                    raise LimitExceeded("container_too_large", f"array has over {max_items} items")
+                current.append(value)
+            else:
+                current[key] = value
+            if event in ("start_map", "start_array"):
+                parents.append((current, key))
+                current = value
+    except ParseError as error:
+        # yajl calls `{} "` a premature end; once the value is complete it is trailing data.
+        if error.reason == "truncated" and root is not _INCOMPLETE and not parents:
+            error.reason, error.message = "trailing_data", "data follows the JSON value"
+        raise
     return root

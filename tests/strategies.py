@@ -1,0 +1,189 @@
+"""Shared hypothesis strategies: JSON values and JSON texts that fit inside a given `Limits`.
+
+Values are what `json.dumps` can write and `toolguard.parse` must read back unchanged; texts are
+bytes built to be rejected for exactly one reason (a duplicate member, one level too deep).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from hypothesis import strategies as st
+
+from toolguard.limits import Limits
+
+# NOTE: yajl holds integers as signed 64-bit values, so the widest integer that survives a
+# parse is the smaller of 2**63 - 1 and the `max_integer_digits` bound (10**19 - 1 > 2**63 - 1).
+INT64_MAX = 2**63 - 1
+DEFAULT_LIMITS = Limits()
+# Containers are kept small so examples stay cheap; tests of the item budget build their own.
+SMALL_CONTAINER = 4
+
+
+def json_integers(limits: Limits = DEFAULT_LIMITS) -> st.SearchStrategy[int]:
+    """Integers that fit both in 64 bits and in `limits.max_integer_digits` digits."""
+    bound = min(10**limits.max_integer_digits - 1, INT64_MAX)
+    return st.integers(min_value=-bound, max_value=bound)
+
+
+def json_floats() -> st.SearchStrategy[float]:
+    """Finite floats (including -0.0 and subnormals); NaN and infinities are not JSON."""
+    return st.floats(allow_nan=False, allow_infinity=False)
+
+
+def json_strings(limits: Limits = DEFAULT_LIMITS, max_size: int = 16) -> st.SearchStrategy[str]:
+    """Unicode text without surrogates, no longer than the string budget (nor `max_size`)."""
+    return st.text(max_size=min(limits.max_string_length, max_size))
+
+
+def json_scalars(limits: Limits = DEFAULT_LIMITS) -> st.SearchStrategy[Any]:
+    """null, booleans, numbers and strings within `limits`."""
+    return st.one_of(
+        st.none(), st.booleans(), json_integers(limits), json_floats(), json_strings(limits)
+    )
+
+
+def json_values(
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    max_depth: int | None = None,
+    max_items: int = SMALL_CONTAINER,
+) -> st.SearchStrategy[Any]:
+    """JSON values nested at most `max_depth` (default: the depth budget) containers deep.
+
+    Each level may branch into several containers, so a small `max_depth` keeps examples
+    cheap; every container holds at most `max_items` (capped by the item budget) entries, every
+    string and member name respects the string budget.
+    """
+    depth = limits.max_depth if max_depth is None else min(max_depth, limits.max_depth)
+    items = min(max_items, limits.max_container_items)
+    return _values(limits, depth, items)
+
+
+def _values(limits: Limits, depth: int, items: int) -> st.SearchStrategy[Any]:
+    scalars = json_scalars(limits)
+    if depth <= 0:
+        return scalars
+    children = st.deferred(lambda: _values(limits, depth - 1, items))
+    return st.one_of(
+        scalars,
+        st.lists(children, max_size=items),
+        st.dictionaries(json_strings(limits), children, max_size=items),
+    )
+
+
+def escape_every_character(name: str) -> str:
+    r"""Write `name` as a JSON string literal in which every character is a `\uXXXX` escape."""
+    units = name.encode("utf-16-be")
+    escapes = (f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2))
+    return '"' + "".join(escapes) + '"'
+
+
+@st.composite
+def objects_with_duplicate_member(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    r"""Object text, possibly nested in arrays or objects, in which one member name repeats.
+
+    The repeat may be spelled differently (`\uXXXX` escapes, raw UTF-8) but unescapes to the
+    same name; everything else in the text is within `limits` (which must allow two members),
+    so the duplicate is the only reason to reject it.
+    """
+    wrappers = draw(st.integers(min_value=0, max_value=min(3, limits.max_depth - 1)))
+    members = draw(
+        st.dictionaries(
+            json_strings(limits),
+            json_values(limits, max_depth=min(2, limits.max_depth - wrappers - 1)),
+            min_size=1,
+            max_size=min(SMALL_CONTAINER, limits.max_container_items - 1),
+        )
+    )
+    names = list(members)
+    repeated = draw(st.sampled_from(names))
+    position = draw(st.integers(min_value=0, max_value=len(names)))
+    spelled = draw(
+        st.sampled_from(
+            [
+                json.dumps(repeated),
+                json.dumps(repeated, ensure_ascii=False),
+                escape_every_character(repeated),
+            ]
+        )
+    )
+    parts = [f"{json.dumps(name)}:{json.dumps(members[name])}" for name in names]
+    parts.insert(position, f"{spelled}:{json.dumps(draw(json_scalars(limits)))}")
+    text = "{" + ",".join(parts) + "}"
+    for _ in range(wrappers):
+        text = draw(st.sampled_from([f"[{text}]", f'{{"w":{text}}}']))
+    return text.encode()
+
+
+def nested_text(kinds: list[bool], innermost: str = "0") -> bytes:
+    """Text nesting one container per entry of `kinds` (True: array, False: object)."""
+    opening = "".join("[" if is_array else '{"k":' for is_array in kinds)
+    closing = "".join("]" if is_array else "}" for is_array in reversed(kinds))
+    return (opening + innermost + closing).encode()
+
+
+def nesting_kinds(depth: int) -> st.SearchStrategy[list[bool]]:
+    """A random mix of arrays (True) and objects (False), exactly `depth` of them."""
+    return st.lists(st.booleans(), min_size=depth, max_size=depth)
+
+
+# Bytes that tend to break JSON tokenizers, for mutating otherwise valid texts.
+HOSTILE_FRAGMENTS = (
+    b'"',
+    b"\\",
+    b"\\u",
+    b"\\ud800",
+    b"\\udc00",
+    b"\\ud83d\\ude00",
+    b"\x00",
+    b"\x0b",
+    b"\x0c",
+    b"\x1f",
+    b"\x80",
+    b"\xc0\xaf",
+    b"\xed\xa0\x80",
+    b"\xef\xbb\xbf",
+    b"NaN",
+    b"-Infinity",
+    b"1e999",
+    b"99999999999999999999",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b":",
+)
+
+
+@st.composite
+def mutated_json_texts(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """A valid JSON text with a few hostile fragments inserted, bytes deleted or replaced."""
+    value = draw(json_values(limits, max_depth=4))
+    text = bytearray(json.dumps(value, ensure_ascii=draw(st.booleans())).encode())
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        at = draw(st.integers(min_value=0, max_value=len(text)))
+        action = draw(st.sampled_from(["insert", "delete", "replace"]))
+        if action == "insert":
+            text[at:at] = draw(st.sampled_from(HOSTILE_FRAGMENTS))
+        elif action == "delete":
+            del text[at : at + draw(st.integers(min_value=1, max_value=3))]
+        else:
+            text[at : at + 1] = bytes([draw(st.integers(min_value=0, max_value=255))])
+    return bytes(text)
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Equality that also tells int from float and bool, and 0.0 from -0.0, at every level."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, float):
+        return left == right and math.copysign(1.0, left) == math.copysign(1.0, right)
+    if isinstance(left, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if isinstance(left, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    return bool(left == right)
