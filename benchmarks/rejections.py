@@ -73,8 +73,10 @@ def main() -> None:
             f"{name:40} {seconds * 1000:9.1f} {seconds / base_time:7.2f} "
             f"{rss / 1024:13.1f} {rss / base_rss:7.2f}"
         )
-    print(f"\nbest of {RUNS} runs; {python}; {os.uname().sysname} {os.uname().machine}, "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"\nbest of {RUNS} runs; {python}; {os.uname().sysname} {os.uname().machine}, "
+        f"{os.cpu_count()} CPUs"
+    )
 
 
 if __name__ == "__main__":
