@@ -1,7 +1,9 @@
 """Hostile inputs are rejected in milliseconds with flat memory: a script, not a test.
 
-Runs `toolguard check` as a real subprocess (the venv's own interpreter) on each input and
-prints wall time and the child's peak RSS beside a bare `python -c pass`.
+Part 1 runs `toolguard check` as a real subprocess (the venv's own interpreter) on each input
+and prints wall time and the child's peak RSS beside a bare `python -c pass`. Part 2 times the
+check itself in-process (`Contract.check` / the stream reader), without interpreter start-up,
+with the peak of Python allocations during the check.
 
     .venv/bin/python benchmarks/rejections.py
 """
@@ -9,12 +11,19 @@ prints wall time and the child's peak RSS beside a bare `python -c pass`.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
+from typing import Any
+
+from toolguard import load_contract
+from toolguard.pipeline import check_stream
+from toolguard.request import make_request
 
 HERE = Path(__file__).resolve().parent
 CONTRACT = HERE / "contract" / "contract.toml"
@@ -49,6 +58,52 @@ def measure(argv: list[str], feed: Path | None = None, stream_mb: int = 0) -> tu
     return best_time, peak
 
 
+class _Endless(io.RawIOBase):
+    """A stream of `[` that would go on for `total` bytes: a 200 MB upstream, never in memory."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+        self.served = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = min(len(buffer), self.left)
+        buffer[:size] = b"[" * size
+        self.left -= size
+        self.served += size
+        return size
+
+
+def in_process() -> None:
+    """Time the check alone (best of RUNS) and the peak of Python allocations during it."""
+    contract = load_contract(CONTRACT)
+    request = make_request("req.benchmark")
+    cases: list[tuple[str, Any]] = [
+        ("12-byte accepted document", lambda: contract.check(b'{"ok": true}')),
+        ("1,000,000-deep document", lambda: contract.check(b"[" * 1_000_000)),
+        (
+            "200 MB stream (limit 1 MiB)",
+            lambda: check_stream(contract, io.BufferedReader(_Endless(200 << 20)), request),
+        ),
+        ("5,000-digit integer", lambda: contract.check(b'{"ok": ' + b"9" * 5000 + b"}")),
+    ]
+    print(f"\n{'in-process case':40} {'best ms':>9} {'peak alloc MiB':>15} {'outcome':>30}")
+    for name, run in cases:
+        best = float("inf")
+        for _ in range(RUNS):
+            started = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - started)
+        tracemalloc.start()  # a separate run: tracing slows allocation-heavy code down
+        _, diagnostics = run()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        outcome = diagnostics.reason or diagnostics.outcome
+        print(f"{name:40} {best * 1000:9.2f} {peak / 2**20:15.2f} {outcome:>30}")
+
+
 def main() -> None:
     python = sys.executable
     check = [python, "-m", "toolguard", "check", str(CONTRACT)]
@@ -73,6 +128,7 @@ def main() -> None:
             f"{name:40} {seconds * 1000:9.1f} {seconds / base_time:7.2f} "
             f"{rss / 1024:13.1f} {rss / base_rss:7.2f}"
         )
+    in_process()
     print(
         f"\nbest of {RUNS} runs; {python}; {os.uname().sysname} {os.uname().machine}, "
         f"{os.cpu_count()} CPUs"

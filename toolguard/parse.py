@@ -24,7 +24,7 @@ from toolguard.limits import Limits
 # chunk, so while a chunk yields no event (we are inside one long token) the next chunk
 # doubles: the total work stays linear instead of quadratic in the token's length.
 CHUNK = 1024
-REPLAY_BUDGET = 0.02  # seconds spent at most on finding an exact offset
+REPLAY_BUDGET = 0.005  # seconds spent at most on finding an exact offset
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
@@ -127,7 +127,7 @@ def _events(
             end = replay_from
         deadline = time.perf_counter() + budget
         while end < total:
-            if budget and not end % 256 and time.perf_counter() > deadline:
+            if budget and not end % 64 and time.perf_counter() > deadline:
                 raise _OverBudget
             start = end
             size = 1 if replay_from >= 0 else (size * 2 if size and not sink else CHUNK)

@@ -75,11 +75,12 @@ def _rich(diagnostics: Diagnostics, stream: IO[str]) -> None:
 
 
 def _details(diagnostics: Diagnostics) -> list[tuple[str, Any]]:
+    where = diagnostics.instance_path
     fields = (
         ("message", diagnostics.message),
         ("rule", diagnostics.rule),
         ("schema path", diagnostics.schema_path),
-        ("instance path", diagnostics.instance_path),
+        ("instance path", "(root)" if where == "" else where),
         ("byte offset", diagnostics.offset),
         ("size", None if diagnostics.size is None else f"{diagnostics.size} bytes"),
         ("sha256", diagnostics.sha256),
