@@ -1,10 +1,15 @@
-"""RFC 6901 JSON Pointers into parsed JSON values, shared by rules and projection."""
+"""RFC 6901 JSON Pointers: the one implementation, shared by schemas, rules and projection."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
-_MISSING: Any = object()
+MISSING: Any = object()
+# NOTE: str.isdigit() also accepts superscripts and Arabic-Indic digits; an array index is
+# ASCII digits with no leading zero.
+_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def tokens(pointer: str) -> list[str]:
@@ -14,20 +19,32 @@ def tokens(pointer: str) -> list[str]:
     return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
 
 
+def escape(token: str) -> str:
+    """Escape one reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def join(steps: Iterable[str]) -> str:
+    """The pointer made of these (unescaped) tokens."""
+    return "".join("/" + escape(step) for step in steps)
+
+
+def is_index(token: str) -> bool:
+    """Whether `token` is an array index as RFC 6901 spells one."""
+    return _INDEX.fullmatch(token) is not None
+
+
 def lookup(document: Any, pointer: str) -> Any:
     """The value at `pointer`, or `MISSING` when there is none."""
     node = document
     for token in tokens(pointer):
-        if type(node) is dict:
-            node = node.get(token, _MISSING)
-        elif type(node) is list and token.isdigit() and (token == "0" or token[0] != "0"):
+        if isinstance(node, dict):
+            node = node.get(token, MISSING)
+        elif isinstance(node, list) and is_index(token):
             index = int(token)
-            node = node[index] if index < len(node) else _MISSING
+            node = node[index] if index < len(node) else MISSING
         else:
-            return _MISSING
-        if node is _MISSING:
-            return _MISSING
+            return MISSING
+        if node is MISSING:
+            return MISSING
     return node
-
-
-MISSING = _MISSING

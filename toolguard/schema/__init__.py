@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import fastjsonschema
 
 from toolguard.errors import SchemaError, ValidationError
+from toolguard.pointer import is_index, join
 from toolguard.schema.formats import FORMAT_CHECKERS
 from toolguard.schema.keywords import LOCATION_TAG, prepare
 
@@ -71,7 +72,7 @@ class Validator:
         steps = _steps(instance, (exc.name or "data").removeprefix("data"))
         if steps is None:  # NOTE: unreachable for names fastjsonschema builds from `instance`
             steps = exc.path[1:]
-        instance_path = "".join("/" + step.replace("~", "~0").replace("/", "~1") for step in steps)
+        instance_path = join(steps)
         return ValidationError(
             rule, exc.message, schema_path=schema_path, instance_path=instance_path
         )
@@ -93,7 +94,7 @@ def _steps(node: Any, name: str) -> list[str] | None:
                     return [key, *rest]
     if isinstance(node, list) and name.startswith("["):
         index, _, rest_name = name[1:].partition("]")
-        if index.isdigit() and int(index) < len(node):
+        if is_index(index) and int(index) < len(node):
             rest = _steps(node[int(index)], rest_name)
             if rest is not None:
                 return [index, *rest]

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from toolguard.errors import SchemaError
+from toolguard.pointer import MISSING, escape, lookup
 from toolguard.schema.formats import FORMAT_CHECKERS
 from toolguard.schema.regex import translate
 
@@ -140,7 +141,7 @@ class _Walker:
         out: dict[str, Any] = {}
         for keyword, value in node.items():
             if keyword not in _DROPPED:
-                out[keyword] = self._keyword(keyword, value, where, f"{where}/{_escape(keyword)}")
+                out[keyword] = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
         out["$comment"] = LOCATION_TAG + (where or "/")
         return out
 
@@ -168,7 +169,7 @@ class _Walker:
                 raise SchemaError(f"{keyword!r} must be an object of schemas", field=at)
             if keyword == "patternProperties":
                 return self._pattern_properties(value, at)
-            return {key: self.visit(sub, f"{at}/{_escape(key)}") for key, sub in value.items()}
+            return {key: self.visit(sub, f"{at}/{escape(key)}") for key, sub in value.items()}
         if keyword in ASSERTIONS:
             return self._assertion(keyword, value, at)
         raise SchemaError(f"unknown keyword {keyword!r}: refused rather than ignored", field=at)
@@ -183,7 +184,7 @@ class _Walker:
             pattern = translate(key, at)
             while pattern in out:  # `\d` and `[0-9]` translate alike; both must be enforced
                 pattern = f"(?:{pattern})"
-            out[pattern] = self.visit(sub, f"{at}/{_escape(key)}")
+            out[pattern] = self.visit(sub, f"{at}/{escape(key)}")
         return out
 
     def _assertion(self, keyword: str, value: Any, at: str) -> Any:
@@ -268,19 +269,7 @@ def _check_data(value: Any, at: str) -> None:
 
 def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:
     """Follow an RFC 6901 JSON Pointer; a `SchemaError` if it leads nowhere."""
-    node = document
-    if pointer == "":
-        return node
-    for raw_token in pointer.split("/")[1:]:
-        token = raw_token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            raise SchemaError(f"reference '#{pointer}' points at nothing", field=where)
+    node = lookup(document, pointer)
+    if node is MISSING:
+        raise SchemaError(f"reference '#{pointer}' points at nothing", field=where)
     return node
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from toolguard.pointer import tokens
+from toolguard.pointer import escape, is_index, tokens
 from toolguard.schema.keywords import resolve_pointer
 
 _MAX_REF_HOPS = 64
@@ -23,9 +23,9 @@ def declared_location(schema: Any, pointer: str) -> str | None:
             return None
         properties = node.get("properties")
         if isinstance(properties, dict) and token in properties:
-            location += "/properties/" + token.replace("~", "~0").replace("/", "~1")
+            location += "/properties/" + escape(token)
             node = properties[token]
-        elif token.isdigit() and isinstance(node.get("items"), dict):
+        elif is_index(token) and isinstance(node.get("items"), dict):
             location += "/items"
             node = node["items"]
         else:
