@@ -5,6 +5,7 @@ Exceptions become exit statuses here and nowhere else (see `errors.ExitStatus`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -59,9 +60,10 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     diagnostics: str,
 ) -> None:
     """Check one response against CONTRACT; print exactly one envelope on stdout."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
     loaded = _guard(lambda: load_contract(contract), diagnostics)
     request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
-    signal.signal(signal.SIGTERM, _interrupt)
     try:
         with _open(input_file) as stream:
             outcome = check_stream(loaded, stream, request)
@@ -69,12 +71,11 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
         _exit(exc, diagnostics)
     except KeyboardInterrupt:
         _abandon(loaded, request, "interrupted before the response was checked", diagnostics)
-    except Exception:
+    except Exception:  # noqa: BLE001 - the agent still gets an envelope
         _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
-    try:
-        envelope.write(outcome.envelope, sys.stdout)
-    except BrokenPipeError:
-        _reader_gone()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    _emit(outcome.envelope, diagnostics)
     report.render(outcome.diagnostics, diagnostics)
     sys.exit(outcome.diagnostics.exit_status)
 
@@ -102,14 +103,21 @@ def _open(input_file: Path | None) -> BinaryIO:
     try:
         return input_file.open("rb")
     except OSError as exc:
-        raise click.BadParameter(f"cannot open {input_file}: {exc.strerror}") from None
+        raise UsageError(f"cannot open --input {input_file}: {exc.strerror}") from None
 
 
 def _guard(build: Callable[[], T], mode: str) -> T:
+    """Run a set-up step; its errors end the process before any envelope exists."""
     try:
         return build()
     except ToolguardError as exc:
         _exit(exc, mode)
+    except KeyboardInterrupt:
+        report.error("interrupted before a response was read", ExitStatus.INTERRUPTED, mode)
+        sys.exit(ExitStatus.INTERRUPTED)
+    except Exception:  # noqa: BLE001 - a bug still ends with a clear message, not a traceback
+        report.error(f"internal error: {traceback.format_exc(limit=-3)}", ExitStatus.INTERNAL, mode)
+        sys.exit(ExitStatus.INTERNAL)
 
 
 def _exit(exc: ToolguardError, mode: str) -> NoReturn:
@@ -128,16 +136,18 @@ def _abandon(contract: Contract, request: Request, why: str, mode: str) -> NoRet
     failure = envelope.failure(
         contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", interrupted
     )
-    try:
-        envelope.write(failure, sys.stdout)
-    except BrokenPipeError:
-        _reader_gone()
+    _emit(failure, mode)
     report.error(why, status, mode)
     sys.exit(status)
 
 
-def _reader_gone() -> NoReturn:
-    """Whoever read stdout has gone: say so on stderr and exit without a shutdown traceback."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, "rich")
-    sys.exit(ExitStatus.INTERNAL)
+def _emit(result: dict[str, object], mode: str) -> None:
+    """Write the envelope; if nobody can read stdout any more, say so and exit 4."""
+    try:
+        envelope.write(result, sys.stdout)
+    except (OSError, ValueError, AttributeError):  # closed pipe, closed file, or no stdout
+        if sys.stdout is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
+        sys.exit(ExitStatus.INTERNAL)

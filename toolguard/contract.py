@@ -2,11 +2,13 @@
 
 The TOML is validated against the shipped `schemas/contract.schema.json` before anything is
 built from it, so an unknown key or a wrong type is named with its file and field. The payload
-schema is read with the same strict parser as responses and compiled fail-closed.
+schema is read with the same strict, bounded parser as responses and compiled fail-closed.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ from typing import Any
 
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
-from toolguard.limits import Limits
+from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pipeline import Outcome, check_bytes
 from toolguard.projection import DisplayText, Projection
@@ -28,8 +30,10 @@ from toolguard.schema import Validator, compile_schema
 from toolguard.schema.locate import declared_location
 from toolguard.shipped import shipped_schema
 
-# Schemas are configuration, not responses: generous budgets, same strictness.
-SCHEMA_LIMITS = Limits(max_bytes=16 * 1024 * 1024, max_depth=256, max_container_items=1_000_000)
+# Contracts and schemas are configuration, not responses: generous budgets, same strictness.
+CONTRACT_MAX_BYTES = 1 << 20
+SCHEMA_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
+_VALIDATOR_NAME = re.compile(r"^data[^ ]* ")  # fastjsonschema's "data.rules[0].x " prefix
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +47,14 @@ class Contract:
     validator: Validator
     rules: tuple[Rule, ...]
     projection: Projection
-    envelope_schema: Mapping[str, Any]
     envelope_validator: Validator
+    envelope_schema_json: str
+
+    @property
+    def envelope_schema(self) -> dict[str, Any]:
+        """The schema of every envelope this contract produces (a fresh copy each time)."""
+        result: dict[str, Any] = json.loads(self.envelope_schema_json)
+        return result
 
     def check(
         self,
@@ -56,8 +66,8 @@ class Contract:
     ) -> Outcome:
         """Check one response and return (envelope, diagnostics).
 
-        Raises `UsageError` only for a bad request id, context or `now`, never because of
-        anything in the response.
+        Raises `UsageError` only for a bad request id, context or `now`, or if `raw` is not
+        bytes; never because of anything in the response.
         """
         return check_bytes(self, raw, make_request(request_id, context, now))
 
@@ -70,8 +80,13 @@ def load_contract(path: str | Path) -> Contract:
     try:
         _contract_validator().validate(document)
     except ValidationError as exc:
-        field = exc.instance_path.strip("/").replace("/", ".") if exc.instance_path else ""
-        raise ContractError(_plain(exc.message), source=source, field=field) from None
+        field = (exc.instance_path or "").strip("/").replace("/", ".")
+        message = _VALIDATOR_NAME.sub("", exc.message)
+        raise ContractError(message, source=source, field=field) from None
+    try:
+        limits = Limits(**document.get("limits", {}))
+    except ValueError as exc:
+        raise ContractError(str(exc), source=source, field="limits") from None
     schema_file = path.parent / document["schema"]
     payload_schema = _read_schema(schema_file)
     try:
@@ -79,22 +94,27 @@ def load_contract(path: str | Path) -> Contract:
     except SchemaError as exc:
         raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
     rules = tuple(
-        _rule(entry, index, source) for index, entry in enumerate(document.get("rules", []))
+        _rule(entry, index, payload_schema, source)
+        for index, entry in enumerate(document.get("rules", []))
     )
     projection, locations = _projection(document, payload_schema, source)
     implied = envelope_schema(
         document["tool"], document["version"], payload_schema, locations, projection
     )
+    try:
+        envelope_validator = compile_schema(implied)
+    except SchemaError as exc:
+        raise ContractError(f"implied envelope schema: {exc}", source=source) from None
     return Contract(
         path=path,
         tool=document["tool"],
         version=document["version"],
-        limits=Limits(**document.get("limits", {})),
+        limits=limits,
         validator=validator,
         rules=rules,
         projection=projection,
-        envelope_schema=implied,
-        envelope_validator=compile_schema(implied),
+        envelope_validator=envelope_validator,
+        envelope_schema_json=json.dumps(implied),
     )
 
 
@@ -103,12 +123,22 @@ def _contract_validator() -> Validator:
     return compile_schema(_read_schema(shipped_schema("contract.schema.json")))
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read(path: Path, max_bytes: int, error: type[ContractError], what: str) -> bytes:
+    """Read a configuration file within a byte budget (`/dev/zero` is not a contract)."""
     try:
-        text = path.read_bytes().decode("utf-8")
-        return tomllib.loads(text)
+        with path.open("rb") as stream:
+            raw = read_bounded(stream, max_bytes)
     except OSError as exc:
-        raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
+        raise error(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
+    except Rejection as exc:
+        raise error(f"{what} is larger than {max_bytes} bytes", source=str(path)) from exc
+    return raw
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    raw = _read(path, CONTRACT_MAX_BYTES, ContractError, "contract")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ContractError("contract is not UTF-8", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
@@ -116,16 +146,27 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def _read_schema(path: Path) -> Any:
+    raw = _read(path, SCHEMA_LIMITS.max_bytes, SchemaError, "schema")
     try:
-        return parse(path.read_bytes(), SCHEMA_LIMITS)
-    except OSError as exc:
-        raise SchemaError(f"cannot read schema: {exc.strerror}", source=str(path)) from None
+        return parse(raw, SCHEMA_LIMITS)
     except Rejection as exc:
         where = f" at byte {exc.offset}" if exc.offset is not None else ""
         raise SchemaError(f"not strict JSON{where}: {exc.message}", source=str(path)) from None
 
 
-def _rule(entry: dict[str, Any], index: int, source: str) -> Rule:
+def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str:
+    location = declared_location(payload_schema, pointer)
+    if location is None:
+        raise ContractError(
+            f"{pointer} is not declared by the schema's properties/items",
+            source=source,
+            field=field,
+        )
+    return location
+
+
+def _rule(entry: dict[str, Any], index: int, payload_schema: Any, source: str) -> Rule:
+    _declared(payload_schema, entry["pointer"], source, f"rules.{index}.pointer")
     options = {key: value for key, value in entry.items() if key != "kind"}
     try:
         return RULE_BY_KIND[entry["kind"]](**options)
@@ -136,29 +177,13 @@ def _rule(entry: dict[str, Any], index: int, source: str) -> Rule:
 def _projection(
     document: dict[str, Any], payload_schema: Any, source: str
 ) -> tuple[Projection, dict[str, str]]:
-    locations: dict[str, str] = {}
-    for name, pointer in document["projection"].items():
-        location = declared_location(payload_schema, pointer)
-        if location is None:
-            raise ContractError(
-                f"{pointer} is not declared by the schema's properties/items",
-                source=source,
-                field=f"projection.{name}",
-            )
-        locations[name] = location
+    locations = {
+        name: _declared(payload_schema, pointer, source, f"projection.{name}")
+        for name, pointer in document["projection"].items()
+    }
     display = document.get("display_text")
     display_text = None
     if display:
-        if declared_location(payload_schema, display["pointer"]) is None:
-            raise ContractError(
-                f"{display['pointer']} is not declared by the schema's properties/items",
-                source=source,
-                field="display_text.pointer",
-            )
+        _declared(payload_schema, display["pointer"], source, "display_text.pointer")
         display_text = DisplayText(display["pointer"], display["max_length"])
     return Projection(MappingProxyType(dict(document["projection"])), display_text), locations
-
-
-def _plain(message: str) -> str:
-    """Fastjsonschema says "data.limits must ..."; the field is reported separately."""
-    return message.removeprefix("data").lstrip(".").lstrip() or message

@@ -9,9 +9,12 @@ response. `envelope_schema` is the oneOf schema a contract implies; it is what
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import IO, Any
+from urllib.parse import unquote
 
 from toolguard.errors import ErrorCode
+from toolguard.pointer import lookup
 from toolguard.projection import DISPLAY_TEXT_FIELD, Projection
 from toolguard.request import REQUEST_ID
 
@@ -46,11 +49,13 @@ def envelope_schema(
     """The Draft 2020-12 schema of every envelope this contract can produce.
 
     `locations` maps each projected field to the schema pointer that declares it in the
-    payload schema; the payload schema is embedded under `$defs/payload` with its references
-    rewritten, so each field keeps its exact constraints.
+    payload schema. Each field's subschema, and whatever it references, is copied under
+    `$defs`, so each field keeps its exact constraints while nothing about the fields the
+    agent never sees (provider-only properties, their descriptions) is published.
     """
+    payload_defs, field_defs = _closure(payload_schema, locations)
     data_properties: dict[str, Any] = {
-        name: {"$ref": f"#/$defs/payload{locations[name]}"} for name in projection.fields
+        name: {"$ref": f"#/$defs/{field_defs[name]}"} for name in projection.fields
     }
     if projection.display_text is not None:
         data_properties[DISPLAY_TEXT_FIELD] = {
@@ -104,23 +109,40 @@ def envelope_schema(
                 "properties": data_properties,
                 "additionalProperties": False,
             },
-            "payload": _embedded(payload_schema),
+            **payload_defs,
         },
     }
 
 
-def _embedded(node: Any, root: bool = True) -> Any:
-    """A copy of the payload schema whose local references point into `#/$defs/payload`."""
+def _closure(schema: Any, roots: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Copy the subschemas at `roots` and everything they reference into numbered `$defs`."""
+    names: dict[str, str] = {}  # payload schema pointer -> its name under $defs
+    pending: list[str] = []
+
+    def name_for(pointer: str) -> str:
+        if pointer not in names:
+            names[pointer] = f"payload{len(names)}"
+            pending.append(pointer)
+        return names[pointer]
+
+    field_defs = {field: name_for(location) for field, location in roots.items()}
+    defs: dict[str, Any] = {}
+    while pending:
+        pointer = pending.pop(0)
+        defs[names[pointer]] = _rewrite(lookup(schema, pointer), name_for)
+    return defs, field_defs
+
+
+def _rewrite(node: Any, name_for: Callable[[str], str]) -> Any:
+    """A copy of `node` whose local references point at the copies under `$defs`."""
     if isinstance(node, list):
-        return [_embedded(item, False) for item in node]
+        return [_rewrite(item, name_for) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {}
-    for key, value in node.items():
-        if root and key in ("$schema", "$id"):
-            continue
-        if key == "$ref" and isinstance(value, str) and value.startswith("#"):
-            out[key] = "#/$defs/payload" + value[1:]
-        else:
-            out[key] = _embedded(value, False)
-    return out
+    return {
+        key: f"#/$defs/{name_for(unquote(value[1:]))}"
+        if key == "$ref" and isinstance(value, str) and value.startswith("#")
+        else _rewrite(value, name_for)
+        for key, value in node.items()
+        if key not in ("$schema", "$id")
+    }

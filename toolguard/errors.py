@@ -2,7 +2,7 @@
 
 Rejections describe the *response* and become failure envelopes (exit 1); the other errors
 describe the *invocation* (a flag, a contract, a bug) and never produce a success envelope.
-`cli.py` turns these into exit statuses in one place, using `EXIT_STATUS`.
+`cli.py` turns these into exit statuses in one place, using `ExitStatus`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad flag, request id or request context; nothing on stdout
     CONTRACT = 3  # bad contract or schema (refused before any input is read); nothing on stdout
     INTERNAL = 4  # a toolguard bug; a failure envelope is printed if the request id is known
+    INTERRUPTED = 130  # SIGINT/SIGTERM before a response was read; nothing on stdout
 
 
 class ToolguardError(Exception):

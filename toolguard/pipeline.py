@@ -120,9 +120,7 @@ def _check(contract: Contract, raw: bytes, request: Request, started: float) -> 
             ) from None
     except Rejection as rejection:
         return _rejected(contract, request, rejection, raw, started)
-    except UsageError:
-        raise
-    except Exception:
+    except Exception:  # noqa: BLE001 - any bug must still end in a failure envelope
         return _internal(contract, request, raw, started)
     return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"))
 

@@ -7,6 +7,7 @@ never interpreted, and long values are truncated.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -28,8 +29,19 @@ def clean(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -> None:
-    """Write one diagnostics record to stderr as text for people or one line of JSON."""
+    """Write one diagnostics record to stderr as text for people or one line of JSON.
+
+    A closed or missing stderr loses the diagnostics, never redirects them: they must not
+    reach stdout, and they must not change the outcome the envelope already announced.
+    """
     stream = stream if stream is not None else sys.stderr
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        _render(diagnostics, mode, stream)
+
+
+def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
     if mode == "json":
         record = {
             key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
@@ -45,6 +57,13 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
 def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = None) -> None:
     """Report an invocation error (usage, contract, schema, internal) without a traceback."""
     stream = stream if stream is not None else sys.stderr
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        _error(message, exit_status, mode, stream)
+
+
+def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
     if mode == "json":
         record = {"outcome": "error", "exit_status": exit_status, "message": clean(message)}
         stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")

@@ -230,7 +230,7 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     """
     try:
         re.compile(_PLACEHOLDER.sub("x", pattern))
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:
         raise ValueError(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
     return _MatchesContextPattern(name, pointer, pattern)
 

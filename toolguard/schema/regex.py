@@ -90,7 +90,7 @@ def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one toke
     translated = "".join(out)
     try:
         re.compile(translated)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:
         _refuse(pattern, where, f"is not a valid regular expression ({exc})")
     return translated
 
