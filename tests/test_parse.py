@@ -99,7 +99,12 @@ def test_nesting_one_over_max_depth_is_rejected_as_too_deep(kinds: list[bool]) -
 )
 def test_absurdly_deep_input_is_rejected_as_too_deep(raw: bytes) -> None:
     """A document hundreds of thousands of levels deep is a too_deep rejection, not a crash."""
-    assert_limit_exceeded(raw, "too_deep")
+    assert_limit_exceeded(raw, "too_deep", Limits(max_bytes=len(raw)))
+
+
+def test_input_over_max_bytes_is_rejected_before_parsing() -> None:
+    """parse() enforces the byte budget too, so in-memory callers get the same limits."""
+    assert_limit_exceeded(b"[" * 1_000 + b"]" * 1_000, "too_large", Limits(max_bytes=1_999))
 
 
 # --- duplicate member names --------------------------------------------------------------------

@@ -212,13 +212,11 @@ def test_response_of_exactly_max_bytes_is_read(job_run: Contract) -> None:
     assert envelope["outcome"] == "success"
 
 
-def test_too_large_raw_is_never_parsed(job_run: Contract, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An oversized response is rejected without calling the parser."""
-    calls: list[bytes] = []
-    monkeypatch.setattr(toolguard.pipeline, "parse", lambda raw, _limits: calls.append(raw))
-    _, diagnostics = check_job(job_run, raw=b"1" * (job_run.limits.max_bytes + 1))
-    assert diagnostics.layer == "limits"
-    assert calls == []
+def test_too_large_raw_is_rejected_before_any_other_check(job_run: Contract) -> None:
+    """An oversized response is a too_large limit even when its bytes are not even UTF-8."""
+    _, diagnostics = check_job(job_run, raw=b"\xff" * (job_run.limits.max_bytes + 1))
+    assert (diagnostics.layer, diagnostics.reason) == ("limits", "too_large")
+    assert diagnostics.size == job_run.limits.max_bytes + 1
 
 
 # usage errors -----------------------------------------------------------------------------

@@ -41,22 +41,29 @@ class Limits:
             raise ValueError(f"max_integer_digits must be between 1 and {INTEGER_DIGITS_CEILING}")
 
 
-def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
-    """Read the whole stream, or reject it as soon as it holds more than `max_bytes` bytes."""
+def read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """Read until end of stream or until `limit` bytes, whichever comes first."""
     chunks: list[bytes] = []
     total = 0
-    while True:
+    while total < limit:
         try:
-            chunk = stream.read(min(READ_CHUNK, max_bytes + 1 - total))
+            chunk = stream.read(min(READ_CHUNK, limit - total))
         except OSError as exc:
             raise InputError("read_failed", f"reading the response failed: {exc}") from exc
         if not chunk:
-            return b"".join(chunks)
+            break
         total += len(chunk)
-        if total > max_bytes:
-            raise LimitExceeded(
-                "too_large",
-                f"response is larger than max_bytes={max_bytes}; stopped reading",
-                offset=max_bytes,
-            )
         chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
+    """Read the whole stream, or reject it as soon as it holds more than `max_bytes` bytes."""
+    raw = read_at_most(stream, max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise LimitExceeded(
+            "too_large",
+            f"response is larger than max_bytes={max_bytes}; stopped reading",
+            offset=max_bytes,
+        )
+    return raw

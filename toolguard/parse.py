@@ -35,6 +35,9 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # a string is a control character), so any such byte is an error wherever it stands.
 _NOT_WHITESPACE = (b"\x0b", b"\x0c")
 _DEFAULT_LIMITS = Limits()
+# NOTE: the workarounds below are for yajl's behaviour (and its error messages); the pure
+# Python backend differs (it accepts -2**63, names overflow otherwise), so yajl is required.
+_YAJL = ijson.get_backend("yajl2_c")
 _INCOMPLETE: Any = object()
 
 
@@ -44,6 +47,12 @@ def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
     Raises `ParseError` or `LimitExceeded` whose `offset` is the byte at which the problem was
     seen (for a token, the byte that ended it).
     """
+    if len(raw) > limits.max_bytes:
+        raise LimitExceeded(
+            "too_large",
+            f"response is larger than max_bytes={limits.max_bytes}",
+            offset=limits.max_bytes,
+        )
     _check_encoding(raw)
     window = [0, 0]
     try:
@@ -116,7 +125,7 @@ def _events(
     `window[0]` is then the exact offset of the byte that produced each event or error.
     """
     sink = ijson.sendable_list()
-    parser = ijson.basic_parse_coro(sink, use_float=True)
+    parser = _YAJL.basic_parse_coro(sink, use_float=True)
     size = end = 0
     total = len(raw)
     try:

@@ -17,13 +17,13 @@ from toolguard import envelope
 from toolguard.errors import (
     ExitStatus,
     Layer,
-    LimitExceeded,
     ProjectionError,
     Rejection,
+    RuleViolation,
     UsageError,
     ValidationError,
 )
-from toolguard.limits import read_bounded
+from toolguard.limits import read_at_most
 from toolguard.parse import parse
 from toolguard.request import Request
 
@@ -71,7 +71,9 @@ def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outc
     require_context(contract, request)
     started = time.perf_counter()
     try:
-        raw = read_bounded(stream, contract.limits.max_bytes)
+        # One byte over the budget is enough to reject: the parser's byte check does it, and
+        # the diagnostics still get the size and SHA-256 of what was read.
+        raw = read_at_most(stream, contract.limits.max_bytes + 1)
     except Rejection as rejection:
         return _rejected(contract, request, rejection, None, started)
     return _check(contract, raw, request, started)
@@ -79,15 +81,10 @@ def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outc
 
 def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
     """Check a response already in memory (the library entry point)."""
+    if not isinstance(raw, bytes | bytearray | memoryview):
+        raise UsageError(f"the response must be bytes, not {type(raw).__name__}")
     require_context(contract, request)
-    started = time.perf_counter()
-    max_bytes = contract.limits.max_bytes
-    if len(raw) > max_bytes:
-        rejection = LimitExceeded(
-            "too_large", f"response is larger than max_bytes={max_bytes}", offset=max_bytes
-        )
-        return _rejected(contract, request, rejection, raw, started)
-    return _check(contract, raw, request, started)
+    return _check(contract, bytes(raw), request, time.perf_counter())
 
 
 def require_context(contract: Contract, request: Request) -> None:
@@ -109,7 +106,11 @@ def _check(contract: Contract, raw: bytes, request: Request, started: float) -> 
         payload = parse(raw, contract.limits)
         contract.validator.validate(payload)
         for rule in contract.rules:
-            rule(payload, request)
+            try:
+                rule(payload, request)
+            except RuleViolation as violation:
+                violation.message = f"{violation.message} (rule {rule!r})"
+                raise
         data = contract.projection(payload)
         result = envelope.success(contract.tool, request.request_id, data)
         try:

@@ -17,11 +17,13 @@ from typing import Any
 
 from toolguard import rfc3339
 from toolguard.errors import Rejection, UsageError
+from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 
 REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}")
 CONTEXT_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _SCALARS = (str, int, float, bool, type(None))
+CONTEXT_LIMITS = Limits(max_bytes=1 << 20, max_depth=4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,8 @@ def parse_context_pairs(pairs: tuple[str, ...], file_context: Mapping[str, Any])
 def read_context_file(path: Path) -> dict[str, Any]:
     """Read a JSON object of context values with the same strict parser as responses."""
     try:
-        value = parse(path.read_bytes())
+        with path.open("rb") as stream:
+            value = parse(read_bounded(stream, CONTEXT_LIMITS.max_bytes), CONTEXT_LIMITS)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read context file: {exc.strerror}") from None
     except Rejection as exc:
