@@ -182,7 +182,23 @@ def test_display_text_with_bidi_controls_is_rejected(char: str) -> None:
     assert info.value.reason == "unsafe_display_text"
 
 
-@pytest.mark.parametrize("text", ["line one\nline two", "col\tcol", "caf\u00e9 \u2713", ""])
+# Invisible characters that carry hidden text or break lines unseen: zero-width space, word
+# joiner, BOM, soft hyphen, a tag character (U+E0041, "A" in the invisible tag block), private
+# use, an unassigned code point, and the line and paragraph separators.
+INVISIBLE = "\u200b\u2060\ufeff\u00ad\U000e0041\ue000\U0010fffe\u2028\u2029"
+
+
+@pytest.mark.parametrize("char", INVISIBLE, ids=lambda char: f"U+{ord(char):04X}")
+def test_display_text_with_invisible_characters_is_rejected(char: str) -> None:
+    """Format, private-use, unassigned and separator characters are rejected, not stripped."""
+    with pytest.raises(ProjectionError) as info:
+        display()({"ticket": 1, "title": f"ab{char}cd"})
+    assert info.value.reason == "unsafe_display_text"
+
+
+@pytest.mark.parametrize(
+    "text", ["line one\nline two", "col\tcol", "caf\u00e9 \u2713", "\u6f22\u5b57 \U0001f600", ""]
+)
 def test_display_text_allows_newline_tab_and_printable_unicode(text: str) -> None:
     """Newline, tab and printable non-ASCII text pass unchanged."""
     assert display()({"ticket": 1, "title": text})[DISPLAY_TEXT_FIELD] == text

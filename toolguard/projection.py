@@ -8,19 +8,15 @@ self-describing name `untrusted_display_text`, bounded and free of control chara
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from toolguard.errors import ProjectionError
 from toolguard.pointer import MISSING, lookup
-from toolguard.text import BIDI_CONTROLS, CONTROLS
+from toolguard.text import is_hidden
 
 DISPLAY_TEXT_FIELD = "untrusted_display_text"
-# C0 controls other than tab and newline, DEL, C1 controls, and bidirectional overrides that
-# can make displayed text read differently from its bytes.
-_UNSAFE_TEXT = re.compile(f"(?![\t\n])[{CONTROLS}{BIDI_CONTROLS}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +61,7 @@ class Projection:
             raise ProjectionError(
                 "display_text_too_long", f"display text is longer than {spec.max_length}"
             )
-        if (unsafe := _UNSAFE_TEXT.search(text)) is not None:
-            raise ProjectionError(
-                "unsafe_display_text", f"display text holds U+{ord(unsafe.group()):04X}"
-            )
+        hidden = next((char for char in text if char not in "\t\n" and is_hidden(char)), None)
+        if hidden is not None:
+            raise ProjectionError("unsafe_display_text", f"display text holds U+{ord(hidden):04X}")
         return text

@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sys
 from dataclasses import asdict
 from typing import IO, Any
 
 from toolguard.pipeline import Diagnostics
-from toolguard.text import BIDI_CONTROLS, CONTROLS
+from toolguard.text import is_hidden
 
 MAX_TEXT = 512
-_UNSAFE = re.compile(f"[{CONTROLS}{BIDI_CONTROLS}\u2028\u2029]")
 
 
 def clean(text: str, limit: int = MAX_TEXT) -> str:
     """Escape control and bidi characters and truncate, so text is safe on any terminal."""
     if len(text) > limit:
         text = f"{text[:limit]}... [{len(text) - limit} more characters]"
-    return _UNSAFE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+    return "".join(
+        char.encode("unicode_escape").decode("ascii") if is_hidden(char) else char for char in text
+    )
 
 
 def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -> None:

@@ -1,6 +1,17 @@
-"""Characters that make text read differently from its bytes: shared by display text and reports."""
+"""Characters that make text read differently from its bytes: shared by display text and reports.
 
-# Unicode's Bidi_Control characters: they reorder what a reader sees ("Trojan Source").
-BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-# C0 controls (ESC starts ANSI sequences), DEL and C1 controls.
-CONTROLS = "\x00-\x1f\x7f-\x9f"
+Control characters (ESC starts ANSI sequences), format characters (bidirectional overrides
+behind "Trojan Source", zero-width spaces, the invisible U+E0000 tag block used to smuggle
+instructions), line and paragraph separators, private-use and unassigned code points.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+
+
+def is_hidden(char: str) -> bool:
+    """Whether `char` is invisible, a control, or means nothing when displayed."""
+    return unicodedata.category(char) in HIDDEN_CATEGORIES

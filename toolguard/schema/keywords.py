@@ -10,6 +10,7 @@ skipped. It returns a copy whose patterns are rewritten from ECMA-262 to Python.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -102,6 +103,39 @@ _DROPPED = frozenset({"default", "examples"})  # annotations fastjsonschema woul
 LOCATION_TAG = "toolguard:"
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return _number(value) and value >= 0 and float(value).is_integer()
+
+
+# The metaschema's constraints on assertion values: a schema breaking them is invalid, and
+# fastjsonschema would compile some of them into code that crashes (`multipleOf: 0`).
+_VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "multipleOf": (lambda v: _number(v) and v > 0, "a number above 0"),
+    **dict.fromkeys(
+        ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"), (_number, "a number")
+    ),
+    **dict.fromkeys(
+        ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"),
+        (_count, "a non-negative integer"),
+    ),
+    "required": (
+        lambda v: (
+            isinstance(v, list)
+            and all(isinstance(item, str) for item in v)
+            and len(set(v)) == len(v)
+        ),
+        "an array of distinct strings",
+    ),
+    "enum": (lambda v: isinstance(v, list), "an array"),
+    "uniqueItems": (lambda v: isinstance(v, bool), "a boolean"),
+    "format": (lambda v: isinstance(v, str), "a string"),
+}
+
+
 def prepare(schema: Any, *, formats: bool = True) -> Any:
     """Check `schema` and return a copy ready for fastjsonschema.
 
@@ -188,6 +222,10 @@ class _Walker:
         return out
 
     def _assertion(self, keyword: str, value: Any, at: str) -> Any:
+        if keyword in _VALUE_RULES:
+            valid, expected = _VALUE_RULES[keyword]
+            if not valid(value):
+                raise SchemaError(f"{keyword!r} must be {expected}, not {value!r}", field=at)
         if keyword == "pattern":
             if not isinstance(value, str):
                 raise SchemaError("'pattern' must be a string", field=at)
