@@ -14,7 +14,7 @@ from toolguard.errors import (
     ValidationError,
 )
 from toolguard.limits import Limits
-from toolguard.pipeline import Diagnostics, Outcome
+from toolguard.result import Diagnostics, Outcome
 from toolguard.schema import Validator, compile_schema
 
 __version__ = "0.1.0"

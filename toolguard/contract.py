@@ -22,9 +22,10 @@ from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
-from toolguard.pipeline import Outcome, check_bytes
+from toolguard.pipeline import check_bytes
 from toolguard.projection import DisplayText, Projection
 from toolguard.request import make_request
+from toolguard.result import Outcome
 from toolguard.rules import RULE_BY_KIND, Rule
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.locate import declared_location

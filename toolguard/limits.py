@@ -17,6 +17,8 @@ _BUDGETS = ("max_bytes", "max_depth", "max_string_length", "max_container_items"
 # NOTE: integers are parsed by yajl as signed 64-bit values (no Python big-int conversion
 # ever happens), so 19 digits is both the default and the ceiling.
 INTEGER_DIGITS_CEILING = 19
+# Validation and projection recurse once per level; 128 keeps far from Python's stack limit.
+DEPTH_CEILING = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,8 @@ class Limits:
         for name in _BUDGETS:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.max_depth > DEPTH_CEILING:
+            raise ValueError(f"max_depth must be at most {DEPTH_CEILING}")
         if not 1 <= self.max_integer_digits <= INTEGER_DIGITS_CEILING:
             raise ValueError(f"max_integer_digits must be between 1 and {INTEGER_DIGITS_CEILING}")
 

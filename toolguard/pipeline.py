@@ -10,13 +10,10 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from toolguard import envelope
 from toolguard.errors import (
-    ExitStatus,
-    Layer,
     ProjectionError,
     Rejection,
     RuleViolation,
@@ -26,44 +23,10 @@ from toolguard.errors import (
 from toolguard.limits import read_at_most
 from toolguard.parse import parse
 from toolguard.request import Request
+from toolguard.result import Diagnostics, Outcome
 
 if TYPE_CHECKING:
     from toolguard.contract import Contract
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostics:
-    """What the operator needs to know about one check; never shown to the agent."""
-
-    tool: str
-    request_id: str
-    contract: str
-    outcome: str  # "success" | "failure" | "internal"
-    size: int | None = None
-    sha256: str | None = None
-    duration_ms: float = 0.0
-    layer: Layer | None = None
-    reason: str | None = None
-    message: str | None = None
-    offset: int | None = None
-    schema_path: str | None = None
-    instance_path: str | None = None
-    rule: str | None = None
-    error_code: str | None = None
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        """The process exit status this outcome maps to."""
-        if self.outcome == "success":
-            return ExitStatus.SUCCESS
-        return ExitStatus.INTERNAL if self.outcome == "internal" else ExitStatus.FAILURE
-
-
-class Outcome(NamedTuple):
-    """The agent's envelope and the operator's diagnostics, as two separate values."""
-
-    envelope: dict[str, Any]
-    diagnostics: Diagnostics
 
 
 def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outcome:

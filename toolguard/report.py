@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from typing import IO, Any
 
-from toolguard.pipeline import Diagnostics
+from toolguard.result import Diagnostics
 from toolguard.text import is_hidden
 
 MAX_TEXT = 512
