@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from locale import localeconv
 from typing import Any, NoReturn
 
 import ijson
@@ -47,6 +48,10 @@ def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
     Raises `ParseError` or `LimitExceeded` whose `offset` is the byte at which the problem was
     seen (for a token, the byte that ended it).
     """
+    if localeconv()["decimal_point"] != ".":
+        # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
+        # locale "1.5" would silently become 1.0. Refuse to parse rather than guess.
+        raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
     if len(raw) > limits.max_bytes:
         raise LimitExceeded(
             "too_large",
@@ -136,7 +141,8 @@ def _events(
             end = replay_from
         deadline = time.perf_counter() + budget
         while end < total:
-            if budget and not end % 64 and time.perf_counter() > deadline:
+            # NOTE: checked before every byte: inside a long token one byte costs a full re-read.
+            if budget and time.perf_counter() > deadline:
                 raise _OverBudget
             start = end
             size = 1 if replay_from >= 0 else (size * 2 if size and not sink else CHUNK)
