@@ -105,7 +105,7 @@ def envelope_schema(
         "$defs": {
             "data": {
                 "type": "object",
-                "required": list(data_properties),
+                "required": list(projection.names),
                 "properties": data_properties,
                 "additionalProperties": False,
             },
