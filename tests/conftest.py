@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,6 +22,12 @@ _COLOUR_VARIABLES = (
     "TTY_COMPATIBLE",
     "TTY_INTERACTIVE",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep compiled-schema caches of the run (and its subprocesses) out of the user's home."""
+    if "TOOLGUARD_CACHE_DIR" not in os.environ:
+        os.environ["TOOLGUARD_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolguard-test-cache-")
 
 
 class Run(NamedTuple):

@@ -7,14 +7,15 @@ formats asserted by our own parsers, and every remote reference refused.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NoReturn
-
-import fastjsonschema
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
+from toolguard.schema.cache import SchemaViolation, load_or_compile
 from toolguard.schema.formats import FORMAT_CHECKERS
 from toolguard.schema.keywords import LOCATION_TAG, prepare
 
@@ -45,7 +46,7 @@ class Validator:
         """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
         try:
             self._function(instance)
-        except fastjsonschema.JsonSchemaValueException as exc:
+        except SchemaViolation as exc:
             raise self._error(exc, instance) from None
         except RecursionError:
             # NOTE: cycles that skip the instance are refused at compile time; this is a
@@ -58,13 +59,11 @@ class Validator:
         """Whether `instance` satisfies the schema."""
         try:
             self._function(instance)
-        except (fastjsonschema.JsonSchemaValueException, RecursionError):
+        except (SchemaViolation, RecursionError):
             return False
         return True
 
-    def _error(
-        self, exc: fastjsonschema.JsonSchemaValueException, instance: Any
-    ) -> ValidationError:
+    def _error(self, exc: SchemaViolation, instance: Any) -> ValidationError:
         rule = exc.rule or "schema"
         tag = exc.definition.get("$comment", "") if isinstance(exc.definition, dict) else ""
         where = tag.removeprefix(LOCATION_TAG) if tag.startswith(LOCATION_TAG) else None
@@ -104,16 +103,24 @@ def _steps(node: Any, name: str) -> list[str] | None:
 def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
     """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced."""
     prepared = prepare(schema, formats=formats)
-    try:
-        function = fastjsonschema.compile(
-            prepared,
-            handlers=_Offline(),
-            formats=FORMAT_CHECKERS if formats else {},
-            use_default=False,
-            use_formats=formats,
-        )
-    except fastjsonschema.JsonSchemaDefinitionException as exc:
-        raise SchemaError(f"invalid schema: {exc}") from None
-    except (ValueError, TypeError, RecursionError, re.error) as exc:
-        raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
-    return Validator(function)
+    checkers = FORMAT_CHECKERS if formats else {}
+
+    def generate() -> str:
+        import fastjsonschema  # noqa: PLC0415 - only on a cache miss: it costs ~30 ms to import
+
+        try:
+            source: str = fastjsonschema.compile_to_code(
+                copy.deepcopy(prepared),  # NOTE: its resolver rewrites $ref values in place
+                handlers=_Offline(),
+                formats=checkers,
+                use_default=False,
+                use_formats=formats,
+            )
+        except fastjsonschema.JsonSchemaDefinitionException as exc:
+            raise SchemaError(f"invalid schema: {exc}") from None
+        except (ValueError, TypeError, RecursionError, re.error) as exc:
+            raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
+        return source
+
+    function = load_or_compile(prepared, formats=formats, generate=generate)
+    return Validator(partial(function, custom_formats=checkers) if checkers else function)
