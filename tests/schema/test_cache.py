@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import fastjsonschema
 import pytest
 
+import toolguard.schema.generator
 from toolguard.schema import compile_schema
 
 SCHEMA = {
@@ -37,7 +37,7 @@ def no_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("compiled instead of loading from the cache")
 
-    monkeypatch.setattr(fastjsonschema, "compile_to_code", refuse)
+    monkeypatch.setattr(toolguard.schema.generator, "generate_source", refuse)
 
 
 def entries(folder: Path) -> list[Path]:
@@ -54,7 +54,7 @@ def test_second_compile_of_the_same_schema_is_served_from_the_cache(
     def refuse(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("compiled instead of loading from the cache")
 
-    monkeypatch.setattr(fastjsonschema, "compile_to_code", refuse)
+    monkeypatch.setattr(toolguard.schema.generator, "generate_source", refuse)
     cached = compile_schema(SCHEMA)
     assert [cached.is_valid(s) for s in SAMPLES] == [fresh.is_valid(s) for s in SAMPLES]
     assert [cached.is_valid(s) for s in SAMPLES] == [True, False, False, False, False]

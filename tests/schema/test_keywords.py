@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolguard.errors import SchemaError
+from toolguard.errors import SchemaError, ValidationError
 from toolguard.schema import compile_schema
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -49,19 +49,6 @@ NOT_ENFORCED = [
         {"properties": {"tags": {"type": "array", "unevaluatedItems": False}}},
         "/properties/tags/unevaluatedItems",
     ),
-    refused("dependentRequired", {"dependentRequired": {"a": ["b"]}}, "/dependentRequired"),
-    refused(
-        "dependentSchemas in allOf",
-        {"allOf": [{"type": "object"}, {"dependentSchemas": {"a": {"required": ["b"]}}}]},
-        "/allOf/1/dependentSchemas",
-    ),
-    refused("prefixItems", {"prefixItems": [STRING]}, "/prefixItems"),
-    refused("minContains", {"contains": STRING, "minContains": 2}, "/minContains"),
-    refused(
-        "maxContains in $defs",
-        {"$defs": {"list": {"contains": STRING, "maxContains": 1}}},
-        "/$defs/list/maxContains",
-    ),
     refused("$dynamicRef", {"$dynamicRef": "#node"}, "/$dynamicRef"),
     refused(
         "$dynamicAnchor in $defs",
@@ -86,16 +73,6 @@ STRUCTURE = [
         "array-form items nested",
         {"properties": {"pair": {"items": [STRING]}}},
         "/properties/pair/items",
-    ),
-    refused(
-        "keyword beside $ref",
-        {"$defs": {"s": STRING}, "properties": {"a": {"$ref": "#/$defs/s", "maxLength": 3}}},
-        "/properties/a/$ref",
-    ),
-    refused(
-        "keyword beside $ref at root",
-        {"$defs": {"s": STRING}, "$ref": "#/$defs/s", "minLength": 1},
-        "/$ref",
     ),
     refused(
         "typo maxLenght",
@@ -500,3 +477,65 @@ def test_compile_does_not_rewrite_refs_inside_annotation_values() -> None:
     before = copy.deepcopy(schema)
     compile_schema(schema)
     assert schema == before
+
+
+# --- Draft 2020-12 keywords fastjsonschema skips, enforced by toolguard's generator -----------
+
+ENFORCED = [
+    pytest.param(
+        {"dependentRequired": {"a": ["b"]}}, {"a": 1, "b": 2}, {"a": 1}, id="dependentRequired"
+    ),
+    pytest.param(
+        {"allOf": [{"type": "object"}, {"dependentSchemas": {"a": {"required": ["b"]}}}]},
+        {"a": 1, "b": 2},
+        {"a": 1},
+        id="dependentSchemas in allOf",
+    ),
+    pytest.param(
+        {"prefixItems": [STRING, {"type": "integer"}], "items": False},
+        ["x", 1],
+        ["x", 1, 2],
+        id="prefixItems then items false",
+    ),
+    pytest.param(
+        {"prefixItems": [STRING], "items": {"type": "integer"}},
+        ["x", 1, 2],
+        ["x", "y"],
+        id="items after prefixItems",
+    ),
+    pytest.param({"contains": STRING, "minContains": 2}, ["a", "b", 1], ["a", 1], id="minContains"),
+    pytest.param(
+        {"$defs": {"list": {"contains": STRING, "maxContains": 1}}, "$ref": "#/$defs/list"},
+        ["a", 1],
+        ["a", "b"],
+        id="maxContains through $ref",
+    ),
+    pytest.param(
+        {"$defs": {"s": STRING}, "properties": {"a": {"$ref": "#/$defs/s", "maxLength": 3}}},
+        {"a": "abc"},
+        {"a": "abcd"},
+        id="keyword beside $ref",
+    ),
+    pytest.param(
+        {"$defs": {"s": STRING}, "$ref": "#/$defs/s", "minLength": 1},
+        "a",
+        "",
+        id="keyword beside $ref at root",
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), ENFORCED)
+def test_keyword_fastjsonschema_skips_is_enforced(schema: Any, valid: Any, invalid: Any) -> None:
+    """A 2020-12 keyword that stock fastjsonschema ignores now accepts and rejects correctly."""
+    validator = compile_schema(schema)
+    assert validator.is_valid(valid)
+    assert not validator.is_valid(invalid)
+
+
+def test_failure_beside_a_ref_names_the_sibling_keyword() -> None:
+    """A sibling of `$ref` that fails is reported at its own location, not the ref target's."""
+    schema = {"$defs": {"s": STRING}, "properties": {"a": {"$ref": "#/$defs/s", "maxLength": 3}}}
+    with pytest.raises(ValidationError) as caught:
+        compile_schema(schema).validate({"a": "abcd"})
+    assert caught.value.schema_path == "/properties/a/maxLength"

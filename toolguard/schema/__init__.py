@@ -106,21 +106,19 @@ def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
     checkers = FORMAT_CHECKERS if formats else {}
 
     def generate() -> str:
-        import fastjsonschema  # noqa: PLC0415 - only on a cache miss: it costs ~30 ms to import
+        from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415 - cache miss only
+
+        from toolguard.schema.generator import generate_source  # noqa: PLC0415
 
         try:
-            source: str = fastjsonschema.compile_to_code(
-                copy.deepcopy(prepared),  # NOTE: its resolver rewrites $ref values in place
-                handlers=_Offline(),
-                formats=checkers,
-                use_default=False,
-                use_formats=formats,
+            # NOTE: fastjsonschema's resolver rewrites $ref values in place: give it a copy.
+            return generate_source(
+                copy.deepcopy(prepared), _Offline(), checkers, use_formats=formats
             )
-        except fastjsonschema.JsonSchemaDefinitionException as exc:
+        except JsonSchemaDefinitionException as exc:
             raise SchemaError(f"invalid schema: {exc}") from None
         except (ValueError, TypeError, RecursionError, re.error) as exc:
             raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
-        return source
 
     function = load_or_compile(prepared, formats=formats, generate=generate)
     return Validator(partial(function, custom_formats=checkers) if checkers else function)

@@ -37,6 +37,9 @@ ANNOTATIONS = frozenset(
 # Assertions fastjsonschema evaluates exactly as Draft 2020-12 does.
 ASSERTIONS = frozenset(
     {
+        "dependentRequired",
+        "minContains",
+        "maxContains",
         "type",
         "enum",
         "const",
@@ -60,8 +63,8 @@ ASSERTIONS = frozenset(
 SUBSCHEMA = frozenset(
     {"not", "if", "then", "else", "additionalProperties", "propertyNames", "items", "contains"}
 )
-SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf"})
-SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs"})
+SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 ROOT_ONLY = frozenset({"$schema", "$id"})
 # Why each refused keyword is refused; the message is what the schema author reads.
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
@@ -69,11 +72,6 @@ NOT_ENFORCED = dict.fromkeys(
     (
         "unevaluatedProperties",
         "unevaluatedItems",
-        "dependentRequired",
-        "dependentSchemas",
-        "prefixItems",
-        "minContains",
-        "maxContains",
         "$dynamicRef",
         "$dynamicAnchor",
         "$anchor",
@@ -90,13 +88,14 @@ NOT_ENFORCED = dict.fromkeys(
     "contentMediaType": "an annotation in Draft 2020-12 that fastjsonschema would assert",
     "contentSchema": "an annotation in Draft 2020-12 that fastjsonschema would assert",
 }
-_BESIDE_REF = ANNOTATIONS | ROOT_ONLY | {"$defs"}
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
 
 # Subschemas applied to the same instance as their parent: a cycle through these alone never
 # reaches the end of the instance, so it would recurse forever.
-_SAME_INSTANCE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
+_SAME_INSTANCE = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"}
+)
 # Data, not schemas; fastjsonschema's resolver walks every object it finds for `$ref` and `$id`.
 _DATA = frozenset({"enum", "const"})
 _DROPPED = frozenset({"default", "examples"})  # annotations fastjsonschema would walk as schemas
@@ -121,6 +120,19 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **dict.fromkeys(
         ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"),
         (_count, "a non-negative integer"),
+    ),
+    **dict.fromkeys(("minContains", "maxContains"), (_count, "a non-negative integer")),
+    "dependentRequired": (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(names, list)
+                and all(isinstance(name, str) for name in names)
+                and len(set(names)) == len(names)
+                for names in v.values()
+            )
+        ),
+        "an object of arrays of distinct strings",
     ),
     "required": (
         lambda v: (
@@ -203,6 +215,7 @@ class _Walker:
                 raise SchemaError(f"{keyword!r} must be an object of schemas", field=at)
             if keyword == "patternProperties":
                 return self._pattern_properties(value, at)
+            self._link(keyword, where, [f"{at}/{escape(key)}" for key in value])
             return {key: self.visit(sub, f"{at}/{escape(key)}") for key, sub in value.items()}
         if keyword in ASSERTIONS:
             return self._assertion(keyword, value, at)
@@ -250,9 +263,6 @@ class _Walker:
             raise SchemaError(f"anchor references ({ref!r}) are not supported", field=at)
         target = unquote(ref[1:])
         resolve_pointer(self.root, target, at)
-        beside = sorted(set(node) - _BESIDE_REF - {"$ref"})
-        if beside:
-            raise SchemaError(f"keywords beside '$ref' are not enforced yet: {beside}", field=at)
         self.references[at] = target
         self.same_instance.setdefault(where, []).append(target)
 
