@@ -43,12 +43,6 @@ def refused(name: str, schema: Any, field: str) -> object:
 
 
 NOT_ENFORCED = [
-    refused("unevaluatedProperties", {"unevaluatedProperties": False}, "/unevaluatedProperties"),
-    refused(
-        "unevaluatedItems nested",
-        {"properties": {"tags": {"type": "array", "unevaluatedItems": False}}},
-        "/properties/tags/unevaluatedItems",
-    ),
     refused("$dynamicRef", {"$dynamicRef": "#node"}, "/$dynamicRef"),
     refused(
         "$dynamicAnchor in $defs",
@@ -203,8 +197,8 @@ def test_refusal_message_names_the_keyword() -> None:
 def test_refused_keyword_in_an_unreferenced_definition_is_still_refused() -> None:
     """Every subschema is checked, even a `$defs` entry nothing refers to."""
     with pytest.raises(SchemaError) as caught:
-        compile_schema({"$defs": {"unused": {"unevaluatedProperties": False}}})
-    assert caught.value.field == "/$defs/unused/unevaluatedProperties"
+        compile_schema({"$defs": {"unused": {"$dynamicRef": "#node"}}})
+    assert caught.value.field == "/$defs/unused/$dynamicRef"
 
 
 @pytest.mark.parametrize(
@@ -481,7 +475,66 @@ def test_compile_does_not_rewrite_refs_inside_annotation_values() -> None:
 
 # --- Draft 2020-12 keywords fastjsonschema skips, enforced by toolguard's generator -----------
 
-ENFORCED = [
+ARTICLE_IDENTITY = {
+    "allOf": [
+        {
+            "type": "object",
+            "required": ["subject"],
+            "properties": {"subject": {"type": "string", "minLength": 1, "maxLength": 128}},
+        },
+        {
+            "type": "object",
+            "required": ["source"],
+            "properties": {"source": {"enum": ["directory", "review_service"]}},
+        },
+    ],
+    "unevaluatedProperties": False,
+}
+
+NEW_IN_2020_12 = [
+    pytest.param(
+        ARTICLE_IDENTITY,
+        {"subject": "alice", "source": "directory"},
+        {"subject": "alice", "source": "directory", "admin_override": True},
+        id="the article's allOf + unevaluatedProperties: false",
+    ),
+    pytest.param(
+        {"allOf": [{"properties": {"a": True}}, {"unevaluatedProperties": False}]},
+        {},
+        {"a": 1},
+        id="unevaluatedProperties cannot see a cousin's properties",
+    ),
+    pytest.param(
+        {
+            "anyOf": [{"properties": {"a": True}, "required": ["a"]}, {"required": ["b"]}],
+            "unevaluatedProperties": False,
+        },
+        {"a": 1},
+        {"b": 1},
+        id="only passing anyOf branches evaluate",
+    ),
+    pytest.param(
+        {"not": {"not": {"properties": {"a": True}}}, "unevaluatedProperties": False},
+        {},
+        {"a": 1},
+        id="not contributes no annotations",
+    ),
+    pytest.param(
+        {"prefixItems": [True], "contains": {"type": "string"}, "unevaluatedItems": False},
+        [1, "x", "y"],
+        [1, "x", 2],
+        id="unevaluatedItems after prefixItems and contains",
+    ),
+    pytest.param(
+        {
+            "$defs": {"base": {"properties": {"a": True}}},
+            "$ref": "#/$defs/base",
+            "unevaluatedProperties": False,
+        },
+        {"a": 1},
+        {"a": 1, "b": 2},
+        id="annotations flow back through $ref",
+    ),
     pytest.param(
         {"dependentRequired": {"a": ["b"]}}, {"a": 1, "b": 2}, {"a": 1}, id="dependentRequired"
     ),
@@ -525,7 +578,7 @@ ENFORCED = [
 ]
 
 
-@pytest.mark.parametrize(("schema", "valid", "invalid"), ENFORCED)
+@pytest.mark.parametrize(("schema", "valid", "invalid"), NEW_IN_2020_12)
 def test_keyword_fastjsonschema_skips_is_enforced(schema: Any, valid: Any, invalid: Any) -> None:
     """A 2020-12 keyword that stock fastjsonschema ignores now accepts and rejects correctly."""
     validator = compile_schema(schema)

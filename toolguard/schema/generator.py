@@ -3,6 +3,13 @@
 fastjsonschema 2.22 runs 2020-12 schemas as draft 7 and silently skips the newer keywords.
 This subclass generates code for them, with the same execution model (Python source,
 compiled once). Keywords still missing here are refused by `keywords.prepare`, never skipped.
+
+`unevaluatedProperties`/`unevaluatedItems` need annotations: which members and items the
+other keywords evaluated, through every in-place applicator that *succeeded*. When a schema
+uses them, the generated code keeps one set per instance location, `<variable>_ev`: keywords
+add the member names and item indexes they evaluate; a trial (a branch of `anyOf`/`oneOf`,
+`not`, `if`) that fails is rolled back to a snapshot; a `$ref`'d function returns its set.
+Schemas without them get exactly the untracked code.
 """
 
 from __future__ import annotations
@@ -21,13 +28,224 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         self, definition: Any, resolver: RefResolver, formats: dict[str, Any], *, use_formats: bool
     ) -> None:
         super().__init__(definition, resolver, formats, use_default=False, use_formats=use_formats)
+        self._track = _uses_unevaluated(definition)
         self._json_keywords_to_function.update(
             (
                 ("prefixItems", self.generate_prefix_items),
                 ("dependentRequired", self.generate_dependent_required),
                 ("dependentSchemas", self.generate_dependent_schemas),
+                # Last: they need every other keyword's annotations.
+                ("unevaluatedProperties", self.generate_unevaluated_properties),
+                ("unevaluatedItems", self.generate_unevaluated_items),
             )
         )
+
+    # --- annotation tracking ------------------------------------------------------------------
+
+    def generate_validation_function(self, uri: str, name: str) -> None:
+        """Each function returns the set of what it evaluated in its instance (when tracking)."""
+        if not self._track:
+            super().generate_validation_function(uri, name)
+            return
+        self._validation_functions_done.add(uri)
+        self.l("")
+        with (
+            self._resolver.resolving(uri) as definition,
+            self.l("def {}(data, custom_formats={{}}, name_prefix=None):", name),
+        ):
+            self.l("data_ev = set()")
+            self.generate_func_code_block(definition, "data", "data", clear_variables=True)
+            self.l("return data_ev")
+
+    def generate_func_code_block(
+        self, definition: Any, variable: str, variable_name: str, clear_variables: bool = False
+    ) -> int:
+        """Generate a subschema's code, giving it its own annotation set when tracking.
+
+        A new instance location starts empty. An in-place subschema (a branch of `allOf`,
+        `anyOf`, ...) also collects into a set of its own, merged into its parent's only once
+        it has passed: its `unevaluated*` must not see what its siblings evaluated.
+        """
+        if not self._track:
+            return int(
+                super().generate_func_code_block(
+                    definition, variable, variable_name, clear_variables
+                )
+            )
+        if variable != self._variable:
+            self.l("{}_ev = set()", variable)
+            return int(
+                super().generate_func_code_block(
+                    definition, variable, variable_name, clear_variables
+                )
+            )
+        self._any_or_one_of_count += 1
+        parent = f"{variable}_evp{self._any_or_one_of_count}"
+        self.l("{} = {}_ev", parent, variable)
+        self.l("{}_ev = set()", variable)
+        count = super().generate_func_code_block(
+            definition, variable, variable_name, clear_variables
+        )
+        self.l("{}.update({}_ev)", parent, variable)
+        self.l("{}_ev = {}", variable, parent)
+        return int(count)
+
+    def generate_ref(self) -> None:
+        """`$ref`: call the target's function; when tracking, keep what it evaluated."""
+        if not self._track:
+            super().generate_ref()
+            return
+        with self._resolver.in_scope(self._here["$ref"]):
+            name = self._resolver.get_scope_name()
+            uri = self._resolver.get_uri()
+            if uri not in self._validation_functions_done:
+                self._needed_validation_functions[uri] = name
+            path = str(self._variable_name)[4:]
+            name_arg = f'(name_prefix or "data") + "{path}"'
+            if "{" in name_arg or "}" in name_arg:
+                name_arg += ".format(**locals())"
+            self.l("{variable}_ev.update({}({variable}, custom_formats, {}))", name, name_arg)
+
+    def _trial(self, definition: Any, on_success: str) -> None:
+        """Try `definition` on the same instance; if it fails, its annotations are dropped.
+
+        (It collects into a set of its own, merged only on success: the `except` branch just
+        rebinds the location's set to the parent's.)
+        """
+        self._any_or_one_of_count += 1
+        outer = f"{self._variable}_evo{self._any_or_one_of_count}"
+        self.l("{} = {variable}_ev", outer)
+        with self.l("try:", optimize=False), self.trial_validation():
+            self._block(definition, str(self._variable), str(self._variable_name), True)
+            self.l(on_success)
+        with self.l("except JsonSchemaValueException:", optimize=False):
+            self.l("{variable}_ev = {}", outer)
+
+    def generate_any_of(self) -> None:
+        """`anyOf`: when tracking, every branch is tried, as each valid one adds annotations."""
+        if not self._track:
+            super().generate_any_of()
+            return
+        self._any_or_one_of_count += 1
+        counter = f"{self._variable}_any_of{self._any_or_one_of_count}"
+        self.l("{} = 0", counter)
+        for branch in self._here["anyOf"]:
+            self._trial(branch, f"{counter} += 1")
+        with self.l("if not {}:", counter):
+            self.exc("{name} cannot be validated by any definition", rule="anyOf")
+
+    def generate_one_of(self) -> None:
+        """`oneOf`: the one valid branch keeps its annotations."""
+        if not self._track:
+            super().generate_one_of()
+            return
+        self._any_or_one_of_count += 1
+        counter = f"{self._variable}_one_of{self._any_or_one_of_count}"
+        self.l("{} = 0", counter)
+        for branch in self._here["oneOf"]:
+            self._trial(branch, f"{counter} += 1")
+        with self.l("if {} != 1:", counter):
+            self.exc("{name} must be valid exactly by one definition", rule="oneOf")
+
+    def generate_not(self) -> None:
+        """`not`: never contributes annotations, whether its subschema passes or not."""
+        if not self._track or isinstance(self._here["not"], bool):
+            super().generate_not()
+            return
+        self._any_or_one_of_count += 1
+        outer = f"{self._variable}_evo{self._any_or_one_of_count}"
+        before = f"{outer}_copy"
+        failed = f"{outer}_failed"
+        self.l("{} = {variable}_ev", outer)
+        self.l("{} = set({variable}_ev)", before)
+        self.l("{} = False", failed)
+        with self.l("try:", optimize=False), self.trial_validation():
+            self._block(self._here["not"], str(self._variable), str(self._variable_name), True)
+        with self.l("except JsonSchemaValueException:", optimize=False):
+            self.l("{} = True", failed)
+        self.l("{variable}_ev = {}", outer)
+        self.l("{variable}_ev.clear()")
+        self.l("{variable}_ev.update({})", before)
+        with self.l("if not {}:", failed):
+            self.exc("{name} must NOT match a disallowed definition", rule="not")
+
+    def generate_if_then_else(self) -> None:
+        """`if`: its annotations count when it passes; then `then` or `else` applies."""
+        if not self._track:
+            super().generate_if_then_else()
+            return
+        self._any_or_one_of_count += 1
+        passed = f"{self._variable}_if{self._any_or_one_of_count}"
+        self.l("{} = False", passed)
+        self._trial(self._here["if"], f"{passed} = True")
+        for keyword, condition in (("then", "if {}:"), ("else", "if not {}:")):
+            if keyword in self._here:
+                with self.l(condition, passed):
+                    self._block(
+                        self._here[keyword], str(self._variable), str(self._variable_name), True
+                    )
+
+    def _annotate(self, guard: str, line: str) -> None:
+        if self._track:
+            with self.l(guard):
+                self.l(line)
+
+    def generate_properties(self) -> None:
+        """`properties` evaluates the members it names that are present."""
+        super().generate_properties()
+        names = _literal(repr(sorted(self._here["properties"])))
+        self._annotate(
+            "if {variable}_is_dict:", f"{{variable}}_ev.update({{variable}}.keys() & {names})"
+        )
+
+    def generate_pattern_properties(self) -> None:
+        """`patternProperties` evaluates the members any of its patterns matches."""
+        super().generate_pattern_properties()
+        patterns = [
+            f"REGEX_PATTERNS[{_literal(repr(pattern))}]"
+            for pattern in self._here["patternProperties"]
+        ]
+        if patterns:
+            matched = " or ".join(f"{pattern}.search(key)" for pattern in patterns)
+            self._annotate(
+                "if {variable}_is_dict:",
+                f"{{variable}}_ev.update(key for key in {{variable}} if {matched})",
+            )
+
+    def generate_additional_properties(self) -> None:
+        """`additionalProperties` evaluates every member the others left."""
+        super().generate_additional_properties()
+        self._annotate("if {variable}_is_dict:", "{variable}_ev.update({variable})")
+
+    def generate_unevaluated_properties(self) -> None:
+        """`unevaluatedProperties`: members no other keyword evaluated must match it."""
+        self.create_variable_is_dict()
+        with self.l("if {variable}_is_dict:"):
+            with self.l("for {variable}_uk in [k for k in {variable} if k not in {variable}_ev]:"):
+                self.l("{variable}_uv = {variable}[{variable}_uk]")
+                self._block(
+                    self._here["unevaluatedProperties"],
+                    f"{self._variable}_uv",
+                    f"{self._variable_name}.{{{self._variable}_uk}}",
+                )
+            self.l("{variable}_ev.update({variable})")
+
+    def generate_unevaluated_items(self) -> None:
+        """`unevaluatedItems`: items no other keyword evaluated must match it."""
+        self.create_variable_is_list()
+        with self.l("if {variable}_is_list:"):
+            with (
+                self.l("for {variable}_ux, {variable}_uv in enumerate({variable}):"),
+                self.l("if {variable}_ux not in {variable}_ev:"),
+            ):
+                self._block(
+                    self._here["unevaluatedItems"],
+                    f"{self._variable}_uv",
+                    f"{self._variable_name}[{{{self._variable}_ux}}]",
+                )
+            self.l("{variable}_ev.update(range(len({variable})))")
+
+    # --- keywords draft 7 lacks ----------------------------------------------------------------
 
     def _generate_func_code_block(self, definition: Any) -> int:
         # NOTE: draft 7 lets `$ref` override its siblings; in 2020-12 it is one keyword among
@@ -72,11 +290,19 @@ class CodeGenerator202012(CodeGeneratorDraft07):
                         f"{self._variable}__{index}",
                         f"{self._variable_name}[{index}]",
                     )
+            if self._track:
+                count = len(self._here["prefixItems"])
+                self.l("{variable}_ev.update(range(min({variable}_len, {})))", count)
 
     def generate_items(self) -> None:
         """`items`: every item after those `prefixItems` covers must match."""
         items_definition = self._here["items"]
         if items_definition is True:
+            if self._track:  # `items: true` evaluates every item all the same
+                self._annotate(
+                    "if isinstance({variable}, list):",
+                    "{variable}_ev.update(range(len({variable})))",
+                )
             return
         start = len(self._here.get("prefixItems", ()))
         self.create_variable_is_list()
@@ -94,6 +320,8 @@ class CodeGenerator202012(CodeGeneratorDraft07):
                     f"{self._variable}_item",
                     f"{self._variable_name}[{{{self._variable}_x}}]",
                 )
+            if self._track:
+                self.l("{variable}_ev.update(range(len({variable})))")
 
     def generate_contains(self) -> None:
         """`contains` with `minContains` (default 1) and `maxContains` matching items."""
@@ -102,12 +330,14 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         self.create_variable_is_list()
         with self.l("if {variable}_is_list:"):
             self.l("{variable}_contains = 0")
-            with self.l("for {variable}_key in {variable}:"):
+            with self.l("for {variable}_ci, {variable}_key in enumerate({variable}):"):
                 with self.l("try:"), self.trial_validation():
                     self._block(
                         self._here["contains"], f"{self._variable}_key", str(self._variable_name)
                     )
                     self.l("{variable}_contains += 1")
+                    if self._track:
+                        self.l("{variable}_ev.add({variable}_ci)")
                 self.l("except JsonSchemaValueException: pass")
             with self.l("if {variable}_contains < {}:", minimum):
                 self.exc(
@@ -154,3 +384,19 @@ def generate_source(
     resolver = RefResolver.from_schema(definition, handlers=handlers, store={})
     generator = CodeGenerator202012(definition, resolver, formats, use_formats=use_formats)
     return f"{generator.global_state_code}\n{generator.func_code}"
+
+
+def _uses_unevaluated(node: Any) -> bool:
+    """Whether any object in the schema has an unevaluated* member (data included: harmless)."""
+    if isinstance(node, dict):
+        if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+            return True
+        return any(_uses_unevaluated(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_uses_unevaluated(item) for item in node)
+    return False
+
+
+def _literal(code: str) -> str:
+    """Protect a Python literal from the `str.format` that fastjsonschema's `l()` applies."""
+    return code.replace("{", "{{").replace("}", "}}")

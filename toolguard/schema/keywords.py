@@ -1,10 +1,11 @@
 """Which Draft 2020-12 keywords toolguard enforces, and the walk that refuses everything else.
 
 fastjsonschema 2.22 runs every 2020-12 schema as draft 7: it silently ignores
-`unevaluatedProperties`, `prefixItems`, `dependentRequired`, keywords beside `$ref` and more.
-`prepare` checks every subschema against the allow-lists below and refuses the whole schema
-with a `SchemaError` naming the keyword and its JSON Pointer, so nothing is ever silently
-skipped. It returns a copy whose patterns are rewritten from ECMA-262 to Python.
+`unevaluatedProperties`, `prefixItems`, `dependentRequired`, keywords beside `$ref` and more;
+`generator.py` adds most of them. `prepare` checks every subschema against the allow-lists
+below and refuses the whole schema with a `SchemaError` naming the keyword and its JSON
+Pointer, so nothing is ever silently skipped. It returns a copy whose patterns are rewritten
+from ECMA-262 to Python.
 """
 
 from __future__ import annotations
@@ -61,7 +62,18 @@ ASSERTIONS = frozenset(
     }
 )
 SUBSCHEMA = frozenset(
-    {"not", "if", "then", "else", "additionalProperties", "propertyNames", "items", "contains"}
+    {
+        "not",
+        "if",
+        "then",
+        "else",
+        "additionalProperties",
+        "propertyNames",
+        "items",
+        "contains",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    }
 )
 SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
@@ -70,8 +82,6 @@ ROOT_ONLY = frozenset({"$schema", "$id"})
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
 NOT_ENFORCED = dict.fromkeys(
     (
-        "unevaluatedProperties",
-        "unevaluatedItems",
         "$dynamicRef",
         "$dynamicAnchor",
         "$anchor",
