@@ -56,9 +56,6 @@ NOT_ENFORCED = [
     refused("definitions (pre-2019)", {"definitions": {"s": STRING}}, "/definitions"),
     refused("dependencies (pre-2019)", {"dependencies": {"a": ["b"]}}, "/dependencies"),
     refused("additionalItems (pre-2020)", {"additionalItems": False}, "/additionalItems"),
-    refused("contentEncoding", {"contentEncoding": "base64"}, "/contentEncoding"),
-    refused("contentMediaType", {"contentMediaType": "application/json"}, "/contentMediaType"),
-    refused("contentSchema", {"contentSchema": STRING}, "/contentSchema"),
 ]
 
 STRUCTURE = [
@@ -592,3 +589,13 @@ def test_failure_beside_a_ref_names_the_sibling_keyword() -> None:
     with pytest.raises(ValidationError) as caught:
         compile_schema(schema).validate({"a": "abcd"})
     assert caught.value.schema_path == "/properties/a/maxLength"
+
+
+def test_content_keywords_are_annotations_not_assertions() -> None:
+    """contentEncoding/contentMediaType/contentSchema never reject (2020-12 annotations)."""
+    schema = {
+        "contentEncoding": "base64",
+        "contentMediaType": "application/json",
+        "contentSchema": {"type": "object"},
+    }
+    assert compile_schema(schema).is_valid("not base64, not json")

@@ -94,9 +94,6 @@ NOT_ENFORCED = dict.fromkeys(
     "definitions": "not a Draft 2020-12 keyword; use $defs",
     "dependencies": "not a Draft 2020-12 keyword; use dependentRequired/dependentSchemas",
     "additionalItems": "not a Draft 2020-12 keyword; use items with prefixItems",
-    "contentEncoding": "an annotation in Draft 2020-12 that fastjsonschema would assert",
-    "contentMediaType": "an annotation in Draft 2020-12 that fastjsonschema would assert",
-    "contentSchema": "an annotation in Draft 2020-12 that fastjsonschema would assert",
 }
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
@@ -108,7 +105,11 @@ _SAME_INSTANCE = frozenset(
 )
 # Data, not schemas; fastjsonschema's resolver walks every object it finds for `$ref` and `$id`.
 _DATA = frozenset({"enum", "const"})
-_DROPPED = frozenset({"default", "examples"})  # annotations fastjsonschema would walk as schemas
+# Annotations kept out of the compiled copy: fastjsonschema would walk `default`/`examples`
+# as schemas, and would *assert* `content*` (draft 7), which 2020-12 makes annotations only.
+_DROPPED = frozenset(
+    {"default", "examples", "contentEncoding", "contentMediaType", "contentSchema"}
+)
 LOCATION_TAG = "toolguard:"
 
 
