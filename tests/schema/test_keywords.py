@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,7 +50,6 @@ NOT_ENFORCED = [
         {"$defs": {"node": {"$dynamicAnchor": "node"}}},
         "/$defs/node/$dynamicAnchor",
     ),
-    refused("$anchor", {"properties": {"a": {"$anchor": "here"}}}, "/properties/a/$anchor"),
     refused("$vocabulary", {"$vocabulary": {DRAFT: True}}, "/$vocabulary"),
     refused("$recursiveRef", {"$recursiveRef": "#"}, "/$recursiveRef"),
     refused("$recursiveAnchor", {"$recursiveAnchor": True}, "/$recursiveAnchor"),
@@ -77,12 +77,6 @@ STRUCTURE = [
         "/properties/a~1b~0c/maxLenght",
     ),
     refused("id without $ (draft-04)", {"id": "https://example.invalid/s.json"}, "/id"),
-    refused(
-        "$id below the root",
-        {"properties": {"a": {"$id": "https://example.invalid/a.json"}}},
-        "/properties/a/$id",
-    ),
-    refused("$id in $defs", {"$defs": {"x": {"$id": "x.json"}}}, "/$defs/x/$id"),
     refused("$schema below the root", {"items": {"$schema": DRAFT}}, "/items/$schema"),
     refused("type name misspelled", {"type": "strnig"}, "/type"),
     refused("type list empty", {"type": []}, "/type"),
@@ -599,3 +593,63 @@ def test_content_keywords_are_annotations_not_assertions() -> None:
         "contentSchema": {"type": "object"},
     }
     assert compile_schema(schema).is_valid("not base64, not json")
+
+
+REFERENCES = [
+    pytest.param(
+        {"$defs": {"a": {"$anchor": "here", "type": "string"}}, "$ref": "#here"},
+        "x",
+        1,
+        id="$anchor",
+    ),
+    pytest.param(
+        {
+            "$id": "https://example.invalid/root.json",
+            "$defs": {"x": {"$id": "item.json", "type": "integer"}},
+            "items": {"$ref": "item.json"},
+        },
+        [1, 2],
+        [1, "2"],
+        id="$id below the root, relative $ref",
+    ),
+    pytest.param(
+        {
+            "$id": "https://example.invalid/root.json",
+            "$defs": {"x": {"$id": "nested/", "$defs": {"n": {"type": "null"}}}},
+            "$ref": "nested/#/$defs/n",
+        },
+        None,
+        0,
+        id="pointer into an embedded resource",
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), REFERENCES)
+def test_references_resolve_offline_through_ids_and_anchors(
+    schema: Any, valid: Any, invalid: Any
+) -> None:
+    """`$id` scopes, relative refs and `$anchor`s resolve inside the document, offline."""
+    validator = compile_schema(schema)
+    assert validator.is_valid(valid)
+    assert not validator.is_valid(invalid)
+
+
+def test_registry_supplies_documents_for_a_uri_prefix(tmp_path: Path) -> None:
+    """A `$ref` under a registered prefix is read from the local directory, never fetched."""
+    (tmp_path / "money.json").write_text('{"type": "integer", "minimum": 0}')
+    schema = {"properties": {"cents": {"$ref": "https://schemas.example.invalid/money.json"}}}
+    refs = {"https://schemas.example.invalid/": str(tmp_path)}
+    validator = compile_schema(schema, refs=refs)
+    assert validator.is_valid({"cents": 3})
+    assert not validator.is_valid({"cents": -3})
+
+
+def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
+    """`..` in a registered reference cannot escape the directory: an unknown reference."""
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "secret.json").write_text("{}")
+    schema = {"$ref": "https://schemas.example.invalid/../secret.json"}
+    refs = {"https://schemas.example.invalid/": str(tmp_path / "inside")}
+    with pytest.raises(SchemaError, match="unknown reference"):
+        compile_schema(schema, refs=refs)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
@@ -100,9 +101,15 @@ def _steps(node: Any, name: str) -> list[str] | None:
     return None
 
 
-def compile_schema(schema: Any, *, formats: bool = True) -> Validator:
-    """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced."""
-    prepared = prepare(schema, formats=formats)
+def compile_schema(
+    schema: Any, *, refs: Mapping[str, str | Path] | None = None, formats: bool = True
+) -> Validator:
+    """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced.
+
+    `refs` maps URI prefixes to local directories: the only place, besides the schema itself,
+    where a `$ref` may lead. Nothing is fetched from the network.
+    """
+    prepared = prepare(schema, formats=formats, refs=refs)
     checkers = FORMAT_CHECKERS if formats else {}
 
     def generate() -> str:

@@ -14,6 +14,7 @@ Schemas without them get exactly the untracked code.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, cast
 
 from fastjsonschema.draft07 import CodeGeneratorDraft07
@@ -377,11 +378,24 @@ class CodeGenerator202012(CodeGeneratorDraft07):
                     self._block(dependent, str(self._variable), str(self._variable_name), True)
 
 
+class _UniqueNames(RefResolver):
+    """Function names that cannot collide.
+
+    fastjsonschema names a function after its scope with punctuation dropped, so `/a-b` and
+    `/a_b` would share a name and one would silently replace the other: add a digest.
+    """
+
+    def get_scope_name(self) -> str:
+        name = super().get_scope_name()
+        digest = hashlib.sha256(self.get_uri().encode()).hexdigest()[:12]
+        return f"{name}_{digest}"
+
+
 def generate_source(
     definition: Any, handlers: Any, formats: dict[str, Any], *, use_formats: bool
 ) -> str:
     """Python source of the validation module for a prepared 2020-12 schema."""
-    resolver = RefResolver.from_schema(definition, handlers=handlers, store={})
+    resolver = _UniqueNames.from_schema(definition, handlers=handlers, store={})
     generator = CodeGenerator202012(definition, resolver, formats, use_formats=use_formats)
     return f"{generator.global_state_code}\n{generator.func_code}"
 

@@ -11,13 +11,16 @@ from ECMA-262 to Python.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote
 
 from toolguard.errors import SchemaError
 from toolguard.pointer import MISSING, escape, lookup
 from toolguard.schema.formats import FORMAT_CHECKERS
+from toolguard.schema.refs import REMOTE_PREFIX, Index
 from toolguard.schema.regex import translate
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -33,6 +36,10 @@ ANNOTATIONS = frozenset(
         "readOnly",
         "writeOnly",
         "$comment",
+        # Annotations in 2020-12 (draft 7 asserted them): never passed to fastjsonschema.
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
     }
 )
 # Assertions fastjsonschema evaluates exactly as Draft 2020-12 does.
@@ -77,14 +84,12 @@ SUBSCHEMA = frozenset(
 )
 SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
-ROOT_ONLY = frozenset({"$schema", "$id"})
 # Why each refused keyword is refused; the message is what the schema author reads.
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
 NOT_ENFORCED = dict.fromkeys(
     (
         "$dynamicRef",
         "$dynamicAnchor",
-        "$anchor",
         "$vocabulary",
         "$recursiveRef",
         "$recursiveAnchor",
@@ -109,7 +114,9 @@ _DATA = frozenset({"enum", "const"})
 # as schemas, and would *assert* `content*` (draft 7), which 2020-12 makes annotations only.
 _DROPPED = frozenset(
     {"default", "examples", "contentEncoding", "contentMediaType", "contentSchema"}
+    | {"$id", "$anchor"}  # resolved here: fastjsonschema must not open scopes of its own
 )
+_ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 LOCATION_TAG = "toolguard:"
 
 
@@ -159,29 +166,33 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
-def prepare(schema: Any, *, formats: bool = True) -> Any:
+def prepare(
+    schema: Any, *, formats: bool = True, refs: Mapping[str, str | Path] | None = None
+) -> Any:
     """Check `schema` and return a copy ready for fastjsonschema.
 
     Every subschema object in the copy carries its JSON Pointer in `$comment` (prefixed with
-    `LOCATION_TAG`), so a validation error names the exact subschema that failed.
+    `LOCATION_TAG`), so a validation error names the exact subschema that failed. Every `$ref`
+    is resolved here (see `refs.py`) and rewritten to a local JSON Pointer; documents from the
+    registry are embedded under `$defs`.
     """
     if not isinstance(schema, dict | bool):
         raise SchemaError("a schema must be a JSON object or a boolean", field="/")
-    if isinstance(schema, dict):
-        declared = schema.get("$schema", DRAFT_2020_12)
-        if not isinstance(declared, str) or declared.rstrip("#") != DRAFT_2020_12:
-            raise SchemaError(
-                f"only Draft 2020-12 is supported, not {declared!r}", field="/$schema"
-            )
-    walker = _Walker(schema, formats)
+    walker = _Walker(Index(schema, refs), formats)
     prepared = walker.visit(schema, "")
+    visited = 0
+    while visited < len(walker.index.remotes):  # a remote document may reference another
+        key, document = walker.index.remotes[visited]
+        embedded = walker.visit(document, f"/$defs/{escape(key)}")
+        prepared.setdefault("$defs", {})[key] = embedded
+        visited += 1
     walker.check_references()
     return prepared
 
 
 class _Walker:
-    def __init__(self, root: Any, formats: bool) -> None:
-        self.root = root
+    def __init__(self, index: Index, formats: bool) -> None:
+        self.index = index
         self.formats = formats
         self.subschemas: set[str] = set()
         self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
@@ -193,24 +204,35 @@ class _Walker:
             return node
         if not isinstance(node, dict):
             raise SchemaError("a subschema must be a JSON object or a boolean", field=where or "/")
-        if "$ref" in node:
-            self._check_ref(node, where)
         out: dict[str, Any] = {}
+        if "$ref" in node:
+            out["$ref"] = self._check_ref(node, where)
         for keyword, value in node.items():
-            if keyword not in _DROPPED:
-                out[keyword] = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
+            checked = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
+            if keyword not in _DROPPED and keyword != "$ref":
+                out[keyword] = checked
         out["$comment"] = LOCATION_TAG + (where or "/")
         return out
 
     def _keyword(self, keyword: str, value: Any, where: str, at: str) -> Any:
         if keyword in NOT_ENFORCED:
             raise SchemaError(f"keyword {keyword!r} is refused: {NOT_ENFORCED[keyword]}", field=at)
-        if keyword in ROOT_ONLY:
-            if where:
-                raise SchemaError(f"{keyword!r} is only supported at the root", field=at)
+        if keyword == "$schema":
+            if where and not where.startswith(f"/$defs/{REMOTE_PREFIX}"):
+                raise SchemaError("'$schema' is only supported at a document's root", field=at)
+            if not isinstance(value, str) or value.rstrip("#") != DRAFT_2020_12:
+                raise SchemaError(f"only Draft 2020-12 is supported, not {value!r}", field=at)
             return value
-        if keyword in ANNOTATIONS or keyword == "$ref":
+        if keyword in ("$id", "$anchor"):
+            if not isinstance(value, str) or (
+                keyword == "$anchor" and not _ANCHOR.fullmatch(value)
+            ):
+                raise SchemaError(f"{keyword!r} must be a valid name, not {value!r}", field=at)
             return value
+        if keyword in ANNOTATIONS:
+            return value
+        if keyword == "$ref":
+            return value  # resolved and rewritten by visit()
         if keyword in SUBSCHEMA:
             if keyword == "items" and isinstance(value, list):
                 raise SchemaError("array-form 'items' is not Draft 2020-12 (prefixItems)", field=at)
@@ -265,17 +287,15 @@ class _Walker:
             _check_data(value, at)
         return copy.deepcopy(value)
 
-    def _check_ref(self, node: dict[str, Any], where: str) -> None:
+    def _check_ref(self, node: dict[str, Any], where: str) -> str:
+        """Resolve the `$ref` and return it rewritten as a local pointer reference."""
         ref = node["$ref"]
-        at = f"{where}/$ref"
-        if not isinstance(ref, str) or not ref.startswith("#"):
-            raise SchemaError(f"only local references ('#/...') are allowed, not {ref!r}", field=at)
-        if ref != "#" and not ref.startswith("#/"):
-            raise SchemaError(f"anchor references ({ref!r}) are not supported", field=at)
-        target = unquote(ref[1:])
-        resolve_pointer(self.root, target, at)
-        self.references[at] = target
+        if not isinstance(ref, str):
+            raise SchemaError("'$ref' must be a string", field=f"{where}/$ref")
+        target = self.index.resolve(ref, where)
+        self.references[f"{where}/$ref"] = target
         self.same_instance.setdefault(where, []).append(target)
+        return "#" + quote(target, safe="/~")
 
     def check_references(self) -> None:
         """Every `$ref` must land on a subschema, and no cycle may skip the instance."""

@@ -1,0 +1,143 @@
+"""References resolved offline: `$id` scopes, `$anchor`s, JSON Pointers and a local registry.
+
+Nothing is ever fetched. A reference resolves to a schema in the document itself (through
+the base URI that `$id`s set), or to a file under a directory the caller registered for a
+URI prefix (`refs={"https://example.com/schemas/": "schemas/"}`), read with the same strict,
+bounded parser as everything else. Anything else is a `SchemaError`.
+
+`Index` maps every resource URI and anchor to a JSON Pointer in one combined document: the
+root schema, with each registry document placed under `$defs` at a reserved key. `prepare`
+then rewrites every `$ref` to a plain local pointer, so the generated code never resolves a
+URI at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from toolguard.errors import Rejection, SchemaError
+from toolguard.limits import Limits, read_bounded
+from toolguard.parse import parse
+from toolguard.pointer import MISSING, escape, lookup
+
+ROOT_BASE = "urn:toolguard:root"
+REMOTE_PREFIX = "toolguard:remote:"
+REGISTRY_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
+# Keywords whose value is a schema, a list of schemas, or a map of schemas.
+ONE = frozenset(
+    {
+        "not",
+        "if",
+        "then",
+        "else",
+        "additionalProperties",
+        "propertyNames",
+        "items",
+        "contains",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "contentSchema",
+    }
+)
+MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
+def join(base: str, ref: str) -> str:
+    """Resolve `ref` against `base`, URNs included (urljoin ignores their fragments)."""
+    if ref.startswith("#"):
+        return urldefrag(base).url + ref
+    return urljoin(base, ref)
+
+
+def children(node: Any, where: str) -> Iterator[tuple[Any, str]]:
+    """The subschemas directly inside `node`, with their pointers."""
+    if not isinstance(node, dict):
+        return
+    for keyword, value in node.items():
+        at = f"{where}/{escape(keyword)}"
+        if keyword in ONE:
+            yield value, at
+        elif keyword in MANY and isinstance(value, list):
+            yield from ((item, f"{at}/{index}") for index, item in enumerate(value))
+        elif keyword in MAP and isinstance(value, dict):
+            yield from ((item, f"{at}/{escape(key)}") for key, item in value.items())
+
+
+class Index:
+    """Every addressable schema location of the root document and the registry documents."""
+
+    def __init__(self, root: Any, registry: Mapping[str, str | Path] | None) -> None:
+        self.root = root
+        self.registry = {prefix: Path(folder) for prefix, folder in (registry or {}).items()}
+        self.base: dict[str, str] = {}  # pointer -> base URI in force there
+        self.resources: dict[str, str] = {}  # absolute URI (no fragment) -> pointer
+        self.anchors: dict[str, str] = {}  # URI#anchor -> pointer
+        self.remotes: list[tuple[str, Any]] = []  # (key under $defs, document), in load order
+        self._add(root, "", ROOT_BASE)
+
+    def _add(self, node: Any, where: str, base: str) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("$id"), str):
+                base = join(base, node["$id"])
+                if urldefrag(base).fragment:
+                    raise SchemaError("'$id' must not carry a fragment", field=f"{where}/$id")
+                self.resources.setdefault(urldefrag(base).url, where)
+            elif not where:
+                self.resources.setdefault(urldefrag(base).url, where)
+            if isinstance(node.get("$anchor"), str):
+                self.anchors.setdefault(f"{urldefrag(base).url}#{node['$anchor']}", where)
+        self.base[where] = base
+        for child, at in children(node, where):
+            self._add(child, at, base)
+
+    def resolve(self, ref: str, where: str) -> str:
+        """The pointer (in the combined document) that `ref`, written at `where`, denotes."""
+        uri = join(self.base.get(where, ROOT_BASE), ref)
+        resource, fragment = urldefrag(uri)
+        if resource not in self.resources:
+            self._load(resource, where)
+        start = self.resources[resource]
+        if fragment == "" or fragment.startswith("/"):
+            pointer = start + unquote(fragment)
+            if self._node(pointer) is MISSING:
+                raise SchemaError(f"reference {ref!r} points at nothing", field=f"{where}/$ref")
+            return pointer
+        anchor = self.anchors.get(f"{resource}#{fragment}")
+        if anchor is None:
+            raise SchemaError(f"reference {ref!r} names no $anchor", field=f"{where}/$ref")
+        return anchor
+
+    def _node(self, pointer: str) -> Any:
+        for key, document in self.remotes:
+            prefix = f"/$defs/{escape(key)}"
+            if pointer == prefix or pointer.startswith(f"{prefix}/"):
+                return lookup(document, pointer[len(prefix) :])
+        return lookup(self.root, pointer)
+
+    def _load(self, uri: str, where: str) -> None:
+        for prefix, folder in self.registry.items():
+            if uri.startswith(prefix):
+                path = (folder / uri[len(prefix) :]).resolve()
+                if path.is_relative_to(folder.resolve()) and path.is_file():
+                    break
+        else:
+            raise SchemaError(
+                f"unknown reference {uri!r}: not in the schema and not in the registry "
+                "(references are resolved offline only)",
+                field=f"{where}/$ref",
+            )
+        try:
+            with path.open("rb") as stream:
+                document = parse(read_bounded(stream, REGISTRY_LIMITS.max_bytes), REGISTRY_LIMITS)
+        except (OSError, Rejection) as exc:
+            raise SchemaError(
+                f"cannot read {path} for {uri!r}: {exc}", field=f"{where}/$ref"
+            ) from None
+        key = f"{REMOTE_PREFIX}{len(self.remotes)}"
+        self.remotes.append((key, document))
+        self.resources[uri] = f"/$defs/{escape(key)}"
+        self._add(document, f"/$defs/{escape(key)}", uri)
