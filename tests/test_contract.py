@@ -199,3 +199,27 @@ def test_every_registered_kind_is_reachable_from_a_contract_file() -> None:
     )
     assert {rule["kind"] for rule in document["rules"]} == set(RULE_BY_KIND)
     assert len(set(built.values())) == len(RULE_BY_KIND)
+
+
+def test_payload_schema_with_ids_and_anchors_loads_and_projects(tmp_path: Path) -> None:
+    """A payload schema that uses $id scopes and $anchor refs gives a working envelope schema."""
+    schema = {
+        "$id": "https://example.invalid/review.json",
+        "type": "object",
+        "required": ["decision"],
+        "properties": {"decision": {"$ref": "#decision"}},
+        "additionalProperties": False,
+        "$defs": {"d": {"$anchor": "decision", "enum": ["approved", "rejected"]}},
+    }
+    (tmp_path / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    (tmp_path / "contract.toml").write_text(
+        'tool = "review"\nversion = "1"\nschema = "schema.json"\n'
+        '[projection]\ndecision = "/decision"\n',
+        encoding="utf-8",
+    )
+    contract = load_contract(tmp_path / "contract.toml")
+    envelope, _ = contract.check(b'{"decision": "approved"}', request_id="req.anchor.01")
+    assert envelope["data"] == {"decision": "approved"}
+    failure, diagnostics = contract.check(b'{"decision": "maybe"}', request_id="req.anchor.01")
+    assert failure["outcome"] == "failure"
+    assert diagnostics.layer == "schema"

@@ -94,6 +94,8 @@ def load_contract(path: str | Path) -> Contract:
         validator = compile_schema(payload_schema)
     except SchemaError as exc:
         raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
+    # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
+    payload_schema = validator.schema
     rules = tuple(
         _rule(entry, index, payload_schema, source)
         for index, entry in enumerate(document.get("rules", []))

@@ -40,8 +40,9 @@ def _refuse_remote(uri: str) -> NoReturn:
 class Validator:
     """A compiled schema. `validate` raises `ValidationError`; `is_valid` answers yes or no."""
 
-    def __init__(self, function: Callable[[Any], Any]) -> None:
+    def __init__(self, function: Callable[[Any], Any], schema: Any) -> None:
         self._function = function
+        self.schema = schema  # self-contained: local pointer refs only (see refs.bundle)
 
     def validate(self, instance: Any) -> None:
         """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
@@ -109,7 +110,7 @@ def compile_schema(
     `refs` maps URI prefixes to local directories: the only place, besides the schema itself,
     where a `$ref` may lead. Nothing is fetched from the network.
     """
-    prepared = prepare(schema, formats=formats, refs=refs)
+    prepared, bundled = prepare(schema, formats=formats, refs=refs)
     checkers = FORMAT_CHECKERS if formats else {}
 
     def generate() -> str:
@@ -128,4 +129,4 @@ def compile_schema(
             raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
 
     function = load_or_compile(prepared, formats=formats, generate=generate)
-    return Validator(partial(function, custom_formats=checkers) if checkers else function)
+    return Validator(partial(function, custom_formats=checkers) if checkers else function, bundled)

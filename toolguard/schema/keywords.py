@@ -20,7 +20,7 @@ from urllib.parse import quote
 from toolguard.errors import SchemaError
 from toolguard.pointer import MISSING, escape, lookup
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.refs import REMOTE_PREFIX, Index
+from toolguard.schema.refs import REMOTE_PREFIX, Index, bundle
 from toolguard.schema.regex import translate
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -109,7 +109,6 @@ _SAME_INSTANCE = frozenset(
     {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"}
 )
 # Data, not schemas; fastjsonschema's resolver walks every object it finds for `$ref` and `$id`.
-_DATA = frozenset({"enum", "const"})
 # Annotations kept out of the compiled copy: fastjsonschema would walk `default`/`examples`
 # as schemas, and would *assert* `content*` (draft 7), which 2020-12 makes annotations only.
 _DROPPED = frozenset(
@@ -168,13 +167,14 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 def prepare(
     schema: Any, *, formats: bool = True, refs: Mapping[str, str | Path] | None = None
-) -> Any:
+) -> tuple[Any, Any]:
     """Check `schema` and return a copy ready for fastjsonschema.
 
     Every subschema object in the copy carries its JSON Pointer in `$comment` (prefixed with
     `LOCATION_TAG`), so a validation error names the exact subschema that failed. Every `$ref`
     is resolved here (see `refs.py`) and rewritten to a local JSON Pointer; documents from the
-    registry are embedded under `$defs`.
+    registry are embedded under `$defs`. Also returns the schema bundled the same way but
+    otherwise as written (see `refs.bundle`).
     """
     if not isinstance(schema, dict | bool):
         raise SchemaError("a schema must be a JSON object or a boolean", field="/")
@@ -187,7 +187,7 @@ def prepare(
         prepared.setdefault("$defs", {})[key] = embedded
         visited += 1
     walker.check_references()
-    return prepared
+    return prepared, bundle(walker.index)
 
 
 class _Walker:
@@ -283,8 +283,6 @@ class _Walker:
             names = value if isinstance(value, list) else [value]
             if not names or any(name not in _TYPES for name in names):
                 raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
-        if keyword in _DATA:
-            _check_data(value, at)
         return copy.deepcopy(value)
 
     def _check_ref(self, node: dict[str, Any], where: str) -> str:
@@ -330,20 +328,6 @@ def _refuse_cycles(edges: dict[str, list[str]]) -> None:
             else:
                 on_path.discard(path.pop())
                 done.add(node)
-
-
-def _check_data(value: Any, at: str) -> None:
-    """Refuse `$ref`/`$id` members inside data: fastjsonschema would resolve them."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key in ("$ref", "$id"):
-                raise SchemaError(
-                    f"data holding a {key!r} member cannot be compared faithfully yet", field=at
-                )
-            _check_data(item, at)
-    elif isinstance(value, list):
-        for item in value:
-            _check_data(item, at)
 
 
 def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:

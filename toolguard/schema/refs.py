@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from toolguard.errors import Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
@@ -141,3 +141,38 @@ class Index:
         self.remotes.append((key, document))
         self.resources[uri] = f"/$defs/{escape(key)}"
         self._add(document, f"/$defs/{escape(key)}", uri)
+
+
+def bundle(index: Index) -> Any:
+    """The schema as one self-contained document, otherwise as written.
+
+    Every `$ref` a local pointer, no `$id` or `$anchor` left, registry documents under
+    `$defs`: what the envelope schema copies from, with no base URI to get wrong.
+    """
+
+    def copy(node: Any, where: str) -> Any:
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for keyword, value in node.items():
+            at = f"{where}/{escape(keyword)}"
+            if keyword in ("$id", "$anchor") or (keyword == "$schema" and where):
+                continue
+            if keyword == "$ref" and isinstance(value, str):
+                out[keyword] = "#" + quote(index.resolve(value, where), safe="/~")
+            elif keyword in ONE:
+                out[keyword] = copy(value, at)
+            elif keyword in MANY and isinstance(value, list):
+                out[keyword] = [copy(item, f"{at}/{n}") for n, item in enumerate(value)]
+            elif keyword in MAP and isinstance(value, dict):
+                out[keyword] = {
+                    key: copy(item, f"{at}/{escape(key)}") for key, item in value.items()
+                }
+            else:
+                out[keyword] = value
+        return out
+
+    bundled = copy(index.root, "")
+    for key, document in index.remotes:
+        bundled.setdefault("$defs", {})[key] = copy(document, f"/$defs/{escape(key)}")
+    return bundled
