@@ -21,7 +21,6 @@ from typing import Any
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
 from toolguard.limits import Limits, read_bounded
-from toolguard.parse import parse
 from toolguard.pipeline import check_bytes
 from toolguard.projection import DisplayText, Projection
 from toolguard.request import make_request
@@ -29,11 +28,11 @@ from toolguard.result import Outcome
 from toolguard.rules import RULE_BY_KIND, Rule
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.locate import declared_location
+from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
 
-# Contracts and schemas are configuration, not responses: generous budgets, same strictness.
+# Contracts are configuration, not responses: a generous budget, the same strictness.
 CONTRACT_MAX_BYTES = 1 << 20
-SCHEMA_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
 _VALIDATOR_NAME = re.compile(r"^data[^ ]* ")  # fastjsonschema's "data.rules[0].x " prefix
 
 
@@ -89,7 +88,7 @@ def load_contract(path: str | Path) -> Contract:
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field="limits") from None
     schema_file = path.parent / document["schema"]
-    payload_schema = _read_schema(schema_file)
+    payload_schema = read_schema(schema_file)
     try:
         validator = compile_schema(payload_schema)
     except SchemaError as exc:
@@ -123,38 +122,26 @@ def load_contract(path: str | Path) -> Contract:
 
 @cache
 def _contract_validator() -> Validator:
-    return compile_schema(_read_schema(shipped_schema("contract.schema.json")))
-
-
-def _read(path: Path, max_bytes: int, error: type[ContractError], what: str) -> bytes:
-    """Read a configuration file within a byte budget (`/dev/zero` is not a contract)."""
-    try:
-        with path.open("rb") as stream:
-            raw = read_bounded(stream, max_bytes)
-    except OSError as exc:
-        raise error(f"cannot read {what}: {exc.strerror}", source=str(path)) from None
-    except Rejection as exc:
-        raise error(f"{what} is larger than {max_bytes} bytes", source=str(path)) from exc
-    return raw
+    return compile_schema(read_schema(shipped_schema("contract.schema.json")))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    raw = _read(path, CONTRACT_MAX_BYTES, ContractError, "contract")
+    """Read the contract within a byte budget (`/dev/zero` is not a contract)."""
+    try:
+        with path.open("rb") as stream:
+            raw = read_bounded(stream, CONTRACT_MAX_BYTES)
+    except OSError as exc:
+        raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
+    except Rejection:
+        raise ContractError(
+            f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=str(path)
+        ) from None
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ContractError("contract is not UTF-8", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ContractError(f"not valid TOML: {exc}", source=str(path)) from None
-
-
-def _read_schema(path: Path) -> Any:
-    raw = _read(path, SCHEMA_LIMITS.max_bytes, SchemaError, "schema")
-    try:
-        return parse(raw, SCHEMA_LIMITS)
-    except Rejection as exc:
-        where = f" at byte {exc.offset}" if exc.offset is not None else ""
-        raise SchemaError(f"not strict JSON{where}: {exc.message}", source=str(path)) from None
 
 
 def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str:

@@ -25,7 +25,8 @@ from toolguard.pointer import MISSING, escape, lookup
 
 ROOT_BASE = "urn:toolguard:root"
 REMOTE_PREFIX = "toolguard:remote:"
-REGISTRY_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
+# Schemas are configuration, not responses: generous budgets, the same strictness.
+SCHEMA_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
 # Keywords whose value is a schema, a list of schemas, or a map of schemas.
 ONE = frozenset(
     {
@@ -44,6 +45,19 @@ ONE = frozenset(
 )
 MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
+def read_schema(path: Path) -> Any:
+    """A schema file, read within `SCHEMA_LIMITS` by the strict parser; `SchemaError` if not."""
+    try:
+        with path.open("rb") as stream:
+            raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
+        return parse(raw, SCHEMA_LIMITS)
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema: {exc.strerror}", source=str(path)) from None
+    except Rejection as exc:
+        where = f" at byte {exc.offset}" if exc.offset is not None else ""
+        raise SchemaError(f"not strict JSON{where}: {exc.message}", source=str(path)) from None
 
 
 def join(base: str, ref: str) -> str:
@@ -131,12 +145,9 @@ class Index:
                 field=f"{where}/$ref",
             )
         try:
-            with path.open("rb") as stream:
-                document = parse(read_bounded(stream, REGISTRY_LIMITS.max_bytes), REGISTRY_LIMITS)
-        except (OSError, Rejection) as exc:
-            raise SchemaError(
-                f"cannot read {path} for {uri!r}: {exc}", field=f"{where}/$ref"
-            ) from None
+            document = read_schema(path)
+        except SchemaError as exc:
+            raise SchemaError(f"{uri!r}: {exc}", field=f"{where}/$ref") from None
         key = f"{REMOTE_PREFIX}{len(self.remotes)}"
         self.remotes.append((key, document))
         self.resources[uri] = f"/$defs/{escape(key)}"
