@@ -22,6 +22,9 @@ from toolguard.contract import Contract, load_contract
 from toolguard.errors import ExitStatus, ToolguardError, UsageError
 from toolguard.pipeline import check_stream
 from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
+from toolguard.schema import compile_schema
+from toolguard.schema.refs import read_schema
+from toolguard.validate import validate_files
 
 T = TypeVar("T")
 DIAGNOSTICS = ("rich", "json")
@@ -86,6 +89,57 @@ def schema(contract: Path) -> None:
     """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
     loaded = _guard(lambda: load_contract(contract), "rich")
     click.echo(json.dumps(loaded.envelope_schema, indent=2))
+
+
+@main.command()
+@click.argument("schema_file", metavar="SCHEMA", type=_FILE)
+@click.argument(
+    "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
+)
+@click.option(
+    "--refs",
+    "registry",
+    multiple=True,
+    metavar="PREFIX=DIR",
+    help="Serve $refs under PREFIX from files in DIR.",
+)
+@click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="One line per instance, as text or JSON.",
+)
+def validate(
+    schema_file: Path,
+    instances: tuple[Path, ...],
+    registry: tuple[str, ...],
+    no_formats: bool,
+    output: str,
+) -> None:
+    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    refs = _guard(lambda: _registry(registry), "rich")
+    validator = _guard(
+        lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
+        "rich",
+    )
+    all_valid = True
+    for result in validate_files(validator, instances):
+        all_valid &= result.valid
+        report.instance(result, output)
+    sys.exit(ExitStatus.SUCCESS if all_valid else ExitStatus.FAILURE)
+
+
+def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
+    registry: dict[str, str] = {}
+    for pair in pairs:
+        prefix, sep, folder = pair.partition("=")
+        if not sep or not prefix or not folder:
+            raise UsageError(f"--refs expects PREFIX=DIR, got {pair!r}")
+        registry[prefix] = folder
+    return registry
 
 
 def _request(

@@ -1,4 +1,4 @@
-"""Operator diagnostics: the only writer of stderr. Renders values; decides nothing.
+"""Operator diagnostics: the only writer of stderr (and of `validate`'s report). Decides nothing.
 
 Everything quoted from a response or a schema is hostile until shown otherwise: control
 characters (ANSI escapes included) and bidirectional overrides are escaped, rich markup is
@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from toolguard.result import Diagnostics
 from toolguard.text import is_hidden
+from toolguard.validate import InstanceResult
 
 MAX_TEXT = 512
 
@@ -52,6 +53,28 @@ def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
         stream.flush()
         return
     _rich(diagnostics, stream)
+
+
+def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -> None:
+    """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
+    stream = stream if stream is not None else sys.stdout
+    if mode == "json":
+        record = {
+            key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
+            for key, value in asdict(result).items()
+            if value is not None
+        }
+        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+        return
+    if result.valid:
+        stream.write(f"{clean(result.instance)}: valid\n")
+        return
+    where = result.schema_path or (f"byte {result.offset}" if result.offset is not None else "")
+    at = f" at {result.instance_path or '(root)'}" if result.layer == "schema" else ""
+    stream.write(
+        f"{clean(result.instance)}: invalid ({result.layer}: {result.reason}{at}"
+        f"{', ' + where if where else ''}): {clean(result.message or '')}\n"
+    )
 
 
 def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = None) -> None:

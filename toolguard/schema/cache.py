@@ -94,11 +94,24 @@ def _key(prepared: Any, formats: bool) -> str:
     from toolguard import __version__  # noqa: PLC0415 - the package imports this module
 
     material = json.dumps(
-        [__version__, sys.implementation.cache_tag, _fastjsonschema_version(), formats, prepared],
+        [
+            __version__,
+            _generator_digest(),
+            sys.implementation.cache_tag,
+            _fastjsonschema_version(),
+            formats,
+            prepared,
+        ],
         ensure_ascii=True,
         separators=(",", ":"),
     )
     return hashlib.sha256(material.encode("ascii")).hexdigest()
+
+
+def _generator_digest() -> str:
+    """The generator's own source shapes the code too: a changed generator is a new key."""
+    generator = Path(__file__).with_name("generator.py")
+    return hashlib.sha256(generator.read_bytes()).hexdigest()
 
 
 def _fastjsonschema_version() -> str:

@@ -222,28 +222,41 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         """`unevaluatedProperties`: members no other keyword evaluated must match it."""
         self.create_variable_is_dict()
         with self.l("if {variable}_is_dict:"):
-            with self.l("for {variable}_uk in [k for k in {variable} if k not in {variable}_ev]:"):
-                self.l("{variable}_uv = {variable}[{variable}_uk]")
-                self._block(
-                    self._here["unevaluatedProperties"],
-                    f"{self._variable}_uv",
-                    f"{self._variable_name}.{{{self._variable}_uk}}",
-                )
+            self.l("{variable}_unevaluated = [k for k in {variable} if k not in {variable}_ev]")
+            if self._here["unevaluatedProperties"] is False:
+                with self.l("if {variable}_unevaluated:"):
+                    self.exc(
+                        "{name} must not contain unevaluated properties "
+                        '" + str({variable}_unevaluated) + "',
+                        rule="unevaluatedProperties",
+                    )
+            else:
+                with self.l("for {variable}_uk in {variable}_unevaluated:"):
+                    self.l("{variable}_uv = {variable}[{variable}_uk]")
+                    self._block(
+                        self._here["unevaluatedProperties"],
+                        f"{self._variable}_uv",
+                        f"{self._variable_name}.{{{self._variable}_uk}}",
+                    )
             self.l("{variable}_ev.update({variable})")
 
     def generate_unevaluated_items(self) -> None:
         """`unevaluatedItems`: items no other keyword evaluated must match it."""
         self.create_variable_is_list()
         with self.l("if {variable}_is_list:"):
-            with (
-                self.l("for {variable}_ux, {variable}_uv in enumerate({variable}):"),
-                self.l("if {variable}_ux not in {variable}_ev:"),
-            ):
-                self._block(
-                    self._here["unevaluatedItems"],
-                    f"{self._variable}_uv",
-                    f"{self._variable_name}[{{{self._variable}_ux}}]",
-                )
+            if self._here["unevaluatedItems"] is False:
+                with self.l("if len({variable}_ev) < len({variable}):"):
+                    self.exc("{name} must not contain unevaluated items", rule="unevaluatedItems")
+            else:
+                with (
+                    self.l("for {variable}_ux, {variable}_uv in enumerate({variable}):"),
+                    self.l("if {variable}_ux not in {variable}_ev:"),
+                ):
+                    self._block(
+                        self._here["unevaluatedItems"],
+                        f"{self._variable}_uv",
+                        f"{self._variable_name}[{{{self._variable}_ux}}]",
+                    )
             self.l("{variable}_ev.update(range(len({variable})))")
 
     # --- keywords draft 7 lacks ----------------------------------------------------------------

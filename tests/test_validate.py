@@ -1,0 +1,130 @@
+"""`toolguard validate`: strict parse, then the schema, one line per instance, exit 0/1/3."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import RunToolguard
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}},
+    "unevaluatedProperties": False,
+}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "ok.json").write_text('{"a": 1}')
+    (tmp_path / "extra.json").write_text('{"a": 1, "b": 2}')
+    (tmp_path / "dup.json").write_bytes(b'{"a": 1, "a": 2}')
+    return tmp_path
+
+
+def test_all_valid_instances_exit_0(run_toolguard: RunToolguard, files: Path) -> None:
+    """Every instance valid: exit 0 and one 'valid' line each."""
+    run = run_toolguard("validate", files / "schema.json", files / "ok.json", files / "ok.json")
+    assert run.status == 0
+    assert run.stdout.decode().splitlines() == [f"{files / 'ok.json'}: valid"] * 2
+
+
+def test_any_invalid_instance_exits_1_naming_layer_and_keyword(
+    run_toolguard: RunToolguard, files: Path
+) -> None:
+    """A schema failure names its keyword and path; a duplicate member fails at the parse."""
+    run = run_toolguard(
+        "validate",
+        files / "schema.json",
+        files / "ok.json",
+        files / "extra.json",
+        files / "dup.json",
+        files / "missing.json",
+    )
+    assert run.status == 1
+    lines = run.stdout.decode().splitlines()
+    assert lines[0].endswith("ok.json: valid")
+    assert "schema: unevaluatedProperties" in lines[1]
+    assert "/unevaluatedProperties" in lines[1]
+    assert "parse: duplicate_member" in lines[2]
+    assert "input: read_failed" in lines[3]
+
+
+def test_json_output_is_one_object_per_instance(run_toolguard: RunToolguard, files: Path) -> None:
+    """--format json prints one JSON object per instance, in order."""
+    run = run_toolguard(
+        "validate",
+        "--format",
+        "json",
+        files / "schema.json",
+        files / "ok.json",
+        files / "extra.json",
+    )
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [record["valid"] for record in records] == [True, False]
+    assert records[1]["schema_path"] == "/unevaluatedProperties"
+    assert run.status == 1
+
+
+def test_unenforceable_schema_exits_3_with_nothing_on_stdout(
+    run_toolguard: RunToolguard, files: Path
+) -> None:
+    """A schema toolguard refuses (here, a remote $ref) is exit 3 and a one-line error."""
+    (files / "remote.json").write_text('{"$ref": "https://example.invalid/s.json"}')
+    run = run_toolguard("validate", files / "remote.json", files / "ok.json")
+    assert (run.status, run.stdout) == (3, b"")
+    assert b"unknown reference" in run.stderr
+
+
+def test_refs_serve_a_registry_directory(run_toolguard: RunToolguard, files: Path) -> None:
+    """--refs PREFIX=DIR lets a $ref under PREFIX read DIR, and nothing else."""
+    (files / "lib").mkdir()
+    (files / "lib" / "int.json").write_text('{"type": "integer"}')
+    (files / "main.json").write_text('{"$ref": "https://example.invalid/lib/int.json"}')
+    (files / "one.json").write_text("1")
+    run = run_toolguard(
+        "validate",
+        "--refs",
+        f"https://example.invalid/lib/={files / 'lib'}",
+        files / "main.json",
+        files / "one.json",
+    )
+    assert run.status == 0, run.stderr
+
+
+def test_malformed_refs_flag_is_a_usage_error(run_toolguard: RunToolguard, files: Path) -> None:
+    """--refs without '=' is exit 2."""
+    run = run_toolguard("validate", "--refs", "nonsense", files / "schema.json", files / "ok.json")
+    assert run.status == 2
+
+
+def _jsontestsuite() -> Path:
+    configured = os.environ.get("JSONTESTSUITE_DIR")
+    root = (
+        Path(configured) if configured else Path(__file__).parents[2] / "shared" / "jsontestsuite"
+    )
+    return root / "test_parsing"
+
+
+@pytest.mark.skipif(not _jsontestsuite().is_dir(), reason="nst/JSONTestSuite is not present")
+def test_schema_true_is_a_strict_parser_check(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """With the schema `true`, every y_ file passes (but duplicate keys), every n_ fails."""
+    (tmp_path / "true.json").write_text("true")
+    files = sorted(_jsontestsuite().glob("*.json"))
+    assert files, "the JSONTestSuite folder is empty"
+    run = run_toolguard("validate", "--format", "json", tmp_path / "true.json", *files)
+    verdicts = {
+        Path(r["instance"]).name: r["valid"] for r in map(json.loads, run.stdout.splitlines())
+    }
+    assert len(verdicts) == len(files)
+    duplicates = {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
+    wrong = [
+        name
+        for name, valid in verdicts.items()
+        if (name.startswith("y_") and valid == (name in duplicates))
+        or (name.startswith("n_") and valid)
+    ]
+    assert wrong == []
