@@ -234,7 +234,7 @@ def test_non_list_context_for_membership_rule_is_a_usage_error(
 
 # --- contract and schema errors --------------------------------------------------------------
 
-REFUSED = review_schema(**{"$dynamicRef": "#node"})
+REFUSED = review_schema(dependencies={"a": ["b"]})
 REMOTE = review_schema(
     properties={
         "change_id": {"type": "string"},
@@ -271,7 +271,7 @@ REMOTE = review_schema(
         pytest.param(
             {"schema": REFUSED},
             "response.schema.json",
-            ["/$dynamicRef", "refused"],
+            ["/dependencies", "refused"],
             id="refused-keyword",
         ),
         pytest.param(
@@ -302,7 +302,7 @@ def test_schema_command_refuses_a_bad_contract(run_toolguard: Any, tmp_path: Pat
     run = run_toolguard("schema", contract)
     assert run.status == 3
     assert run.stdout == b""
-    assert "$dynamicRef" in one_error_line(run.stderr)
+    assert "dependencies" in one_error_line(run.stderr)
 
 
 # --- hostile responses -----------------------------------------------------------------------

@@ -44,12 +44,6 @@ def refused(name: str, schema: Any, field: str) -> object:
 
 
 NOT_ENFORCED = [
-    refused("$dynamicRef", {"$dynamicRef": "#node"}, "/$dynamicRef"),
-    refused(
-        "$dynamicAnchor in $defs",
-        {"$defs": {"node": {"$dynamicAnchor": "node"}}},
-        "/$defs/node/$dynamicAnchor",
-    ),
     refused("$vocabulary", {"$vocabulary": {DRAFT: True}}, "/$vocabulary"),
     refused("$recursiveRef", {"$recursiveRef": "#"}, "/$recursiveRef"),
     refused("$recursiveAnchor", {"$recursiveAnchor": True}, "/$recursiveAnchor"),
@@ -188,8 +182,8 @@ def test_refusal_message_names_the_keyword() -> None:
 def test_refused_keyword_in_an_unreferenced_definition_is_still_refused() -> None:
     """Every subschema is checked, even a `$defs` entry nothing refers to."""
     with pytest.raises(SchemaError) as caught:
-        compile_schema({"$defs": {"unused": {"$dynamicRef": "#node"}}})
-    assert caught.value.field == "/$defs/unused/$dynamicRef"
+        compile_schema({"$defs": {"unused": {"dependencies": {"a": ["b"]}}}})
+    assert caught.value.field == "/$defs/unused/dependencies"
 
 
 @pytest.mark.parametrize(
@@ -520,6 +514,28 @@ NEW_IN_2020_12 = [
         {"a": 1},
         {"a": 1, "b": 2},
         id="annotations flow back through $ref",
+    ),
+    pytest.param(
+        {
+            "$id": "https://example.invalid/strict-tree",
+            "$dynamicAnchor": "node",
+            "$ref": "tree",
+            "unevaluatedProperties": False,
+            "$defs": {
+                "tree": {
+                    "$id": "https://example.invalid/tree",
+                    "$dynamicAnchor": "node",
+                    "type": "object",
+                    "properties": {
+                        "data": True,
+                        "children": {"type": "array", "items": {"$dynamicRef": "#node"}},
+                    },
+                }
+            },
+        },
+        {"children": [{"data": 1, "children": []}]},
+        {"children": [{"daat": 1}]},
+        id="$dynamicRef extends a recursive schema (strict tree)",
     ),
     pytest.param(
         {"dependentRequired": {"a": ["b"]}}, {"a": 1, "b": 2}, {"a": 1}, id="dependentRequired"

@@ -24,6 +24,7 @@ import re
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,13 @@ class SchemaViolation(ValueError):
         return [step for step in _NAME_STEPS.split(self.name or "") if step]
 
 
+class DynamicScope(threading.local):
+    """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+
+
 def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]) -> Any:
     """The validation function for `prepared`, from the cache or freshly generated.
 
@@ -85,6 +93,7 @@ def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]
     namespace: dict[str, Any] = {
         "JsonSchemaValueException": SchemaViolation,
         "JsonSchemaValuesException": SchemaViolation,
+        "DYNAMIC_SCOPE": DynamicScope(),
     }
     exec(code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
     return namespace[name]

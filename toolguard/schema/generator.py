@@ -15,11 +15,15 @@ Schemas without them get exactly the untracked code.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from fastjsonschema.draft07 import CodeGeneratorDraft07
 from fastjsonschema.exceptions import JsonSchemaDefinitionException
 from fastjsonschema.ref_resolver import RefResolver
+
+from toolguard.schema.keywords import REF_RESOURCE_TAG, RESOURCE_TAG
 
 
 class CodeGenerator202012(CodeGeneratorDraft07):
@@ -29,12 +33,14 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         self, definition: Any, resolver: RefResolver, formats: dict[str, Any], *, use_formats: bool
     ) -> None:
         super().__init__(definition, resolver, formats, use_default=False, use_formats=use_formats)
-        self._track = _uses_unevaluated(definition)
+        self._track = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
+        self._dynamic = _uses(definition, ("$dynamicRef",))
         self._json_keywords_to_function.update(
             (
                 ("prefixItems", self.generate_prefix_items),
                 ("dependentRequired", self.generate_dependent_required),
                 ("dependentSchemas", self.generate_dependent_schemas),
+                ("$dynamicRef", self.generate_dynamic_ref),
                 # Last: they need every other keyword's annotations.
                 ("unevaluatedProperties", self.generate_unevaluated_properties),
                 ("unevaluatedItems", self.generate_unevaluated_items),
@@ -68,44 +74,105 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         it has passed: its `unevaluated*` must not see what its siblings evaluated.
         """
         if not self._track:
-            return int(
-                super().generate_func_code_block(
-                    definition, variable, variable_name, clear_variables
-                )
-            )
+            return self._in_resource(definition, variable, variable_name, clear_variables)
         if variable != self._variable:
             self.l("{}_ev = set()", variable)
-            return int(
-                super().generate_func_code_block(
-                    definition, variable, variable_name, clear_variables
-                )
-            )
+            return self._in_resource(definition, variable, variable_name, clear_variables)
         self._any_or_one_of_count += 1
         parent = f"{variable}_evp{self._any_or_one_of_count}"
         self.l("{} = {}_ev", parent, variable)
         self.l("{}_ev = set()", variable)
-        count = super().generate_func_code_block(
-            definition, variable, variable_name, clear_variables
-        )
+        count = self._in_resource(definition, variable, variable_name, clear_variables)
         self.l("{}.update({}_ev)", parent, variable)
         self.l("{}_ev = {}", variable, parent)
+        return count
+
+    def _in_resource(
+        self, definition: Any, variable: str, variable_name: str, clear_variables: bool
+    ) -> int:
+        """Generate a subschema; a resource's root enters the dynamic scope while it runs."""
+        resource = definition.get(RESOURCE_TAG) if isinstance(definition, dict) else None
+        if not (self._dynamic and resource):
+            return int(
+                super().generate_func_code_block(
+                    definition, variable, variable_name, clear_variables
+                )
+            )
+        with self._entering(resource):
+            count = super().generate_func_code_block(
+                definition, variable, variable_name, clear_variables
+            )
         return int(count)
 
-    def generate_ref(self) -> None:
-        """`$ref`: call the target's function; when tracking, keep what it evaluated."""
-        if not self._track:
-            super().generate_ref()
-            return
-        with self._resolver.in_scope(self._here["$ref"]):
-            name = self._resolver.get_scope_name()
+    @contextmanager
+    def _entering(self, resource: str) -> Iterator[None]:
+        """Generated code: push `resource` on the dynamic scope around the block."""
+        self.l("DYNAMIC_SCOPE.stack.append({})", repr(resource))
+        with self.l("try:", optimize=False):
+            before = len(self._code)
+            yield
+            if len(self._code) == before:
+                self.l("pass")
+        with self.l("finally:", optimize=False):
+            self.l("DYNAMIC_SCOPE.stack.pop()")
+
+    def _function_for(self, ref: str) -> str:
+        """The name of the generated function for a local pointer ref, queued if needed."""
+        with self._resolver.in_scope(ref):
+            name: str = self._resolver.get_scope_name()
             uri = self._resolver.get_uri()
             if uri not in self._validation_functions_done:
                 self._needed_validation_functions[uri] = name
-            path = str(self._variable_name)[4:]
-            name_arg = f'(name_prefix or "data") + "{path}"'
-            if "{" in name_arg or "}" in name_arg:
-                name_arg += ".format(**locals())"
-            self.l("{variable}_ev.update({}({variable}, custom_formats, {}))", name, name_arg)
+        return name
+
+    def _call(self, function: str) -> str:
+        """A call of a generated function on the current instance (keeping its annotations)."""
+        path = str(self._variable_name)[4:]
+        name_arg = f'(name_prefix or "data") + "{path}"'
+        if "{" in name_arg or "}" in name_arg:
+            name_arg += ".format(**locals())"
+        call = f"{function}({{variable}}, custom_formats, {_literal(name_arg)})"
+        return f"{{variable}}_ev.update({call})" if self._track else call
+
+    def generate_dynamic_ref(self) -> None:
+        """`$dynamicRef`: the outermost resource of the dynamic scope with a matching anchor.
+
+        Without one, or for a plain reference, the static target.
+        """
+        info = self._here["$dynamicRef"]
+        static = self._function_for(info["static"])
+        if not info["dynamic"]:
+            with self._entering(info["resource"]):
+                self.l(self._call(static))
+            return
+        choices = {uri: self._function_for(ref) for uri, ref in info["dynamic"].items()}
+        table = "{" + ", ".join(f"{uri!r}: {name}" for uri, name in choices.items()) + "}"
+        self.l("{variable}_dyn = None")
+        with self.l("for {variable}_dres in DYNAMIC_SCOPE.stack:"):
+            self.l("{variable}_dyn = {}.get({variable}_dres)", table)
+            with self.l("if {variable}_dyn is not None:"):
+                self.l("break")
+        with self.l("if {variable}_dyn is None:"):
+            self.l("{variable}_dyn = {}", static)
+            self.l("{variable}_dres = {}", repr(info["resource"]))
+        self.l("DYNAMIC_SCOPE.stack.append({variable}_dres)")
+        with self.l("try:", optimize=False):
+            self.l(self._call("{variable}_dyn"))
+        with self.l("finally:", optimize=False):
+            self.l("DYNAMIC_SCOPE.stack.pop()")
+
+    def generate_ref(self) -> None:
+        """`$ref`: call the target's function; keep what it evaluated; enter its resource."""
+        resource = self._here.get(REF_RESOURCE_TAG)
+        if not self._track and not (self._dynamic and resource):
+            super().generate_ref()
+            return
+        function = self._function_for(self._here["$ref"])
+        if self._dynamic and resource:
+            with self._entering(resource):
+                self.l(self._call(function))
+        else:
+            self.l(self._call(function))
 
     def _trial(self, definition: Any, on_success: str) -> None:
         """Try `definition` on the same instance; if it fails, its annotations are dropped.
@@ -413,14 +480,14 @@ def generate_source(
     return f"{generator.global_state_code}\n{generator.func_code}"
 
 
-def _uses_unevaluated(node: Any) -> bool:
-    """Whether any object in the schema has an unevaluated* member (data included: harmless)."""
+def _uses(node: Any, keywords: tuple[str, ...]) -> bool:
+    """Whether any object in the schema has one of `keywords` (data included: harmless)."""
     if isinstance(node, dict):
-        if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+        if any(keyword in node for keyword in keywords):
             return True
-        return any(_uses_unevaluated(value) for value in node.values())
+        return any(_uses(value, keywords) for value in node.values())
     if isinstance(node, list):
-        return any(_uses_unevaluated(item) for item in node)
+        return any(_uses(item, keywords) for item in node)
     return False
 
 

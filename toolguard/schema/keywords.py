@@ -88,8 +88,6 @@ SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependen
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
 NOT_ENFORCED = dict.fromkeys(
     (
-        "$dynamicRef",
-        "$dynamicAnchor",
         "$vocabulary",
         "$recursiveRef",
         "$recursiveAnchor",
@@ -113,10 +111,12 @@ _SAME_INSTANCE = frozenset(
 # as schemas, and would *assert* `content*` (draft 7), which 2020-12 makes annotations only.
 _DROPPED = frozenset(
     {"default", "examples", "contentEncoding", "contentMediaType", "contentSchema"}
-    | {"$id", "$anchor"}  # resolved here: fastjsonschema must not open scopes of its own
+    | {"$id", "$anchor", "$dynamicAnchor"}  # resolved here: no scopes for fastjsonschema
 )
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 LOCATION_TAG = "toolguard:"
+RESOURCE_TAG = "toolguard:resource"  # on a schema resource's root, when dynamic scope matters
+REF_RESOURCE_TAG = "toolguard:ref-resource"  # beside a $ref: the resource its target is in
 
 
 def _number(value: Any) -> bool:
@@ -194,6 +194,7 @@ class _Walker:
     def __init__(self, index: Index, formats: bool) -> None:
         self.index = index
         self.formats = formats
+        self.ref_resources: dict[str, str] = {}
         self.subschemas: set[str] = set()
         self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
         self.same_instance: dict[str, list[str]] = {}  # schema -> schemas on the same instance
@@ -207,9 +208,15 @@ class _Walker:
         out: dict[str, Any] = {}
         if "$ref" in node:
             out["$ref"] = self._check_ref(node, where)
+            if where in self.ref_resources:
+                out[REF_RESOURCE_TAG] = self.ref_resources[where]
+        if "$dynamicRef" in node:
+            out["$dynamicRef"] = self._check_dynamic_ref(node, where)
+        if self.index.dynamic and where in self.index.resources.values():
+            out[RESOURCE_TAG] = self.index.resource_of(where)
         for keyword, value in node.items():
             checked = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
-            if keyword not in _DROPPED and keyword != "$ref":
+            if keyword not in _DROPPED and keyword not in ("$ref", "$dynamicRef"):
                 out[keyword] = checked
         out["$comment"] = LOCATION_TAG + (where or "/")
         return out
@@ -223,15 +230,13 @@ class _Walker:
             if not isinstance(value, str) or value.rstrip("#") != DRAFT_2020_12:
                 raise SchemaError(f"only Draft 2020-12 is supported, not {value!r}", field=at)
             return value
-        if keyword in ("$id", "$anchor"):
-            if not isinstance(value, str) or (
-                keyword == "$anchor" and not _ANCHOR.fullmatch(value)
-            ):
+        if keyword in ("$id", "$anchor", "$dynamicAnchor"):
+            if not isinstance(value, str) or (keyword != "$id" and not _ANCHOR.fullmatch(value)):
                 raise SchemaError(f"{keyword!r} must be a valid name, not {value!r}", field=at)
             return value
         if keyword in ANNOTATIONS:
             return value
-        if keyword == "$ref":
+        if keyword in ("$ref", "$dynamicRef"):
             return value  # resolved and rewritten by visit()
         if keyword in SUBSCHEMA:
             if keyword == "items" and isinstance(value, list):
@@ -287,13 +292,37 @@ class _Walker:
 
     def _check_ref(self, node: dict[str, Any], where: str) -> str:
         """Resolve the `$ref` and return it rewritten as a local pointer reference."""
-        ref = node["$ref"]
-        if not isinstance(ref, str):
-            raise SchemaError("'$ref' must be a string", field=f"{where}/$ref")
-        target = self.index.resolve(ref, where)
-        self.references[f"{where}/$ref"] = target
-        self.same_instance.setdefault(where, []).append(target)
+        target = self._target(node, "$ref", where)
+        if self.index.dynamic:  # following the ref enters the target's resource
+            self.ref_resources[where] = self.index.resource_of(target)
         return "#" + quote(target, safe="/~")
+
+    def _check_dynamic_ref(self, node: dict[str, Any], where: str) -> dict[str, Any]:
+        """Resolve a `$dynamicRef`: where it lands statically, and by dynamic scope.
+
+        The generator receives {"static": pointer, "resource": its resource URI,
+        "dynamic": {resource URI: pointer}}: at run time the outermost resource of the
+        dynamic scope that has a matching `$dynamicAnchor` wins, else the static target.
+        """
+        target = self._target(node, "$dynamicRef", where)
+        dynamic = self.index.dynamic_targets(node["$dynamicRef"], where, target)
+        for pointer in dynamic.values():
+            self.references.setdefault(f"{where}/$dynamicRef@{pointer}", pointer)
+            self.same_instance.setdefault(where, []).append(pointer)
+        return {
+            "static": "#" + quote(target, safe="/~"),
+            "resource": self.index.resource_of(target),
+            "dynamic": {uri: "#" + quote(pointer, safe="/~") for uri, pointer in dynamic.items()},
+        }
+
+    def _target(self, node: dict[str, Any], keyword: str, where: str) -> str:
+        ref = node[keyword]
+        if not isinstance(ref, str):
+            raise SchemaError(f"{keyword!r} must be a string", field=f"{where}/{keyword}")
+        target = self.index.resolve(ref, where)
+        self.references[f"{where}/{keyword}"] = target
+        self.same_instance.setdefault(where, []).append(target)
+        return target
 
     def check_references(self) -> None:
         """Every `$ref` must land on a subschema, and no cycle may skip the instance."""

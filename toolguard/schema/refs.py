@@ -89,7 +89,8 @@ class Index:
         self.registry = {prefix: Path(folder) for prefix, folder in (registry or {}).items()}
         self.base: dict[str, str] = {}  # pointer -> base URI in force there
         self.resources: dict[str, str] = {}  # absolute URI (no fragment) -> pointer
-        self.anchors: dict[str, str] = {}  # URI#anchor -> pointer
+        self.anchors: dict[str, str] = {}  # URI#anchor -> pointer ($dynamicAnchors too)
+        self.dynamic: dict[str, dict[str, str]] = {}  # anchor name -> {resource URI: pointer}
         self.remotes: list[tuple[str, Any]] = []  # (key under $defs, document), in load order
         self._add(root, "", ROOT_BASE)
 
@@ -102,11 +103,35 @@ class Index:
                 self.resources.setdefault(urldefrag(base).url, where)
             elif not where:
                 self.resources.setdefault(urldefrag(base).url, where)
+            resource = urldefrag(base).url
             if isinstance(node.get("$anchor"), str):
-                self.anchors.setdefault(f"{urldefrag(base).url}#{node['$anchor']}", where)
+                self.anchors.setdefault(f"{resource}#{node['$anchor']}", where)
+            if isinstance(node.get("$dynamicAnchor"), str):
+                name = node["$dynamicAnchor"]
+                self.anchors.setdefault(f"{resource}#{name}", where)
+                self.dynamic.setdefault(name, {}).setdefault(resource, where)
         self.base[where] = base
         for child, at in children(node, where):
             self._add(child, at, base)
+
+    def resource_of(self, pointer: str) -> str:
+        """The URI of the schema resource `pointer` lies in (its base URI's resource)."""
+        return urldefrag(self.base.get(pointer, ROOT_BASE)).url
+
+    def dynamic_targets(self, ref: str, where: str, target: str) -> dict[str, str]:
+        """Where a `$dynamicRef` may land, by the resource that would be in the dynamic scope.
+
+        Resource URI -> pointer of its `$dynamicAnchor` of the ref's name; {} when the ref is
+        a plain reference (its fragment is not a name, or `target`, where it lands
+        statically, has no `$dynamicAnchor` of that name).
+        """
+        fragment = urldefrag(join(self.base.get(where, ROOT_BASE), ref)).fragment
+        node = self._node(target)
+        if not fragment or fragment.startswith("/") or not isinstance(node, dict):
+            return {}
+        if node.get("$dynamicAnchor") != fragment:
+            return {}
+        return dict(self.dynamic.get(fragment, {}))
 
     def resolve(self, ref: str, where: str) -> str:
         """The pointer (in the combined document) that `ref`, written at `where`, denotes."""
