@@ -664,3 +664,27 @@ def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
     refs = {"https://schemas.example.invalid/": str(tmp_path / "inside")}
     with pytest.raises(SchemaError, match="unknown reference"):
         compile_schema(schema, refs=refs)
+
+
+def test_schema_the_metaschema_rejects_is_refused() -> None:
+    """A schema that is not valid Draft 2020-12 (`title` must be a string) is refused."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"title": 5})
+    assert caught.value.field == "/title"
+    assert "Draft 2020-12" in caught.value.message
+
+
+def test_the_shipped_metaschema_is_a_reference_target_offline() -> None:
+    """`$ref` to the 2020-12 metaschema resolves to the shipped copy and validates schemas."""
+    schema = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+    validator = compile_schema(schema, formats=False)
+    assert validator.is_valid({"type": "string", "maxLength": 3})
+    assert not validator.is_valid({"type": 5})
+    assert not validator.is_valid({"properties": {"a": {"minLength": -1}}})
+
+
+def test_required_unknown_vocabulary_is_refused() -> None:
+    """A `$vocabulary` that requires a vocabulary toolguard does not implement is refused."""
+    with pytest.raises(SchemaError, match="vocabular"):
+        compile_schema({"$vocabulary": {"https://example.invalid/vocab/magic": True}})
+    assert compile_schema({"$vocabulary": {"https://example.invalid/vocab/magic": False}})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -18,7 +18,7 @@ from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
 from toolguard.schema.cache import SchemaViolation, load_or_compile
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.keywords import LOCATION_TAG, prepare
+from toolguard.schema.keywords import DRAFT_2020_12, LOCATION_TAG, prepare
 
 __all__ = ["Validator", "compile_schema"]
 
@@ -103,7 +103,11 @@ def _steps(node: Any, name: str) -> list[str] | None:
 
 
 def compile_schema(
-    schema: Any, *, refs: Mapping[str, str | Path] | None = None, formats: bool = True
+    schema: Any,
+    *,
+    refs: Mapping[str, str | Path] | None = None,
+    formats: bool = True,
+    _check_dialect: bool = True,
 ) -> Validator:
     """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced.
 
@@ -111,6 +115,8 @@ def compile_schema(
     where a `$ref` may lead. Nothing is fetched from the network.
     """
     prepared, bundled = prepare(schema, formats=formats, refs=refs)
+    if _check_dialect:
+        _conforms_to_metaschema(schema)
     checkers = FORMAT_CHECKERS if formats else {}
 
     def generate() -> str:
@@ -130,3 +136,19 @@ def compile_schema(
 
     function = load_or_compile(prepared, formats=formats, generate=generate)
     return Validator(partial(function, custom_formats=checkers) if checkers else function, bundled)
+
+
+@lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'
+def _metaschema() -> Validator:
+    """The shipped Draft 2020-12 metaschema, compiled by toolguard itself (formats annotated)."""
+    return compile_schema({"$ref": DRAFT_2020_12}, formats=False, _check_dialect=False)
+
+
+def _conforms_to_metaschema(schema: Any) -> None:
+    """Refuse a schema the 2020-12 metaschema rejects (`"title": 5`, `"required": "a"`...)."""
+    try:
+        _metaschema().validate(schema)
+    except ValidationError as exc:
+        raise SchemaError(
+            f"not a valid Draft 2020-12 schema: {exc.message}", field=exc.instance_path or "/"
+        ) from None

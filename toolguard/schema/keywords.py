@@ -88,7 +88,6 @@ SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependen
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
 NOT_ENFORCED = dict.fromkeys(
     (
-        "$vocabulary",
         "$recursiveRef",
         "$recursiveAnchor",
     ),
@@ -111,7 +110,7 @@ _SAME_INSTANCE = frozenset(
 # as schemas, and would *assert* `content*` (draft 7), which 2020-12 makes annotations only.
 _DROPPED = frozenset(
     {"default", "examples", "contentEncoding", "contentMediaType", "contentSchema"}
-    | {"$id", "$anchor", "$dynamicAnchor"}  # resolved here: no scopes for fastjsonschema
+    | {"$id", "$anchor", "$dynamicAnchor", "$vocabulary"}  # resolved here, not by fastjsonschema
 )
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
 LOCATION_TAG = "toolguard:"
@@ -178,7 +177,8 @@ def prepare(
     """
     if not isinstance(schema, dict | bool):
         raise SchemaError("a schema must be a JSON object or a boolean", field="/")
-    walker = _Walker(Index(schema, refs), formats)
+    index = Index(schema, refs)
+    walker = _Walker(index, formats, _annotation_only(schema, index))
     prepared = walker.visit(schema, "")
     visited = 0
     while visited < len(walker.index.remotes):  # a remote document may reference another
@@ -191,9 +191,10 @@ def prepare(
 
 
 class _Walker:
-    def __init__(self, index: Index, formats: bool) -> None:
+    def __init__(self, index: Index, formats: bool, annotation_only: frozenset[str]) -> None:
         self.index = index
         self.formats = formats
+        self.annotation_only = annotation_only  # keywords whose vocabulary the dialect omits
         self.ref_resources: dict[str, str] = {}
         self.subschemas: set[str] = set()
         self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
@@ -216,6 +217,8 @@ class _Walker:
             out[RESOURCE_TAG] = self.index.resource_of(where)
         for keyword, value in node.items():
             checked = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
+            if keyword in self.annotation_only:
+                continue
             if keyword not in _DROPPED and keyword not in ("$ref", "$dynamicRef"):
                 out[keyword] = checked
         out["$comment"] = LOCATION_TAG + (where or "/")
@@ -227,8 +230,9 @@ class _Walker:
         if keyword == "$schema":
             if where and not where.startswith(f"/$defs/{REMOTE_PREFIX}"):
                 raise SchemaError("'$schema' is only supported at a document's root", field=at)
-            if not isinstance(value, str) or value.rstrip("#") != DRAFT_2020_12:
-                raise SchemaError(f"only Draft 2020-12 is supported, not {value!r}", field=at)
+            return value  # the dialect is read once, by prepare()
+        if keyword == "$vocabulary":
+            _check_vocabularies(value, at)
             return value
         if keyword in ("$id", "$anchor", "$dynamicAnchor"):
             if not isinstance(value, str) or (keyword != "$id" and not _ANCHOR.fullmatch(value)):
@@ -357,6 +361,88 @@ def _refuse_cycles(edges: dict[str, list[str]]) -> None:
             else:
                 on_path.discard(path.pop())
                 done.add(node)
+
+
+VOCABULARY = "https://json-schema.org/draft/2020-12/vocab/"
+KNOWN_VOCABULARIES = frozenset(
+    VOCABULARY + name
+    for name in (
+        "core",
+        "applicator",
+        "unevaluated",
+        "validation",
+        "meta-data",
+        "format-annotation",
+        "format-assertion",
+        "content",
+    )
+)
+VALIDATION_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+    }
+)
+
+
+def _check_vocabularies(value: Any, at: str) -> None:
+    """A vocabulary the dialect requires and toolguard does not implement refuses the schema."""
+    if not isinstance(value, dict) or not all(isinstance(v, bool) for v in value.values()):
+        raise SchemaError("'$vocabulary' must map URIs to booleans", field=at)
+    unknown = sorted(
+        uri for uri, required in value.items() if required and uri not in KNOWN_VOCABULARIES
+    )
+    if unknown:
+        raise SchemaError(
+            f"requires vocabularies toolguard does not implement: {unknown}", field=at
+        )
+
+
+def _annotation_only(schema: Any, index: Index) -> frozenset[str]:
+    """Keywords that are mere annotations in the schema's dialect (its `$schema`).
+
+    The standard 2020-12 dialect asserts everything; a custom metaschema from the registry
+    that leaves out the validation vocabulary makes `type`, `minimum`... annotations.
+    """
+    declared = schema.get("$schema", DRAFT_2020_12) if isinstance(schema, dict) else DRAFT_2020_12
+    if not isinstance(declared, str):
+        raise SchemaError("'$schema' must be a URI", field="/$schema")
+    if declared.rstrip("#") == DRAFT_2020_12:
+        return frozenset()
+    try:
+        metaschema = index.document(declared.rstrip("#"), "")
+    except SchemaError:
+        raise SchemaError(
+            f"unknown dialect {declared!r}: only Draft 2020-12, or a 2020-12 metaschema "
+            "from the registry",
+            field="/$schema",
+        ) from None
+    vocabularies = metaschema.get("$vocabulary") if isinstance(metaschema, dict) else None
+    base = metaschema.get("$schema", "") if isinstance(metaschema, dict) else ""
+    if not isinstance(vocabularies, dict) or base.rstrip("#") != DRAFT_2020_12:
+        raise SchemaError(f"{declared!r} is not a Draft 2020-12 dialect", field="/$schema")
+    _check_vocabularies(vocabularies, "/$schema")
+    if VOCABULARY + "validation" in vocabularies:
+        return frozenset()
+    return VALIDATION_KEYWORDS
 
 
 def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:

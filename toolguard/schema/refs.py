@@ -22,8 +22,10 @@ from toolguard.errors import Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import MISSING, escape, lookup
+from toolguard.shipped import shipped_schema
 
 ROOT_BASE = "urn:toolguard:root"
+METASCHEMA_PREFIX = "https://json-schema.org/draft/2020-12/"
 REMOTE_PREFIX = "toolguard:remote:"
 # Schemas are configuration, not responses: generous budgets, the same strictness.
 SCHEMA_LIMITS = Limits(max_bytes=16 << 20, max_depth=128, max_container_items=1_000_000)
@@ -87,6 +89,8 @@ class Index:
     def __init__(self, root: Any, registry: Mapping[str, str | Path] | None) -> None:
         self.root = root
         self.registry = {prefix: Path(folder) for prefix, folder in (registry or {}).items()}
+        # The 2020-12 metaschemas ship with toolguard: `$ref`s to them never need the network.
+        self.registry.setdefault(METASCHEMA_PREFIX, shipped_schema("metaschemas/draft2020-12"))
         self.base: dict[str, str] = {}  # pointer -> base URI in force there
         self.resources: dict[str, str] = {}  # absolute URI (no fragment) -> pointer
         self.anchors: dict[str, str] = {}  # URI#anchor -> pointer ($dynamicAnchors too)
@@ -156,6 +160,12 @@ class Index:
             if pointer == prefix or pointer.startswith(f"{prefix}/"):
                 return lookup(document, pointer[len(prefix) :])
         return lookup(self.root, pointer)
+
+    def document(self, uri: str, where: str) -> Any:
+        """The document at `uri` (loading it from the registry if needed)."""
+        if uri not in self.resources:
+            self._load(uri, where)
+        return self._node(self.resources[uri])
 
     def _load(self, uri: str, where: str) -> None:
         for prefix, folder in self.registry.items():
