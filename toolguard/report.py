@@ -44,27 +44,27 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
 
 def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
     if mode == "json":
-        record = {
-            key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
-            for key, value in asdict(diagnostics).items()
-            if value is not None
-        }
-        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
-        stream.flush()
+        _json_line(asdict(diagnostics), stream)
         return
     _rich(diagnostics, stream)
+
+
+def _json_line(values: dict[str, Any], stream: IO[str]) -> None:
+    """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
+    record = {
+        key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
+        for key, value in values.items()
+        if value is not None
+    }
+    stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+    stream.flush()
 
 
 def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -> None:
     """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
     stream = stream if stream is not None else sys.stdout
     if mode == "json":
-        record = {
-            key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
-            for key, value in asdict(result).items()
-            if value is not None
-        }
-        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+        _json_line(asdict(result), stream)
         return
     if result.valid:
         stream.write(f"{clean(result.instance)}: valid\n")

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from toolguard.errors import SchemaError
 from toolguard.pointer import MISSING, escape, lookup
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.refs import REMOTE_PREFIX, Index, bundle
+from toolguard.schema.refs import MANY, MAP, ONE, REMOTE_PREFIX, Index, bundle
 from toolguard.schema.regex import translate
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -68,22 +68,10 @@ ASSERTIONS = frozenset(
         "format",
     }
 )
-SUBSCHEMA = frozenset(
-    {
-        "not",
-        "if",
-        "then",
-        "else",
-        "additionalProperties",
-        "propertyNames",
-        "items",
-        "contains",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-    }
-)
-SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+# Where subschemas stand (one schema, a list, a map of them): defined once, in `refs.py`.
+SUBSCHEMA = ONE - {"contentSchema"}  # contentSchema is an annotation here, never applied
+SUBSCHEMA_LIST = MANY
+SUBSCHEMA_MAP = MAP
 # Why each refused keyword is refused; the message is what the schema author reads.
 _NOT_YET = "toolguard cannot enforce it yet, and ignoring it would let through what it forbids"
 NOT_ENFORCED = dict.fromkeys(
@@ -377,30 +365,7 @@ KNOWN_VOCABULARIES = frozenset(
         "content",
     )
 )
-VALIDATION_KEYWORDS = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxContains",
-        "minContains",
-        "maxProperties",
-        "minProperties",
-        "required",
-        "dependentRequired",
-    }
-)
+VALIDATION_KEYWORDS = ASSERTIONS - {"format"}  # the validation vocabulary's keywords
 
 
 def _check_vocabularies(value: Any, at: str) -> None:
