@@ -24,12 +24,13 @@ import re
 import stat
 import sys
 import tempfile
-import threading
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from toolguard.errors import SchemaError
+from toolguard.schema.runtime import DynamicScope, exact_number
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
 # The generated module imports fastjsonschema only for its exception classes; we pass ours in
@@ -65,13 +66,6 @@ class SchemaViolation(ValueError):
         return [step for step in _NAME_STEPS.split(self.name or "") if step]
 
 
-class DynamicScope(threading.local):
-    """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""
-
-    def __init__(self) -> None:
-        self.stack: list[str] = []
-
-
 def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]) -> Any:
     """The validation function for `prepared`, from the cache or freshly generated.
 
@@ -94,6 +88,8 @@ def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]
         "JsonSchemaValueException": SchemaViolation,
         "JsonSchemaValuesException": SchemaViolation,
         "DYNAMIC_SCOPE": DynamicScope(),
+        "Fraction": Fraction,
+        "exact_number": exact_number,
     }
     exec(code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
     return namespace[name]

@@ -24,6 +24,7 @@ from fastjsonschema.exceptions import JsonSchemaDefinitionException
 from fastjsonschema.ref_resolver import RefResolver
 
 from toolguard.schema.keywords import REF_RESOURCE_TAG, RESOURCE_TAG
+from toolguard.schema.runtime import exact_number
 
 
 class CodeGenerator202012(CodeGeneratorDraft07):
@@ -431,6 +432,24 @@ class CodeGenerator202012(CodeGeneratorDraft07):
                         rule="maxContains",
                     )
 
+    def generate_multiple_of(self) -> None:
+        """`multipleOf`, decided on the exact decimal values the JSON text wrote.
+
+        NOTE: fastjsonschema divides floats (every float past 2**53 "is" a multiple of 3) or
+        Decimals at 28 digits (1e28 "is" a multiple of 0.7). `exact_number` reads a float back
+        through its shortest repr, which is the decimal the parser read, as a Fraction.
+        """
+        divisor = exact_number(self._here["multipleOf"])
+        with (
+            self.l("if isinstance({variable}, (int, float)) and not isinstance({variable}, bool):"),
+            self.l(
+                "if (exact_number({variable}) / Fraction({}, {})).denominator != 1:",
+                divisor.numerator,
+                divisor.denominator,
+            ),
+        ):
+            self.exc("{name} must be multiple of {multipleOf}", rule="multipleOf")
+
     def generate_dependent_required(self) -> None:
         """`dependentRequired`: when a member is present, so must be the members it names."""
         dependents = {key: names for key, names in self._here["dependentRequired"].items() if names}
@@ -451,6 +470,8 @@ class CodeGenerator202012(CodeGeneratorDraft07):
 
     def generate_dependent_schemas(self) -> None:
         """`dependentSchemas`: when a member is present, the object must match its schema."""
+        if not self._here["dependentSchemas"]:
+            return
         self.create_variable_is_dict()
         with self.l("if {variable}_is_dict:"):
             for key, dependent in self._here["dependentSchemas"].items():

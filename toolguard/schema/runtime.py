@@ -1,0 +1,25 @@
+"""What generated validation code calls at run time, kept light: no fastjsonschema import."""
+
+from __future__ import annotations
+
+import threading
+from decimal import Decimal
+from fractions import Fraction
+
+
+class DynamicScope(threading.local):
+    """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+
+
+def exact_number(value: int | float) -> Fraction:
+    """The exact rational a JSON number denotes (a float through its shortest repr).
+
+    The shortest repr of a float the parser made is the decimal the JSON text wrote, so
+    `multipleOf` is decided on that value, not on binary floats or 28-digit Decimals.
+    """
+    if isinstance(value, float):
+        return Fraction(Decimal(repr(value)))
+    return Fraction(value)
