@@ -7,9 +7,13 @@ compiled once). Keywords still missing here are refused by `keywords.prepare`, n
 `unevaluatedProperties`/`unevaluatedItems` need annotations: which members and items the
 other keywords evaluated, through every in-place applicator that *succeeded*. When a schema
 uses them, the generated code keeps one set per instance location, `<variable>_ev`: keywords
-add the member names and item indexes they evaluate; a trial (a branch of `anyOf`/`oneOf`,
-`not`, `if`) that fails is rolled back to a snapshot; a `$ref`'d function returns its set.
-Schemas without them get exactly the untracked code.
+add the member names and item indexes they evaluate; each in-place subschema collects into its
+own set, merged into its parent's only if it passes; `not` never contributes; a `$ref`'d
+function returns its set. Schemas without them get exactly the untracked code.
+
+`$dynamicRef` needs the dynamic scope: generated code keeps a per-thread stack of the schema
+resources entered (`runtime.DynamicScope`) and picks, among the targets `keywords.prepare`
+listed, the outermost resource of the stack with a matching `$dynamicAnchor`.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from toolguard.schema.runtime import exact_number
 
 
 class CodeGenerator202012(CodeGeneratorDraft07):
-    """Draft 7 generation, with `$ref` beside other keywords and the 2020-12 array keywords."""
+    """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
     def __init__(
         self, definition: Any, resolver: RefResolver, formats: dict[str, Any], *, use_formats: bool
