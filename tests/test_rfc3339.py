@@ -26,7 +26,7 @@ def row(text: str, expected: bool) -> object:
         row("2026-00-10", False),
         row("2026-13-10", False),
         row("2026-01-00", False),
-        row("0000-01-01", False),
+        row("0000-01-01", True),  # RFC 3339 date-fullyear is 4DIGIT: 0000 is a year
         row("2026-1-01", False),
         row("26-01-01", False),
         row("2026/01/01", False),

@@ -18,6 +18,7 @@ _TIME = (
 _DATE_RE = re.compile(_DATE)
 _TIME_RE = re.compile(_TIME)
 _DATE_TIME_RE = re.compile(f"{_DATE}[Tt]{_TIME}")
+_DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
@@ -30,6 +31,8 @@ def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
     match = _DATE_TIME_RE.fullmatch(text)
     if match is None or not _valid_date(match) or (parts := _clock(match)) is None:
         return None
+    if int(match["year"]) == 0:
+        return None  # a valid date-time, but no instant `datetime` can hold
     hour, minute, second, micro, offset = parts
     beyond_micro = (match["fraction"] or "")[7:]
     extra = timedelta(microseconds=1) if round_up and beyond_micro.strip("0") else timedelta()
@@ -55,13 +58,18 @@ def is_time(text: str) -> bool:
 
 
 def is_date_time(text: str) -> bool:
-    """RFC 3339 date-time."""
-    return parse_date_time(text) is not None
+    """RFC 3339 date-time (year 0000 included, which `datetime` cannot hold)."""
+    match = _DATE_TIME_RE.fullmatch(text)
+    return match is not None and _valid_date(match) and _clock(match) is not None
 
 
 def _valid_date(match: re.Match[str]) -> bool:
+    """RFC 3339 full-date: year 0000 included (a leap year in the proleptic calendar)."""
     year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
-    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1] and year >= 1
+    if not 1 <= month <= 12:
+        return False
+    days = 29 if month == 2 and calendar.isleap(year) else _DAYS_IN_MONTH[month - 1]
+    return 1 <= day <= days
 
 
 def _clock(match: re.Match[str]) -> tuple[int, int, int, int, timezone] | None:

@@ -686,3 +686,53 @@ def test_required_unknown_vocabulary_is_refused() -> None:
     with pytest.raises(SchemaError, match="vocabular"):
         compile_schema({"$vocabulary": {"https://example.invalid/vocab/magic": True}})
     assert compile_schema({"$vocabulary": {"https://example.invalid/vocab/magic": False}})
+
+
+# --- Red-team regressions ----------------------------------------------------------------------
+
+
+def test_const_data_with_id_and_ref_members_is_compared_as_written() -> None:
+    """fastjsonschema's resolver must not rewrite `$ref` strings inside `const` data."""
+    validator = compile_schema({"const": {"$id": "http://a/", "r": {"$ref": "c"}}})
+    assert validator.is_valid({"$id": "http://a/", "r": {"$ref": "c"}})
+    assert not validator.is_valid({"$id": "http://a/", "r": {"$ref": "http://a/c"}})
+
+
+def test_non_boundary_matches_in_an_empty_string_as_in_ecma() -> None:
+    r"""ECMA's `\B` matches in "", Python's does not: `^(?!\B)$` must reject ""."""
+    assert not compile_schema({"pattern": r"^(?!\B)$"}).is_valid("")
+    assert compile_schema({"pattern": r"^\B$"}).is_valid("")
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        pytest.param({"const": float("inf")}, id="infinite const"),
+        pytest.param({"enum": [float("nan")]}, id="NaN in enum"),
+        pytest.param({"maximum": float("inf")}, id="infinite maximum"),
+        pytest.param({"type": [[1]]}, id="unhashable type"),
+        pytest.param({"$ref": "http://[::1"}, id="malformed URI"),
+        pytest.param({"$id": "http://[x"}, id="malformed $id"),
+    ],
+)
+def test_values_no_code_can_spell_are_refused_not_crashed_on(schema: Any) -> None:
+    """Non-finite numbers, non-string type names and malformed URIs are SchemaErrors."""
+    with pytest.raises(SchemaError):
+        compile_schema(schema)
+
+
+def test_a_schema_nested_beyond_the_stack_is_refused() -> None:
+    """Hundreds of nested allOf levels give a SchemaError, not a RecursionError."""
+    schema: Any = {}
+    for _ in range(600):
+        schema = {"allOf": [schema]}
+    with pytest.raises(SchemaError, match="nests too deeply"):
+        compile_schema(schema)
+
+
+def test_non_finite_numbers_are_never_multiples() -> None:
+    """Through the library API an infinite float is not a multiple of anything (no crash)."""
+    validator = compile_schema({"multipleOf": 3})
+    assert not validator.is_valid(float("inf"))
+    assert not validator.is_valid(1e17)
+    assert validator.is_valid(9)

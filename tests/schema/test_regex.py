@@ -232,7 +232,6 @@ def test_named_group_syntax_is_translated() -> None:
         case("^a(?!b)", "ab", False),
         case("(?<=x)a", "xa", True),
         case("(?<!x)a", "xa", False),
-        case(r"^(a)\1$", "aa", True),
         case(r"^\u0041\x42$", "AB", True),
         case(r"^[\u0041-\u0043]+$", "ABC", True),
         case(r"^\/\-$", "/-", True),
@@ -279,6 +278,8 @@ def test_translation_result_is_a_string_python_compiles() -> None:
         pytest.param("a++", id="possessive a++"),
         pytest.param("a*+", id="possessive a*+"),
         pytest.param("a?+", id="possessive a?+"),
+        # ECMA: a backreference to a group that did not take part matches empty; Python fails.
+        pytest.param(r"^(?:(a)|b)(?!\1)", id="backreference"),
         pytest.param("a{2}+", id="possessive a{2}+"),
         pytest.param(r"\Aabc", id=r"\A"),
         pytest.param(r"abc\Z", id=r"\Z"),

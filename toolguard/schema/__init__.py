@@ -114,7 +114,10 @@ def compile_schema(
     `refs` maps URI prefixes to local directories: the only place, besides the schema itself,
     where a `$ref` may lead. Nothing is fetched from the network.
     """
-    prepared, bundled = prepare(schema, formats=formats, refs=refs)
+    try:
+        prepared, bundled = prepare(schema, formats=formats, refs=refs)
+    except RecursionError:
+        raise SchemaError("schema nests too deeply to be checked") from None
     if _check_dialect:
         _conforms_to_metaschema(schema)
     checkers = FORMAT_CHECKERS if formats else {}

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from toolguard.errors import SchemaError
-from toolguard.schema.runtime import DynamicScope, exact_number
+from toolguard.schema.runtime import DynamicScope, is_multiple
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
 # The generated module imports fastjsonschema only for its exception classes; we pass ours in
@@ -89,7 +89,7 @@ def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]
         "JsonSchemaValuesException": SchemaViolation,
         "DYNAMIC_SCOPE": DynamicScope(),
         "Fraction": Fraction,
-        "exact_number": exact_number,
+        "is_multiple": is_multiple,
     }
     exec(code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
     return namespace[name]

@@ -447,7 +447,7 @@ class CodeGenerator202012(CodeGeneratorDraft07):
         with (
             self.l("if isinstance({variable}, (int, float)) and not isinstance({variable}, bool):"),
             self.l(
-                "if (exact_number({variable}) / Fraction({}, {})).denominator != 1:",
+                "if not is_multiple({variable}, Fraction({}, {})):",
                 divisor.numerator,
                 divisor.denominator,
             ),
@@ -489,6 +489,13 @@ class _UniqueNames(RefResolver):
     fastjsonschema names a function after its scope with punctuation dropped, so `/a-b` and
     `/a_b` would share a name and one would silently replace the other: add a digest.
     """
+
+    def walk(self, node: Any, depth: int = 0, rewrite_refs: bool = True) -> None:
+        """Walk nothing: `prepare` already resolved every reference and removed every `$id`.
+
+        NOTE: fastjsonschema's walk also enters `const` data and rewrites `$ref` strings found
+        there against any `$id` beside them, silently changing what the const compares to.
+        """
 
     def get_scope_name(self) -> str:
         name = super().get_scope_name()

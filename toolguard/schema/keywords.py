@@ -11,6 +11,7 @@ from ECMA-262 to Python.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -107,7 +108,18 @@ REF_RESOURCE_TAG = "toolguard:ref-resource"  # beside a $ref: the resource its t
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in a const/enum value (generated code cannot spell them)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
 
 
 def _count(value: Any) -> bool:
@@ -146,7 +158,8 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
         ),
         "an array of distinct strings",
     ),
-    "enum": (lambda v: isinstance(v, list), "an array"),
+    "enum": (lambda v: isinstance(v, list) and _finite(v), "an array of finite values"),
+    "const": (_finite, "a value without NaN or infinity"),
     "uniqueItems": (lambda v: isinstance(v, bool), "a boolean"),
     "format": (lambda v: isinstance(v, str), "a string"),
 }
@@ -278,7 +291,7 @@ class _Walker:
             raise SchemaError(f"format {value!r} cannot be asserted (supported: {known})", field=at)
         if keyword == "type":
             names = value if isinstance(value, list) else [value]
-            if not names or any(name not in _TYPES for name in names):
+            if not names or any(not isinstance(n, str) or n not in _TYPES for n in names):
                 raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
         return copy.deepcopy(value)
 

@@ -64,9 +64,12 @@ def read_schema(path: Path) -> Any:
 
 def join(base: str, ref: str) -> str:
     """Resolve `ref` against `base`, URNs included (urljoin ignores their fragments)."""
-    if ref.startswith("#"):
-        return urldefrag(base).url + ref
-    return urljoin(base, ref)
+    try:
+        if ref.startswith("#"):
+            return urldefrag(base).url + ref
+        return urljoin(base, ref)
+    except ValueError as exc:  # e.g. "http://[::1" is not a URI
+        raise SchemaError(f"{ref!r} is not a valid URI reference ({exc})") from None
 
 
 def children(node: Any, where: str) -> Iterator[tuple[Any, str]]:

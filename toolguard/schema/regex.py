@@ -24,10 +24,13 @@ _SHORTHAND = {
     "W": f"[^{_WORD}]",
     "s": f"[{_SPACE}]",
     "S": f"[^{_SPACE}]",
-    "b": "(?a:\\b)",
-    "B": "(?a:\\B)",
+    # NOTE: spelled out: Python's \B never matches in an empty string, ECMA's does.
+    "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
+    "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
 }
-_SAME_ESCAPES = set("nrtfv0123456789") | set("\\/^$.*+?()[]{}|-")
+# NOTE: no backreferences (\1-\9): ECMA lets one to a group that did not take part match the
+# empty string (and resets groups on each repetition); Python fails it. Refused, not guessed.
+_SAME_ESCAPES = set("nrtfv0") | set("\\/^$.*+?()[]{}|-")
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 _NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_$][A-Za-z0-9_$]*)>")
 _QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")

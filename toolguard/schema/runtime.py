@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from decimal import Decimal
 from fractions import Fraction
@@ -12,6 +13,13 @@ class DynamicScope(threading.local):
 
     def __init__(self) -> None:
         self.stack: list[str] = []
+
+
+def is_multiple(value: int | float, divisor: Fraction) -> bool:
+    """`multipleOf` on exact values; NaN and infinity (not JSON numbers) are never multiples."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return (exact_number(value) / divisor).denominator == 1
 
 
 def exact_number(value: int | float) -> Fraction:
