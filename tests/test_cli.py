@@ -505,7 +505,7 @@ def test_schema_command_prints_the_articles_oneof_envelope(run_toolguard: Any, n
 
     with (EXAMPLES / name / "contract.toml").open("rb") as handle:
         projection = tomllib.load(handle)["projection"]
-    validator = compile_schema(schema)
+    validator = compile_schema(schema, formats=False)  # formats were asserted on the payload
     goldens = sorted((EXAMPLES / name / "fixtures" / "accept").glob("*.expected.json"))
     assert goldens, "no golden envelope to validate"
     for golden in goldens:

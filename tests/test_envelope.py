@@ -98,7 +98,11 @@ def _check_example(example: Path) -> tuple[Contract, dict[str, Any]]:
 def example(request: pytest.FixtureRequest) -> tuple[Contract, Any, dict[str, Any]]:
     """(contract, compiled envelope schema, success envelope) for one example."""
     contract, envelope = _check_example(request.param)
-    return contract, compile_schema(copy.deepcopy(dict(contract.envelope_schema))), envelope
+    return (
+        contract,
+        compile_schema(copy.deepcopy(dict(contract.envelope_schema)), formats=False),
+        envelope,
+    )
 
 
 def test_envelope_schema_accepts_the_success_envelope(example: Any) -> None:
@@ -157,14 +161,14 @@ def test_envelope_schema_rejects_malformed_envelopes(example: Any, mutation: str
 def test_envelope_schema_constrains_projected_values() -> None:
     """A projected value keeps its payload constraint: an unknown deploy state is rejected."""
     contract, envelope = _check_example(ROOT / "examples" / "deploy_status")
-    validator = compile_schema(copy.deepcopy(dict(contract.envelope_schema)))
+    validator = compile_schema(copy.deepcopy(dict(contract.envelope_schema)), formats=False)
     assert not validator.is_valid({**envelope, "data": {**envelope["data"], "state": "exploded"}})
 
 
 def test_envelope_schema_bounds_display_text() -> None:
     """With display text, the schema requires it and bounds it by max_length."""
     contract = load_contract(DISPLAY_CONTRACT / "contract.toml")
-    validator = compile_schema(copy.deepcopy(dict(contract.envelope_schema)))
+    validator = compile_schema(copy.deepcopy(dict(contract.envelope_schema)), formats=False)
     data = {"ticket": 1, "labels": [], "note": "n", "untrusted_display_text": "x" * 40}
     validator.validate(success(contract.tool, REQUEST_ID, data))
     assert not validator.is_valid(

@@ -104,7 +104,9 @@ def load_contract(path: str | Path) -> Contract:
         document["tool"], document["version"], payload_schema, locations, projection
     )
     try:
-        envelope_validator = compile_schema(implied)
+        # NOTE: formats were asserted on the payload; under the envelope's oneOf they would be
+        # refused (a false reject there could accept), so here they are annotations.
+        envelope_validator = compile_schema(implied, formats=False)
     except SchemaError as exc:
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
     return Contract(

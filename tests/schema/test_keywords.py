@@ -736,3 +736,27 @@ def test_non_finite_numbers_are_never_multiples() -> None:
     assert not validator.is_valid(float("inf"))
     assert not validator.is_valid(1e17)
     assert validator.is_valid(9)
+
+
+@pytest.mark.parametrize(
+    ("schema", "field"),
+    [
+        pytest.param({"not": {"format": "regex"}}, "/not/format", id="under not"),
+        pytest.param(
+            {"oneOf": [{"format": "hostname"}, {"type": "integer"}]},
+            "/oneOf/0/format",
+            id="in a oneOf branch",
+        ),
+        pytest.param(
+            {"$defs": {"d": {"format": "date"}}, "if": {"$ref": "#/$defs/d"}, "then": False},
+            "/$defs/d/format",
+            id="reached from if by $ref",
+        ),
+    ],
+)
+def test_format_whose_failure_could_accept_is_refused(schema: Any, field: str) -> None:
+    """A format check may reject a valid value; where failing lets instances pass, refuse it."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+    assert compile_schema(schema, formats=False)

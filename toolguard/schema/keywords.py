@@ -195,6 +195,11 @@ class _Walker:
     def __init__(self, index: Index, formats: bool, annotation_only: frozenset[str]) -> None:
         self.index = index
         self.formats = formats
+        # For the negated-format check: where formats are asserted, which subschemas only
+        # count when they *fail* (under not/if/oneOf...), and every reference edge.
+        self.format_sites: list[str] = []
+        self.negated: set[str] = set()
+        self.ref_edges: list[tuple[str, str]] = []
         self.annotation_only = annotation_only  # keywords whose vocabulary the dialect omits
         self.ref_resources: dict[str, str] = {}
         self.subschemas: set[str] = set()
@@ -207,6 +212,7 @@ class _Walker:
             return node
         if not isinstance(node, dict):
             raise SchemaError("a subschema must be a JSON object or a boolean", field=where or "/")
+        self._note_negated(node, where)
         out: dict[str, Any] = {}
         if "$ref" in node:
             out["$ref"] = self._check_ref(node, where)
@@ -286,6 +292,8 @@ class _Walker:
             if not isinstance(value, str):
                 raise SchemaError("'pattern' must be a string", field=at)
             return translate(value, at)
+        if keyword == "format" and self.formats:
+            self.format_sites.append(at)
         if keyword == "format" and self.formats and value not in FORMAT_CHECKERS:
             known = ", ".join(sorted(FORMAT_CHECKERS))
             raise SchemaError(f"format {value!r} cannot be asserted (supported: {known})", field=at)
@@ -312,6 +320,7 @@ class _Walker:
         target = self._target(node, "$dynamicRef", where)
         dynamic = self.index.dynamic_targets(node["$dynamicRef"], where, target)
         for pointer in dynamic.values():
+            self.ref_edges.append((where, pointer))
             self.references.setdefault(f"{where}/$dynamicRef@{pointer}", pointer)
             self.same_instance.setdefault(where, []).append(pointer)
         return {
@@ -325,6 +334,7 @@ class _Walker:
         if not isinstance(ref, str):
             raise SchemaError(f"{keyword!r} must be a string", field=f"{where}/{keyword}")
         target = self.index.resolve(ref, where)
+        self.ref_edges.append((where, target))
         self.references[f"{where}/{keyword}"] = target
         self.same_instance.setdefault(where, []).append(target)
         return target
@@ -335,6 +345,48 @@ class _Walker:
             if target not in self.subschemas:
                 raise SchemaError(f"reference '#{target}' does not point at a schema", field=at)
         _refuse_cycles(self.same_instance)
+        self._refuse_negated_formats()
+
+    def _note_negated(self, node: dict[str, Any], where: str) -> None:
+        """Record the subschemas whose *failure* can make an instance pass."""
+        for keyword in ("not", "if"):
+            if keyword in node:
+                self.negated.add(f"{where}/{keyword}")
+        if isinstance(node.get("oneOf"), list):
+            self.negated.update(f"{where}/oneOf/{index}" for index in range(len(node["oneOf"])))
+        if "contains" in node and "maxContains" in node:
+            self.negated.add(f"{where}/contains")
+
+    def _refuse_negated_formats(self) -> None:
+        """Refuse an asserted format where its failure could let an instance through.
+
+        NOTE: toolguard's format checks fail closed: some valid values are rejected (an ECMA
+        regex construct the translator refuses, a hostname needing Unicode data we lack). Under
+        `not`, `if`, `oneOf` or a bounded `contains`, such a false reject turns into a false
+        accept, so the schema is refused instead (or compile it with formats=False).
+        """
+        if not self.format_sites or not self.negated:
+            return
+        negated = set(self.negated)
+        changed = True
+        while changed:  # a subschema reached by reference from a negated one is negated too
+            changed = False
+            for where, target in self.ref_edges:
+                if target not in negated and _under(where, negated):
+                    negated.add(target)
+                    changed = True
+        for site in self.format_sites:
+            if _under(site, negated):
+                raise SchemaError(
+                    "a format asserted under not/if/oneOf/maxContains is refused: a valid value "
+                    "the format check rejects there would let an invalid instance through",
+                    field=site,
+                )
+
+
+def _under(location: str, roots: set[str]) -> bool:
+    """Whether `location` is one of `roots` or inside one of them."""
+    return any(location == root or location.startswith(f"{root}/") for root in roots)
 
 
 def _refuse_cycles(edges: dict[str, list[str]]) -> None:
