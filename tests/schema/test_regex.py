@@ -311,3 +311,17 @@ def test_refusal_message_quotes_the_pattern() -> None:
     """The refusal names the offending pattern so the schema author can find it."""
     with pytest.raises(SchemaError, match="maxLenght"):
         translate("(?i)maxLenght", WHERE)
+
+
+def test_surrogate_pair_escape_is_one_character() -> None:
+    r"""`\uD83D\uDE00` is the one character U+1F600, in and outside classes (no false reject,
+    which under `not` would be a false accept)."""
+    assert re.fullmatch(translate(r"\uD83D\uDE00"), "\U0001f600")
+    assert re.fullmatch(translate(r"[\uD83D\uDE00]"), "\U0001f600")
+
+
+@pytest.mark.parametrize("pattern", [r"\uD83D", r"\uDE00", r"\uD83Dx", r"\uDE00\uD83D"])
+def test_lone_surrogate_escape_is_refused(pattern: str) -> None:
+    """A lone or reversed surrogate escape matches no code-point string: refused."""
+    with pytest.raises(SchemaError):
+        translate(pattern)

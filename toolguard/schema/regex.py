@@ -31,6 +31,7 @@ _SHORTHAND = {
 # NOTE: no backreferences (\1-\9): ECMA lets one to a group that did not take part match the
 # empty string (and resets groups on each repetition); Python fails it. Refused, not guessed.
 _SAME_ESCAPES = set("nrtfv0") | set("\\/^$.*+?()[]{}|-")
+_ESCAPE_LENGTH = {"u": 6, "x": 4}  # characters an escape spans, backslash included
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 _NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_$][A-Za-z0-9_$]*)>")
 _QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
@@ -46,10 +47,11 @@ def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one toke
         if char == "\\":
             if i + 1 == n:
                 _refuse(pattern, where, "ends with a lone backslash")
-            out.append(_escape(pattern, i, in_class, where))
-            i += 2
-            if pattern[i - 1] in "ux":
-                i += 4 if pattern[i - 1] == "u" else 2
+            escaped = _escape(pattern, i, in_class, where)
+            out.append(escaped)
+            i += _ESCAPE_LENGTH.get(pattern[i + 1], 2)
+            if escaped.startswith("\\U"):
+                i += 6  # a surrogate pair: two \u escapes, one character
             continue
         if in_class:
             if char == "]":
@@ -109,9 +111,18 @@ def _escape(pattern: str, i: int, in_class: bool, where: str) -> str:
             return "\\x08"  # ECMA: `[\b]` is backspace
         _refuse(pattern, where, f"uses \\{letter} inside a character class")
     if letter == "u":
-        digits = pattern[i + 2 : i + 6]
-        if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-            _refuse(pattern, where, "has a \\u escape without four hex digits")
+        unit = _hex(pattern[i + 2 : i + 6], pattern, where)
+        if 0xDC00 <= unit <= 0xDFFF:
+            _refuse(pattern, where, "has a lone low surrogate escape")
+        if 0xD800 <= unit <= 0xDBFF:
+            # NOTE: strings here are code points: the pair `\uD83D\uDE00` is one character.
+            low = pattern[i + 6 : i + 12]
+            if not low.startswith("\\u") or not 0xDC00 <= _hex(low[2:], pattern, where) <= 0xDFFF:
+                _refuse(pattern, where, "has a lone high surrogate escape")
+            code_point = (
+                0x10000 + ((unit - 0xD800) << 10) + (_hex(low[2:], pattern, where) - 0xDC00)
+            )
+            return f"\\U{code_point:08X}"
         return pattern[i : i + 6]
     if letter == "x":
         digits = pattern[i + 2 : i + 4]
@@ -121,6 +132,12 @@ def _escape(pattern: str, i: int, in_class: bool, where: str) -> str:
     if letter in _SAME_ESCAPES:
         return pattern[i : i + 2]
     _refuse(pattern, where, f"uses \\{letter}, which means something else (or nothing) in Python")
+
+
+def _hex(digits: str, pattern: str, where: str) -> int:
+    if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
+        _refuse(pattern, where, "has a \\u escape without four hex digits")
+    return int(digits, 16)
 
 
 def _next_to_shorthand(pattern: str, i: int) -> bool:
