@@ -25,21 +25,10 @@ from toolguard.schema import compile_schema
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
-ARTICLE_IDENTITY = {
-    "allOf": [
-        {
-            "type": "object",
-            "required": ["subject"],
-            "properties": {"subject": {"type": "string", "minLength": 1, "maxLength": 128}},
-        },
-        {
-            "type": "object",
-            "required": ["source"],
-            "properties": {"source": {"enum": ["directory", "review_service"]}},
-        },
-    ],
-    "unevaluatedProperties": False,
-}
+# The article's composed identity object, shared with the tests.
+ARTICLE_IDENTITY = json.loads(
+    (HERE.parent / "tests" / "data" / "schemas" / "article_identity.schema.json").read_text()
+)
 
 
 def cases() -> list[tuple[str, Any, Any]]:
