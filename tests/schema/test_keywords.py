@@ -122,11 +122,11 @@ REFS = [
 
 FORMATS = [
     refused(
-        "format idn-email",
-        {"properties": {"email": {"type": "string", "format": "idn-email"}}},
+        "format of a later draft",
+        {"properties": {"email": {"type": "string", "format": "ipv4-cidr"}}},
         "/properties/email/format",
     ),
-    refused("format idn-hostname", {"format": "idn-hostname"}, "/format"),
+    refused("format unknown", {"format": "unknown"}, "/format"),
     refused("format misspelled", {"format": "date_time"}, "/format"),
     refused("format not a string", {"format": 5}, "/format"),
 ]

@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolguard.errors import SchemaError
-from toolguard.schema.regex import translate
+from toolguard.schema.regex import is_ecma_pattern, translate
 
 WHERE = "/properties/x/pattern"
 
@@ -154,33 +156,27 @@ def test_backspace_escape_inside_a_class_is_a_backspace() -> None:
         case(r"^[\d-]$", "\u0663", False),
         case(r"^[\d-]$", "a", False),
         case(r"^[-\d]$", "-", True),
-        case(r"^[\d-z]$", "z", True),
-        case(r"^[\d-z]$", "-", True),
-        case(r"^[\d-z]$", "a", False),
         case(r"^[^\d]$", "\u0663", True),
+        case(r"^[\D]$", "\u0663", True),
+        case(r"^[\D]$", "3", False),
+        case(r"^[\W\d]$", "3", True),
+        case(r"^[\W\d]$", "a", False),
+        case(r"^[^\S]$", "\u00a0", True),
         case(r"^[\s\d]$", "\u00a0", True),
         case(r"^[\w.]+$", "a.b_1", True),
     ],
 )
 def test_class_escapes_inside_character_classes(pattern: str, text: str, expected: bool) -> None:
-    r"""`\d`, `\s`, `\w` inside `[...]` keep their ECMA meaning; a `-` beside them is literal."""
+    r"""Class escapes inside `[...]` keep their ECMA meaning; a `-` beside them is literal."""
     assert matches(pattern, text) is expected
 
 
-@pytest.mark.parametrize(
-    ("pattern", "text", "expected"),
-    [
-        case(r"^[\w-z]$", "-", True),
-        case(r"^[\w-z]$", "`", False),  # U+0060 lies between "_" and "z"
-        case(r"^[!-\d]$", "-", True),
-        case(r"^[!-\d]$", "#", False),  # U+0023 lies between "!" and "0"
-    ],
-)
-def test_dash_next_to_a_class_escape_is_never_a_range(
-    pattern: str, text: str, expected: bool
-) -> None:
-    r"""ECMA (Annex B) reads `[\w-z]` as \w, "-" and "z": the dash never forms a range."""
-    assert matches(pattern, text) is expected
+@pytest.mark.parametrize("pattern", [r"^[\w-z]$", r"^[!-\d]$", r"[\s-\d]", r"[\p{L}-z]"])
+def test_dash_between_a_class_escape_and_a_character_is_refused(pattern: str) -> None:
+    r"""`[\w-z]` is a SyntaxError with the `u` flag (Annex B would read \w, "-", "z")."""
+    assert not is_ecma_pattern(pattern)
+    with pytest.raises(SchemaError, match="class escape"):
+        translate(pattern, WHERE)
 
 
 @pytest.mark.parametrize(
@@ -217,11 +213,11 @@ def test_python_set_operators_are_literal_in_a_class(
 
 
 def test_named_group_syntax_is_translated() -> None:
-    """`(?<name>...)` is an ECMA named group and becomes a Python named group."""
-    compiled = re.compile(translate("^(?<year>[0-9]{4})-(?<n>[0-9]+)$", WHERE))
+    """`(?<name>...)` is an ECMA named group; names may hold `$`, which Python's cannot."""
+    compiled = re.compile(translate("^(?<year>[0-9]{4})-(?<$n>[0-9]+)$", WHERE))
     match = compiled.search("2026-42")
     assert match is not None
-    assert match.group("year", "n") == ("2026", "42")
+    assert match.group(1, 2) == ("2026", "42")
 
 
 @pytest.mark.parametrize(
@@ -234,26 +230,19 @@ def test_named_group_syntax_is_translated() -> None:
         case("(?<!x)a", "xa", False),
         case(r"^\u0041\x42$", "AB", True),
         case(r"^[\u0041-\u0043]+$", "ABC", True),
-        case(r"^\/\-$", "/-", True),
+        case(r"^\/[\-]$", "/-", True),
+        case(r"^\cJ$", "\n", True),
+        case(r"^\cj$", "\n", True),
+        case(r"^[\cA-\cC]+$", "\x01\x03", True),
+        case(r"^\u{1F600}$", "\U0001f600", True),
+        case(r"^\0$", "\x00", True),
+        case(r"^[^]$", "\n", True),
         case(r"^a{2}$", "aa", True),
         case(r"^a{2,}?$", "aaa", True),
     ],
 )
 def test_shared_syntax_keeps_its_meaning(pattern: str, text: str, expected: bool) -> None:
     """Groups, lookarounds, back-references, hex/unicode escapes and quantifiers carry over."""
-    assert matches(pattern, text) is expected
-
-
-@pytest.mark.parametrize(
-    ("pattern", "text", "expected"),
-    [
-        case("^a{,2}$", "a{,2}", True),
-        case("^a{,2}$", "", False),
-        case("^a{,2}$", "aa", False),
-    ],
-)
-def test_brace_without_a_lower_bound_is_literal(pattern: str, text: str, expected: bool) -> None:
-    """ECMA (Annex B) reads `a{,2}` as the literal text "a{,2}"; Python reads it as `a{0,2}`."""
     assert matches(pattern, text) is expected
 
 
@@ -290,12 +279,22 @@ def test_translation_result_is_a_string_python_compiles() -> None:
         pytest.param(r"\u12", id=r"\u12 incomplete"),
         pytest.param(r"\u12G4", id=r"\u with a non-hex digit"),
         pytest.param(r"\x4", id=r"\x4 incomplete"),
-        pytest.param(r"\u{41}", id=r"\u{...} code point escape"),
-        pytest.param(r"\p{L}", id=r"\p{L} property escape"),
         pytest.param(r"(?<n>a)\k<n>", id=r"\k named backref"),
-        pytest.param(r"\cJ", id=r"\c control escape"),
         pytest.param(r"\N{DIGIT ONE}", id=r"\N named character"),
-        pytest.param(r"[\D]", id=r"\D inside a class"),
+        pytest.param(r"\p{Script=Greek}", id=r"\p{Script=...} (no Script data)"),
+        pytest.param(r"\p{Alphabetic}", id=r"\p{Alphabetic} (no data)"),
+        pytest.param(r"\p{NoSuchProperty}", id=r"\p unknown property"),
+        pytest.param(r"(?<=a+)b", id="variable-width lookbehind"),
+        pytest.param(r"a{,2}", id="brace without a lower bound"),
+        pytest.param(r"\-", id="escaped dash outside a class"),
+        pytest.param(r"\a", id=r"\a identity escape"),
+        pytest.param(r"a{2,1}", id="quantifier out of order"),
+        pytest.param(r"(?=a)*", id="quantified lookahead"),
+        pytest.param(r"(?<n>a)(?<n>b)", id="duplicate group name"),
+        pytest.param(r"(a)\2", id="backreference to a missing group"),
+        pytest.param(r"\01", id="octal escape"),
+        pytest.param("a{99999999999999999999}", id="count re cannot hold"),
+        pytest.param("(" * 150 + ")" * 150, id="groups nested 150 deep"),
         pytest.param("(abc", id="unbalanced parenthesis"),
         pytest.param("*a", id="nothing to repeat"),
     ],
@@ -325,3 +324,69 @@ def test_lone_surrogate_escape_is_refused(pattern: str) -> None:
     """A lone or reversed surrogate escape matches no code-point string: refused."""
     with pytest.raises(SchemaError):
         translate(pattern)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "expected"),
+    [
+        case(r"^\p{L}+$", "h\u00e9llo", True),
+        case(r"^\p{Letter}+$", "\u0436\u4e2d", True),
+        case(r"^\p{L}$", "1", False),
+        case(r"^\P{L}$", "1", True),
+        case(r"^\p{Lu}$", "A", True),
+        case(r"^\p{gc=Lu}$", "a", False),
+        case(r"^\p{General_Category=Nd}$", "\u0663", True),
+        case(r"^[\p{Nd}_]+$", "\u0663_7", True),
+        case(r"^[^\p{N}]$", "7", False),
+        case(r"^[\P{L}]$", "\u00e9", False),
+        case(r"^\p{digit}$", "\uff11", True),
+        case(r"^\p{ASCII}+$", "abc~", True),
+        case(r"^\p{ASCII}$", "\u00e9", False),
+        case(r"^\p{Any}$", "\U0010ffff", True),
+        case(r"^\p{Assigned}$", "\U0010ffff", False),
+        case(r"^\p{Cn}$", "\U0010ffff", True),
+    ],
+)
+def test_unicode_property_escapes(pattern: str, text: str, expected: bool) -> None:
+    r"""`\p{...}`/`\P{...}` take General_Category from `unicodedata`, in and out of classes."""
+    assert matches(pattern, text) is expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "valid"),
+    [
+        (r"(?<n>a)\k<n>", True),
+        (r"(a)\1", True),
+        (r"(?<=a+)b", True),
+        (r"\p{Alphabetic}", True),
+        (r"a{99999999999999999999}", True),
+        (r"\cA", True),
+        (r"[]", True),
+        (r"\uD800", True),
+        (r"\k<n>", False),
+        (r"\a", False),
+        (r"(?P<n>x)", False),
+        (r"(?i)abc", False),
+        (r"(?#comment)a", False),
+        (r"^(abc]", False),
+        (r"\p{Script=NoSuchScript}", False),
+        (r"\c1", False),
+        (r"\u{110000}", False),
+        ("(" * 1000, False),
+    ],
+)
+def test_ecma_pattern_syntax_is_checked_apart_from_translation(pattern: str, valid: bool) -> None:
+    """The `regex` format asks only whether the text is ECMA-262, not whether re can run it."""
+    assert is_ecma_pattern(pattern) is valid
+
+
+@given(st.text(alphabet="()[]{}^$\\.*+?|-,<>=!:abkpPuUxcdDwWsSbB019L", max_size=24))
+def test_any_text_gets_a_defined_answer(pattern: str) -> None:
+    """Hostile pattern text never crashes: a Python pattern that compiles, or a SchemaError."""
+    valid = is_ecma_pattern(pattern)
+    try:
+        translated = translate(pattern, WHERE)
+    except SchemaError:
+        return
+    assert valid
+    re.compile(translated)

@@ -1,10 +1,12 @@
 r"""ECMA-262 patterns -> Python `re` patterns with the same meaning, or a `SchemaError`.
 
-JSON Schema patterns are ECMA-262 regular expressions. Python's `re` reads the same text
-differently in ways that accept more: `\d` matches any Unicode digit, `$` matches before a
-trailing newline, `.` matches `\r` and U+2028. A schema's `^CR-[0-9]+$` must not accept
-"CR-1\n", so every pattern is rewritten here before it is compiled, and a construct whose
-meaning we cannot carry over is refused rather than guessed.
+JSON Schema patterns are ECMA-262 regular expressions, read with the `u` flag as ajv and the
+spec's own tests do. Python's `re` reads the same text differently in ways that accept more:
+`\d` matches any Unicode digit, `$` matches before a trailing newline, `.` matches `\r` and
+U+2028. A schema's `^CR-[0-9]+$` must not accept "CR-1\n", so every pattern is parsed here by
+the ECMA-262 grammar and re-emitted with explicit code point ranges; a construct whose meaning
+we cannot carry over is refused rather than guessed. `is_ecma_pattern` answers the narrower
+question the `regex` format asks: is this text valid ECMA-262 at all?
 """
 
 from __future__ import annotations
@@ -13,150 +15,353 @@ import re
 from typing import NoReturn
 
 from toolguard.errors import SchemaError
+from toolguard.schema import charsets
+from toolguard.schema.charsets import Ranges
 
-_WORD = "A-Za-z0-9_"
-_SPACE = "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
-_CLASS_BODY = {"d": "0-9", "w": _WORD, "s": _SPACE}
-_SHORTHAND = {
-    "d": "[0-9]",
-    "D": "[^0-9]",
-    "w": f"[{_WORD}]",
-    "W": f"[^{_WORD}]",
-    "s": f"[{_SPACE}]",
-    "S": f"[^{_SPACE}]",
-    # NOTE: spelled out: Python's \B never matches in an empty string, ECMA's does.
-    "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
-    "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
+_SYNTAX = frozenset("^$\\.*+?()[]{}|/")
+_CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
+_CLASS_ESCAPES = {"d": charsets.DIGIT, "w": charsets.WORD, "s": charsets.SPACE}
+_QUANTIFIER = re.compile(r"\{([0-9]+)(,?)([0-9]*)\}")
+_LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
+_MAX_NESTING = 100  # six Python frames per level: well inside the recursion limit
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_WORD_CLASS = "[0-9A-Z_a-z]"
+# NOTE: spelled out: Python's \b is Unicode-aware, and its \B never matches an empty string.
+_BOUNDARY = {
+    "b": f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD_CLASS}))",
+    "B": f"(?:(?<={_WORD_CLASS})(?={_WORD_CLASS})|(?<!{_WORD_CLASS})(?!{_WORD_CLASS}))",
 }
-# NOTE: no backreferences (\1-\9): ECMA lets one to a group that did not take part match the
-# empty string (and resets groups on each repetition); Python fails it. Refused, not guessed.
-_SAME_ESCAPES = set("nrtfv0") | set("\\/^$.*+?()[]{}|-")
-_ESCAPE_LENGTH = {"u": 6, "x": 4}  # characters an escape spans, backslash included
-_GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
-_NAMED_GROUP = re.compile(r"\(\?<([A-Za-z_$][A-Za-z0-9_$]*)>")
-_QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 
 
-def translate(pattern: str, where: str = "") -> str:  # noqa: PLR0915 - one tokenizer loop
+class _Invalid(Exception):
+    """The text is not an ECMA-262 pattern."""
+
+
+def translate(pattern: str, where: str = "") -> str:
     """Return a Python pattern that matches exactly what the ECMA-262 `pattern` matches."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            if i + 1 == n:
-                _refuse(pattern, where, "ends with a lone backslash")
-            escaped = _escape(pattern, i, in_class, where)
-            out.append(escaped)
-            i += _ESCAPE_LENGTH.get(pattern[i + 1], 2)
-            if escaped.startswith("\\U"):
-                i += 6  # a surrogate pair: two \u escapes, one character
-            continue
-        if in_class:
-            if char == "]":
-                in_class = False
-                out.append(char)
-            elif char == "-" and _next_to_shorthand(pattern, i):
-                out.append("\\-")  # ECMA: `[\w-z]` is \w, "-" and "z", never a range
-            else:
-                # NOTE: Python reserves `[`, `&&`, `||`, `~~` inside sets, and fastjsonschema
-                # rewrites every unescaped `$`; escape them all as the literals they are.
-                out.append("\\" + char if char in "[&|~$" else char)
-        elif char == "[":
-            in_class = True
-            if pattern.startswith("[]", i) or pattern.startswith("[^]", i):
-                # ECMA: `[]` matches nothing, `[^]` matches any character.
-                empty = pattern.startswith("[]", i)
-                out.append("(?!)" if empty else "[\\s\\S]")
-                i += 2 if empty else 3
-                in_class = False
-                continue
-            out.append("[^" if pattern.startswith("[^", i) else "[")
-            i += 2 if pattern.startswith("[^", i) else 1
-            continue
-        elif char == "(":
-            out.append(_group(pattern, i, where))
-            i += len(out[-1]) - (1 if out[-1].startswith("(?P<") else 0)
-            continue
-        elif char == ".":
-            out.append("[^\\n\\r\\u2028\\u2029]")
-        elif char == "$":
-            out.append("\\Z")
-        elif char in "*+?}" and pattern.startswith("+", i + 1):
-            _refuse(pattern, where, "uses a possessive quantifier, which ECMA-262 does not have")
-        elif char == "{" and _QUANTIFIER.match(pattern, i) is None:
-            out.append("\\{")  # ECMA: a brace that is not a full quantifier is a literal
-        else:
-            out.append(char)
-        i += 1
-    if in_class:
-        _refuse(pattern, where, "has an unterminated character class")
-    translated = "".join(out)
+    parser = _Parser(pattern)
+    try:
+        translated = parser.parse()
+    except RecursionError:
+        _refuse(pattern, where, "nests too deeply")
+    except _Invalid as exc:
+        _refuse(pattern, where, f"is not a valid ECMA-262 pattern: {exc}")
+    if parser.untranslatable:
+        _refuse(pattern, where, parser.untranslatable[0])
     try:
         re.compile(translated)
     except (re.error, OverflowError, RecursionError) as exc:
-        _refuse(pattern, where, f"is not a valid regular expression ({exc})")
+        _refuse(pattern, where, f"cannot be run by Python's re ({exc})")
     return translated
 
 
-def _escape(pattern: str, i: int, in_class: bool, where: str) -> str:
-    letter = pattern[i + 1]
-    if letter in _SHORTHAND:
-        if not in_class:
-            return _SHORTHAND[letter]
-        if letter in _CLASS_BODY:
-            return _CLASS_BODY[letter]
-        if letter == "b":
-            return "\\x08"  # ECMA: `[\b]` is backspace
-        _refuse(pattern, where, f"uses \\{letter} inside a character class")
-    if letter == "u":
-        unit = _hex(pattern[i + 2 : i + 6], pattern, where)
-        if 0xDC00 <= unit <= 0xDFFF:
-            _refuse(pattern, where, "has a lone low surrogate escape")
-        if 0xD800 <= unit <= 0xDBFF:
-            # NOTE: strings here are code points: the pair `\uD83D\uDE00` is one character.
-            low = pattern[i + 6 : i + 12]
-            if not low.startswith("\\u") or not 0xDC00 <= _hex(low[2:], pattern, where) <= 0xDFFF:
-                _refuse(pattern, where, "has a lone high surrogate escape")
-            code_point = (
-                0x10000 + ((unit - 0xD800) << 10) + (_hex(low[2:], pattern, where) - 0xDC00)
+def is_ecma_pattern(text: str) -> bool:
+    """Whether `text` is a valid ECMA-262 pattern (`u` flag), whether or not Python can run it."""
+    try:
+        _Parser(text).parse()
+    except (_Invalid, RecursionError):
+        return False
+    return True
+
+
+class _Parser:
+    """Recursive descent over ECMA-262 22.2.1 (Patterns, `[+UnicodeMode, +NamedCaptureGroups]`).
+
+    Each method consumes one production and returns its Python spelling. A construct that is
+    valid ECMA-262 but cannot be carried over is recorded in `untranslatable`, so the same
+    parse serves both the `regex` format (syntax only) and `translate` (which refuses it).
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.i = 0
+        self.depth = 0
+        self.groups = 0
+        self.names: set[str] = set()
+        self.backreferences: list[int | str] = []
+        self.untranslatable: list[str] = []
+
+    def parse(self) -> str:
+        out = self.disjunction()
+        if self.i < len(self.pattern):
+            raise _Invalid("unmatched ')'")
+        for reference in self.backreferences:
+            if isinstance(reference, int) and reference > self.groups:
+                raise _Invalid(f"\\{reference} refers to a group that does not exist")
+            if isinstance(reference, str) and reference not in self.names:
+                raise _Invalid(f"\\k<{reference}> refers to a group that does not exist")
+        if self.backreferences:
+            # NOTE: ECMA lets a backreference to a group that did not take part match the empty
+            # string (and resets groups on each repetition); Python fails it. Not guessed.
+            self.untranslatable.append("uses a backreference, whose ECMA-262 meaning re lacks")
+        return out
+
+    def peek(self, text: str) -> bool:
+        return self.pattern.startswith(text, self.i)
+
+    def disjunction(self) -> str:
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise _Invalid(f"groups nested deeper than {_MAX_NESTING}")
+        alternatives = [self.alternative()]
+        while self.peek("|"):
+            self.i += 1
+            alternatives.append(self.alternative())
+        self.depth -= 1
+        return "|".join(alternatives)
+
+    def alternative(self) -> str:
+        terms: list[str] = []
+        while self.i < len(self.pattern) and self.pattern[self.i] not in "|)":
+            terms.append(self.term())
+        return "".join(terms)
+
+    def term(self) -> str:
+        """An assertion (never quantified in Unicode mode) or an atom and its quantifier."""
+        if self.peek("^"):
+            self.i += 1
+            return "^"
+        if self.peek("$"):
+            self.i += 1
+            return "\\Z"  # `$` in Python also matches before a trailing newline
+        if self.peek("\\b") or self.peek("\\B"):
+            self.i += 2
+            return _BOUNDARY[self.pattern[self.i - 1]]
+        for opener in _LOOKAROUNDS:
+            if self.peek(opener):
+                self.i += len(opener)
+                return f"{opener}{self.group_body()})"
+        return self.atom() + self.quantifier()
+
+    def group_body(self) -> str:
+        body = self.disjunction()
+        if not self.peek(")"):
+            raise _Invalid("unterminated group")
+        self.i += 1
+        return body
+
+    def atom(self) -> str:
+        char = self.pattern[self.i]
+        if char in "*+?{":
+            raise _Invalid(f"{char!r} has nothing to repeat")
+        if char in "}]":
+            raise _Invalid(f"a lone {char!r}, which Unicode mode does not allow")
+        if char == ".":
+            self.i += 1
+            return _emit_class(charsets.LINE_TERMINATOR, negate=True)
+        if char == "[":
+            self.i += 1
+            return self.character_class()
+        if char == "(":
+            return self.group()
+        if char == "\\":
+            return self.atom_escape()
+        self.i += 1
+        return _emit_char(ord(char))
+
+    def group(self) -> str:
+        if self.peek("(?:"):
+            self.i += 3
+            return f"(?:{self.group_body()})"
+        if self.peek("(?<"):
+            self.i += 3
+            name = self.group_name()
+            if name in self.names:
+                raise _Invalid(f"duplicate group name {name!r}")
+            self.names.add(name)
+        elif self.peek("(?"):
+            raise _Invalid("a group syntax ECMA-262 does not have")
+        else:
+            self.i += 1
+        self.groups += 1
+        return f"({self.group_body()})"
+
+    def group_name(self) -> str:
+        end = self.pattern.find(">", self.i)
+        name = self.pattern[self.i : end] if end >= 0 else ""
+        valid = name and (name[0] in "$_" or name[0].isidentifier())
+        if not valid or not all(c in "$\u200c\u200d" or f"a{c}".isidentifier() for c in name):
+            raise _Invalid("a group name that is not an identifier")
+        self.i = end + 1
+        return name
+
+    def quantifier(self) -> str:
+        char = self.pattern[self.i : self.i + 1]
+        if char and char in "*+?":
+            self.i += 1
+            out = char
+        elif char == "{":
+            match = _QUANTIFIER.match(self.pattern, self.i)
+            if match is None:
+                raise _Invalid("'{' that does not start a quantifier")
+            low, comma, high = _decimal(match[1]), match[2], _decimal(match[3])
+            if high and (len(low), low) > (len(high), high):
+                raise _Invalid("a quantifier whose numbers are out of order")
+            self.i = match.end()
+            out = f"{{{low}{comma}{high}}}"  # re refuses a count it cannot hold: refused then
+        else:
+            return ""
+        if self.peek("?"):
+            self.i += 1
+            out += "?"
+        return out
+
+    def atom_escape(self) -> str:
+        letter = self.pattern[self.i + 1 : self.i + 2]
+        if letter.isdigit() and letter != "0":
+            end = self.i + 1
+            while end < len(self.pattern) and self.pattern[end].isdigit():
+                end += 1
+            self.backreferences.append(int(self.pattern[self.i + 1 : end]))
+            self.i = end
+            return "(?:)"
+        if letter == "k":
+            self.i += 2
+            if not self.peek("<"):
+                raise _Invalid("\\k without a group name")
+            self.i += 1
+            self.backreferences.append(self.group_name())
+            return "(?:)"
+        ranges = self.class_escape()
+        if ranges is not None:
+            return _emit_class(ranges)
+        return _emit_char(self.character_escape(in_class=False))
+
+    def class_escape(self) -> Ranges | None:
+        r"""`\d \D \w \W \s \S \p{..} \P{..}` as ranges, or None for another escape."""
+        letter = self.pattern[self.i + 1 : self.i + 2]
+        if letter.lower() in _CLASS_ESCAPES:
+            self.i += 2
+            ranges = _CLASS_ESCAPES[letter.lower()]
+            return ranges if letter.islower() else charsets.complement(ranges)
+        if letter not in ("p", "P"):
+            return None
+        end = self.pattern.find("}", self.i)
+        if not self.pattern.startswith("{", self.i + 2) or end < 0:
+            raise _Invalid(f"\\{letter} without a {{property}}")
+        expression = self.pattern[self.i + 3 : end]
+        self.i = end + 1
+        try:
+            ranges = charsets.property_ranges(expression)
+        except charsets.UnknownProperty as exc:
+            if not exc.valid:
+                raise _Invalid(f"unknown property \\{letter}{{{expression}}}") from None
+            self.untranslatable.append(
+                f"uses \\{letter}{{{expression}}}, which needs data toolguard lacks"
             )
-            return f"\\U{code_point:08X}"
-        return pattern[i : i + 6]
-    if letter == "x":
-        digits = pattern[i + 2 : i + 4]
-        if len(digits) != 2 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-            _refuse(pattern, where, "has a \\x escape without two hex digits")
-        return pattern[i : i + 4]
-    if letter in _SAME_ESCAPES:
-        return pattern[i : i + 2]
-    _refuse(pattern, where, f"uses \\{letter}, which means something else (or nothing) in Python")
+            ranges = ()
+        return ranges if letter == "p" else charsets.complement(ranges)
+
+    def character_escape(self, *, in_class: bool) -> int:
+        """One code point from an escape that stands for a character."""
+        letter = self.pattern[self.i + 1 : self.i + 2]
+        start = self.i
+        self.i += 2
+        if letter in _CONTROL:
+            return _CONTROL[letter]
+        if letter == "c":
+            control = self.pattern[self.i : self.i + 1]
+            if not (control.isascii() and control.isalpha()):
+                raise _Invalid("\\c without an ASCII letter")
+            self.i += 1
+            return ord(control) % 32
+        if letter == "0":
+            if self.pattern[self.i : self.i + 1].isdigit():
+                raise _Invalid("an octal escape, which Unicode mode does not allow")
+            return 0
+        if letter == "x":
+            return self.hex_digits(2)
+        if letter == "u":
+            return self.unicode_escape()
+        if letter in _SYNTAX or (in_class and letter == "-"):
+            return ord(letter)
+        self.i = start
+        raise _Invalid(f"\\{letter} is not an escape in Unicode mode" if letter else "a lone '\\'")
+
+    def unicode_escape(self) -> int:
+        if self.peek("{"):
+            end = self.pattern.find("}", self.i)
+            digits = self.pattern[self.i + 1 : end] if end > 0 else ""
+            if not digits or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise _Invalid("\\u{...} without hex digits")
+            self.i = end + 1
+            if int(digits, 16) > charsets.MAX_CODE_POINT:
+                raise _Invalid("\\u{...} beyond U+10FFFF")
+            return int(digits, 16)
+        unit = self.hex_digits(4)
+        if 0xD800 <= unit <= 0xDBFF and self.peek("\\u"):
+            save = self.i
+            self.i += 2
+            low = self.hex_digits(4)
+            if 0xDC00 <= low <= 0xDFFF:  # a surrogate pair: one code point
+                return 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+            self.i = save
+        if 0xD800 <= unit <= 0xDFFF:
+            # NOTE: valid ECMA-262 matching a lone surrogate, which a parsed JSON string never
+            # holds but a library caller's str might: refused rather than half-supported.
+            self.untranslatable.append("has a lone surrogate escape")
+        return unit
+
+    def hex_digits(self, count: int) -> int:
+        digits = self.pattern[self.i : self.i + count]
+        if len(digits) != count or not all(c in "0123456789abcdefABCDEF" for c in digits):
+            raise _Invalid(f"an escape without {count} hex digits")
+        self.i += count
+        return int(digits, 16)
+
+    def character_class(self) -> str:
+        """`[...]` after its `[`: ranges of code points, where a class escape never bounds one."""
+        negate = self.peek("^")
+        self.i += negate
+        spans: list[tuple[int, int]] = []
+        while not self.peek("]"):
+            if self.i >= len(self.pattern):
+                raise _Invalid("unterminated character class")
+            first = self.class_atom()
+            if self.peek("-") and not self.pattern.startswith("]", self.i + 1):
+                self.i += 1
+                last = self.class_atom()
+                if isinstance(first, tuple) or isinstance(last, tuple):
+                    raise _Invalid("a class range bounded by a class escape")
+                if first > last:
+                    raise _Invalid("a class range out of order")
+                spans.append((first, last))
+            else:
+                spans.extend(first if isinstance(first, tuple) else [(first, first)])
+        self.i += 1
+        return _emit_class(charsets.union(spans), negate=negate)
+
+    def class_atom(self) -> int | Ranges:
+        if self.i >= len(self.pattern):
+            raise _Invalid("unterminated character class")
+        if not self.peek("\\"):
+            self.i += 1
+            return ord(self.pattern[self.i - 1])
+        if self.peek("\\b"):
+            self.i += 2
+            return 0x08  # `[\b]` is backspace
+        ranges = self.class_escape()
+        return ranges if ranges is not None else self.character_escape(in_class=True)
 
 
-def _hex(digits: str, pattern: str, where: str) -> int:
-    if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-        _refuse(pattern, where, "has a \\u escape without four hex digits")
-    return int(digits, 16)
+def _decimal(digits: str) -> str:
+    """Digits without leading zeros, never converted to int (a 5,000-digit count stays text)."""
+    return (digits.lstrip("0") or "0") if digits else ""
 
 
-def _next_to_shorthand(pattern: str, i: int) -> bool:
-    r"""Whether the `-` at `i` in a class touches a class escape such as `\d` or `\w`."""
-    before = pattern[i - 2 : i] if i >= 2 and pattern[i - 3 : i - 2] != "\\" else ""
-    after = pattern[i + 1 : i + 3]
-    return any(len(s) == 2 and s[0] == "\\" and s[1] in "dDwWsS" for s in (before, after))
+def _emit_char(code_point: int) -> str:
+    char = chr(code_point)
+    return char if char in _PLAIN else f"\\U{code_point:08x}"
 
 
-def _group(pattern: str, i: int, where: str) -> str:
-    if not pattern.startswith("(?", i):
-        return "("
-    for opener in _GROUP_OPENERS:
-        if pattern.startswith(opener, i):
-            return opener
-    named = _NAMED_GROUP.match(pattern, i)
-    if named is None:
-        _refuse(pattern, where, "uses a group syntax that ECMA-262 does not have")
-    return f"(?P<{named.group(1)}>"
+def _emit_class(ranges: Ranges, *, negate: bool = False) -> str:
+    if not ranges:  # `[]` matches nothing, `[^]` any one code point
+        ranges, negate = ((0, charsets.MAX_CODE_POINT),), not negate
+    body = "".join(
+        _emit_char(low) if low == high else f"{_emit_char(low)}-{_emit_char(high)}"
+        for low, high in ranges
+    )
+    return f"[{'^' if negate else ''}{body}]"
 
 
 def _refuse(pattern: str, where: str, why: str) -> NoReturn:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from toolguard.errors import SchemaError
-from toolguard.schema.regex import translate
+from toolguard.schema.regex import is_ecma_pattern
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -51,9 +50,5 @@ def is_relative_json_pointer(text: str) -> bool:
 
 
 def is_regex(text: str) -> bool:
-    """An ECMA-262 pattern toolguard can translate; one it would refuse is not valid here."""
-    try:
-        translate(text)
-    except SchemaError:
-        return False
-    return True
+    """An ECMA-262 pattern (`u` flag), valid even if toolguard could not run it in a schema."""
+    return is_ecma_pattern(text)
