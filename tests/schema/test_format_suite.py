@@ -16,18 +16,8 @@ from .suite import Folder, Group, compiler, group_params, mismatches, suite_root
 # Formats whose suite files must compile: every one toolguard has a parser for.
 # (`ecmascript-regex.json` exercises the `regex` format.)
 _IMPLEMENTED = sorted(FORMAT_CHECKERS)
-# Suite cases toolguard is known to reject although the suite calls them valid: each is a
-# construct it cannot check faithfully with the standard library, so it fails closed.
-_KNOWN_FALSE_REJECTS = {
-    "ecmascript-regex::ECMA 262 named groups and backreferences are valid"
-    " / an ECMA 262 named backreference \\k<name>",
-    "ecmascript-regex::ECMA 262 lookbehind is valid, including variable width"
-    " / a variable-width lookbehind (ES2018)",
-    "ecmascript-regex::ECMA 262 character classes and escapes"
-    " / a control escape \\cA is valid ECMA 262",
-    "hostname::validation of A-label (punycode) host names"
-    " / ZERO WIDTH NON-JOINER not preceded by Virama but matches regexp",
-}
+# Suite cases toolguard is known to reject although the suite calls them valid: none left.
+_KNOWN_FALSE_REJECTS: frozenset[str] = frozenset()
 
 FOLDER = Folder("optional/format", ("optional", "format"))
 _format_dir = FOLDER.path

@@ -74,3 +74,20 @@ def test_no_invalid_instance_is_ever_accepted() -> None:
     # NOTE: the counts are the point of this test (shown with -rP, or on failure).
     print(counts.summary())
     assert not counts.false_accepts, "false accepts:\n" + "\n".join(counts.false_accepts)
+    # Done means every required case passes: no group refused, no case failed.
+    assert counts.refused == 0
+    assert counts.failed == 0
+
+
+OPTIONAL = Folder("optional", ("optional",))
+_OPTIONAL_GROUPS = OPTIONAL.groups()
+
+
+@pytest.mark.parametrize("group", group_params(_OPTIONAL_GROUPS, OPTIONAL.absent()))
+def test_optional_group_is_refused_or_agrees(group: Group) -> None:
+    """An optional/ group (bignum, non-BMP patterns, dialects...) is refused or fully agrees."""
+    validator = _compiled(group)
+    if validator is None:
+        return  # refused: e.g. draft 7 `dependencies`, unknown keywords, another dialect
+    found = mismatches(group, validator)
+    assert not found, "\n".join(found)

@@ -115,7 +115,7 @@ def compile_schema(
     where a `$ref` may lead. Nothing is fetched from the network.
     """
     try:
-        prepared, bundled = prepare(schema, formats=formats, refs=refs)
+        prepared, bundled, formats = prepare(schema, formats=formats, refs=refs)
     except RecursionError:
         raise SchemaError("schema nests too deeply to be checked") from None
     if _check_dialect:

@@ -167,19 +167,23 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 def prepare(
     schema: Any, *, formats: bool = True, refs: Mapping[str, str | Path] | None = None
-) -> tuple[Any, Any]:
+) -> tuple[Any, Any, bool]:
     """Check `schema` and return a copy ready for fastjsonschema.
 
     Every subschema object in the copy carries its JSON Pointer in `$comment` (prefixed with
     `LOCATION_TAG`), so a validation error names the exact subschema that failed. Every `$ref`
     is resolved here (see `refs.py`) and rewritten to a local JSON Pointer; documents from the
     registry are embedded under `$defs`. Also returns the schema bundled the same way but
-    otherwise as written (see `refs.bundle`).
+    otherwise as written (see `refs.bundle`), and whether formats are asserted: always when
+    the schema's dialect declares the format-assertion vocabulary, whatever `formats` says.
     """
     if not isinstance(schema, dict | bool):
         raise SchemaError("a schema must be a JSON object or a boolean", field="/")
     index = Index(schema, refs)
-    walker = _Walker(index, formats, _annotation_only(schema, index))
+    annotation_only, asserts_formats = _dialect(schema, index)
+    formats = formats or asserts_formats
+    dialect = schema.get("$schema", DRAFT_2020_12) if isinstance(schema, dict) else DRAFT_2020_12
+    walker = _Walker(index, formats, annotation_only, dialect)
     prepared = walker.visit(schema, "")
     visited = 0
     while visited < len(walker.index.remotes):  # a remote document may reference another
@@ -188,11 +192,13 @@ def prepare(
         prepared.setdefault("$defs", {})[key] = embedded
         visited += 1
     walker.check_references()
-    return prepared, bundle(walker.index)
+    return prepared, bundle(walker.index), formats
 
 
 class _Walker:
-    def __init__(self, index: Index, formats: bool, annotation_only: frozenset[str]) -> None:
+    def __init__(
+        self, index: Index, formats: bool, annotation_only: frozenset[str], dialect: str
+    ) -> None:
         self.index = index
         self.formats = formats
         # For the negated-format check: where formats are asserted, which subschemas only
@@ -201,6 +207,7 @@ class _Walker:
         self.negated: set[str] = set()
         self.ref_edges: list[tuple[str, str]] = []
         self.annotation_only = annotation_only  # keywords whose vocabulary the dialect omits
+        self.dialect = dialect
         self.ref_resources: dict[str, str] = {}
         self.subschemas: set[str] = set()
         self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
@@ -237,7 +244,13 @@ class _Walker:
         if keyword == "$schema":
             if where and not where.startswith(f"/$defs/{REMOTE_PREFIX}"):
                 raise SchemaError("'$schema' is only supported at a document's root", field=at)
-            return value  # the dialect is read once, by prepare()
+            if where and value not in (DRAFT_2020_12, DRAFT_2020_12 + "#", self.dialect):
+                # NOTE: a referenced document is read in its own dialect (Core 2020-12 section
+                # 8.1.1); toolguard has only this one, so another draft is refused, not misread.
+                raise SchemaError(
+                    f"a referenced document in another dialect ({value!r}) is refused", field=at
+                )
+            return value  # the root's dialect is read once, by prepare()
         if keyword == "$vocabulary":
             _check_vocabularies(value, at)
             return value
@@ -446,17 +459,20 @@ def _check_vocabularies(value: Any, at: str) -> None:
         )
 
 
-def _annotation_only(schema: Any, index: Index) -> frozenset[str]:
-    """Keywords that are mere annotations in the schema's dialect (its `$schema`).
+def _dialect(schema: Any, index: Index) -> tuple[frozenset[str], bool]:
+    """Annotation-only keywords in the schema's dialect, and whether it asserts formats.
 
-    The standard 2020-12 dialect asserts everything; a custom metaschema from the registry
-    that leaves out the validation vocabulary makes `type`, `minimum`... annotations.
+    The dialect is the schema's `$schema`; formats are asserted when it declares the
+    format-assertion vocabulary.
+
+    The standard 2020-12 dialect asserts everything but formats; a custom metaschema from the
+    registry that leaves out the validation vocabulary makes `type`, `minimum`... annotations.
     """
     declared = schema.get("$schema", DRAFT_2020_12) if isinstance(schema, dict) else DRAFT_2020_12
     if not isinstance(declared, str):
         raise SchemaError("'$schema' must be a URI", field="/$schema")
     if declared.rstrip("#") == DRAFT_2020_12:
-        return frozenset()
+        return frozenset(), False
     try:
         metaschema = index.document(declared.rstrip("#"), "")
     except SchemaError:
@@ -470,9 +486,11 @@ def _annotation_only(schema: Any, index: Index) -> frozenset[str]:
     if not isinstance(vocabularies, dict) or base.rstrip("#") != DRAFT_2020_12:
         raise SchemaError(f"{declared!r} is not a Draft 2020-12 dialect", field="/$schema")
     _check_vocabularies(vocabularies, "/$schema")
+    # NOTE: declared as optional (false) or required (true), toolguard implements it: asserted.
+    asserts_formats = VOCABULARY + "format-assertion" in vocabularies
     if VOCABULARY + "validation" in vocabularies:
-        return frozenset()
-    return VALIDATION_KEYWORDS
+        return frozenset(), asserts_formats
+    return VALIDATION_KEYWORDS, asserts_formats
 
 
 def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:
