@@ -16,9 +16,9 @@ from typing import Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
-from toolguard.schema.cache import SchemaViolation, load_or_compile
+from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.keywords import DRAFT_2020_12, LOCATION_TAG, prepare
+from toolguard.schema.keywords import DRAFT_2020_12, LOCATION_TAG, Prepared, prepare
 
 __all__ = ["Validator", "compile_schema"]
 
@@ -112,33 +112,42 @@ def compile_schema(
     """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced.
 
     `refs` maps URI prefixes to local directories: the only place, besides the schema itself,
-    where a `$ref` may lead. Nothing is fetched from the network.
+    where a `$ref` may lead. Nothing is fetched from the network. A schema compiled before
+    (same text, options, registry files and toolguard) is loaded from the cache instead.
     """
-    try:
-        prepared, bundled, formats = prepare(schema, formats=formats, refs=refs)
-    except RecursionError:
-        raise SchemaError("schema nests too deeply to be checked") from None
-    if _check_dialect:
-        _conforms_to_metaschema(schema)
-    checkers = FORMAT_CHECKERS if formats else {}
 
-    def generate() -> str:
-        from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415 - cache miss only
-
-        from toolguard.schema.generator import generate_source  # noqa: PLC0415
-
+    def build() -> Entry:
         try:
-            # NOTE: fastjsonschema's resolver rewrites $ref values in place: give it a copy.
-            return generate_source(
-                copy.deepcopy(prepared), _Offline(), checkers, use_formats=formats
-            )
-        except JsonSchemaDefinitionException as exc:
-            raise SchemaError(f"invalid schema: {exc}") from None
-        except (ValueError, TypeError, RecursionError, re.error) as exc:
-            raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
+            prepared = prepare(schema, formats=formats, refs=refs)
+        except RecursionError:
+            raise SchemaError("schema nests too deeply to be checked") from None
+        if _check_dialect:
+            _conforms_to_metaschema(schema)
+        name, code = compile_source(_generate(prepared))
+        return Entry(name, code, prepared.bundled, prepared.formats, prepared.files)
 
-    function = load_or_compile(prepared, formats=formats, generate=generate)
-    return Validator(partial(function, custom_formats=checkers) if checkers else function, bundled)
+    function, entry = cached(schema, formats=formats, refs=refs, build=build)
+    if entry.formats:
+        function = partial(function, custom_formats=FORMAT_CHECKERS)
+    return Validator(function, entry.bundled)
+
+
+def _generate(prepared: Prepared) -> str:
+    """Generate the module source for a prepared schema (imports fastjsonschema: misses only)."""
+    from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415
+
+    from toolguard.schema.generator import generate_source  # noqa: PLC0415
+
+    checkers = FORMAT_CHECKERS if prepared.formats else {}
+    try:
+        # NOTE: fastjsonschema's resolver rewrites $ref values in place: give it a copy.
+        return generate_source(
+            copy.deepcopy(prepared.schema), _Offline(), checkers, use_formats=prepared.formats
+        )
+    except JsonSchemaDefinitionException as exc:
+        raise SchemaError(f"invalid schema: {exc}") from None
+    except (ValueError, TypeError, RecursionError, re.error) as exc:
+        raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
 
 
 @lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'

@@ -1,32 +1,38 @@
 """Compiled validators cached on disk, so a repeated call pays load time, not compile time.
 
-fastjsonschema turns a schema into Python source (~10-30 ms per schema); the compiled code
-object is stored under the SHA-256 of everything that shaped it and loaded back with
-`marshal` (well under a millisecond). The cache is an optimisation, never a point of
-failure: anything odd (a foreign or loosely-permissioned directory, a corrupt or truncated
-entry, a full disk) falls back to compiling in memory.
+Checking a schema and generating its code costs ~10-30 ms; loading it back costs a fraction
+of a millisecond. An entry is keyed by the SHA-256 of the schema *as given* (its `marshal`
+form, which tells 1 from 1.0 from True and a list from a tuple), the options and the
+registry, and this toolguard's own files; so a hit skips the checks, the metaschema and the
+generator altogether. It holds the code object, the bundled schema, and the SHA-256 of every
+registry file the schema pulled in, re-checked on each load: an edited `$ref` target is a
+miss, never a stale validator. The cache is an optimisation, never a point of failure:
+anything odd (a foreign or loosely-permissioned directory, a corrupt or truncated entry, a
+full disk, a schema `marshal` cannot write) falls back to compiling in memory.
 
 Layout: `$TOOLGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`;
 created 0700 and used only while owned by this user and closed to others. Entries are
-`<key>.bin`: 32 bytes of SHA-256 over the rest, then the marshalled (name, code object).
+`<key>.bin`: 32 bytes of SHA-256 over the rest, then the marshalled `Entry` fields.
 They are written to a private temporary file and renamed into place, so two processes that
 race write the same bytes and a reader never sees half an entry.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
-import json
 import marshal
 import os
 import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from toolguard.errors import SchemaError
@@ -66,24 +72,36 @@ class SchemaViolation(ValueError):
         return [step for step in _NAME_STEPS.split(self.name or "") if step]
 
 
-def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]) -> Any:
-    """The validation function for `prepared`, from the cache or freshly generated.
+@dataclass(frozen=True)
+class Entry:
+    """What a compile leaves behind: everything a later call needs to skip the work."""
 
-    `generate` returns fastjsonschema's module source; it only runs on a cache miss.
+    name: str  # the validation function the code defines
+    code: CodeType  # see `compile_source`
+    bundled: Any  # the schema with its references resolved (`Validator.schema`)
+    formats: bool  # whether formats are asserted (the dialect may force it)
+    files: tuple[tuple[str, str], ...]  # registry files read: (path, SHA-256 of the bytes)
+
+
+def cached(
+    schema: Any,
+    *,
+    formats: bool,
+    refs: Mapping[str, str | Path] | None,
+    build: Callable[[], Entry],
+) -> tuple[Callable[..., Any], Entry]:
+    """The validation function for `schema` and its entry, from the cache or from `build`.
+
+    `build` checks and generates; it only runs on a miss.
     """
-    key = _key(prepared, formats)
-    folder = _folder()
-    entry = folder / f"{key}.bin" if folder is not None else None
-    loaded = _load(entry) if entry is not None else None
-    if loaded is None:
-        source = generate().replace(_FASTJSONSCHEMA_IMPORT, "")
-        match = _FIRST_FUNCTION.search(source)
-        if match is None:
-            raise SchemaError("fastjsonschema generated no validation function")
-        loaded = (match.group(1), compile(source, f"<toolguard schema {key[:12]}>", "exec"))
-        if entry is not None:
-            _store(entry, loaded)
-    name, code = loaded
+    key = _key(schema, formats, refs)
+    folder = _folder() if key is not None else None
+    path = folder / f"{key}.bin" if folder is not None else None
+    entry = _load(path) if path is not None else None
+    if entry is None:
+        entry = build()
+        if path is not None:
+            _store(path, entry)
     namespace: dict[str, Any] = {
         "JsonSchemaValueException": SchemaViolation,
         "JsonSchemaValuesException": SchemaViolation,
@@ -91,32 +109,55 @@ def load_or_compile(prepared: Any, *, formats: bool, generate: Callable[[], str]
         "Fraction": Fraction,
         "is_multiple": is_multiple,
     }
-    exec(code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
-    return namespace[name]
+    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
+    return namespace[entry.name], entry
 
 
-def _key(prepared: Any, formats: bool) -> str:
-    from toolguard import __version__  # noqa: PLC0415 - the package imports this module
+def file_digest(raw: bytes) -> str:
+    """How a registry file is fingerprinted in an entry."""
+    return hashlib.sha256(raw).hexdigest()
 
-    material = json.dumps(
-        [
-            __version__,
-            _generator_digest(),
-            sys.implementation.cache_tag,
-            _fastjsonschema_version(),
-            formats,
-            prepared,
-        ],
-        ensure_ascii=True,
-        separators=(",", ":"),
+
+def compile_source(source: str) -> tuple[str, CodeType]:
+    """The name of the function fastjsonschema's module source defines, and its code object."""
+    source = source.replace(_FASTJSONSCHEMA_IMPORT, "")
+    match = _FIRST_FUNCTION.search(source)
+    if match is None:
+        raise SchemaError("fastjsonschema generated no validation function")
+    return match.group(1), compile(source, "<toolguard schema>", "exec")
+
+
+def _key(schema: Any, formats: bool, refs: Mapping[str, str | Path] | None) -> str | None:
+    registry = sorted(
+        (prefix, str(Path(folder).absolute())) for prefix, folder in (refs or {}).items()
     )
-    return hashlib.sha256(material.encode("ascii")).hexdigest()
+    try:
+        # NOTE: version 2 has no back-references, so equal values always give equal bytes.
+        material = marshal.dumps((_fingerprint(), formats, registry, schema), 2)
+    except (ValueError, TypeError):
+        return None  # not plain data (a subclass, an object): compile it, never cache it
+    return hashlib.sha256(material).hexdigest()
 
 
-def _generator_digest() -> str:
-    """The generator's own source shapes the code too: a changed generator is a new key."""
-    generator = Path(__file__).with_name("generator.py")
-    return hashlib.sha256(generator.read_bytes()).hexdigest()
+@functools.cache
+def _fingerprint() -> str:
+    """Stamp of toolguard and the tools under it: a changed file is a new key (stat only).
+
+    Sizes and modification times of the package's modules and shipped schemas stand for their
+    content: an upgrade or an edited checkout never reuses code generated by older sources.
+    """
+    from toolguard import __version__  # noqa: PLC0415 - the package imports this module
+    from toolguard.shipped import shipped_schema  # noqa: PLC0415
+
+    stamps = [__version__, sys.implementation.cache_tag, _fastjsonschema_version()]
+    for root in (Path(__file__).parent.parent, shipped_schema("metaschemas")):
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(("__", ".")))
+            for name in sorted(names):
+                if name.endswith((".py", ".json")):
+                    info = Path(folder, name).stat()
+                    stamps.append(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(stamps).encode()).hexdigest()
 
 
 def _fastjsonschema_version() -> str:
@@ -149,29 +190,38 @@ def _folder() -> Path | None:
     return folder if private and info.st_uid == os.getuid() else None
 
 
-def _load(entry: Path) -> tuple[str, Any] | None:
+def _load(path: Path) -> Entry | None:
     try:
-        blob = entry.read_bytes()
+        blob = path.read_bytes()
     except OSError:
         return None
     body = blob[_DIGEST:]
     if len(blob) <= _DIGEST or hashlib.sha256(body).digest() != blob[:_DIGEST]:
         return None
     try:
-        name, code = marshal.loads(body)  # noqa: S302 - written by us, verified above
+        name, code, bundled, formats, files = marshal.loads(body)  # noqa: S302 - ours, verified
     except (ValueError, EOFError, TypeError):
         return None
-    return (name, code) if isinstance(name, str) else None
+    for file, digest in files:
+        try:
+            if file_digest(Path(file).read_bytes()) != digest:
+                return None  # a registry file changed since: compile again
+        except OSError:
+            return None
+    return Entry(name, code, bundled, formats, files)
 
 
-def _store(entry: Path, loaded: tuple[str, Any]) -> None:
-    body = marshal.dumps(loaded)
+def _store(path: Path, entry: Entry) -> None:
     try:
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".bin")
+        body = marshal.dumps((entry.name, entry.code, entry.bundled, entry.formats, entry.files))
+    except ValueError:
+        return
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".bin")
         try:
             with os.fdopen(handle, "wb") as stream:  # mkstemp creates it 0600
                 stream.write(hashlib.sha256(body).digest() + body)
-            Path(temporary).replace(entry)
+            Path(temporary).replace(path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise

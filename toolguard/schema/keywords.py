@@ -14,6 +14,7 @@ import copy
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -165,9 +166,19 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A checked schema: the copy fastjsonschema compiles, and what the cache must record."""
+
+    schema: Any
+    bundled: Any  # as written, references resolved (see `refs.bundle`)
+    formats: bool  # asserted: asked for, or forced by the dialect
+    files: tuple[tuple[str, str], ...]  # registry files read: (path, SHA-256)
+
+
 def prepare(
     schema: Any, *, formats: bool = True, refs: Mapping[str, str | Path] | None = None
-) -> tuple[Any, Any, bool]:
+) -> Prepared:
     """Check `schema` and return a copy ready for fastjsonschema.
 
     Every subschema object in the copy carries its JSON Pointer in `$comment` (prefixed with
@@ -192,7 +203,7 @@ def prepare(
         prepared.setdefault("$defs", {})[key] = embedded
         visited += 1
     walker.check_references()
-    return prepared, bundle(walker.index), formats
+    return Prepared(prepared, bundle(walker.index), formats, tuple(walker.index.files))
 
 
 class _Walker:

@@ -22,6 +22,7 @@ from toolguard.errors import Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import MISSING, escape, lookup
+from toolguard.schema.cache import file_digest
 from toolguard.shipped import shipped_schema
 
 ROOT_BASE = "urn:toolguard:root"
@@ -49,11 +50,17 @@ MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
-def read_schema(path: Path) -> Any:
-    """A schema file, read within `SCHEMA_LIMITS` by the strict parser; `SchemaError` if not."""
+def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
+    """A schema file, read within `SCHEMA_LIMITS` by the strict parser; `SchemaError` if not.
+
+    `files`, if given, receives the path and SHA-256 of the very bytes parsed (the compile
+    cache re-checks them, so an edited file is never served from an older compile).
+    """
     try:
         with path.open("rb") as stream:
             raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
+        if files is not None:
+            files.append((str(path), file_digest(raw)))
         return parse(raw, SCHEMA_LIMITS)
     except OSError as exc:
         raise SchemaError(f"cannot read schema: {exc.strerror}", source=str(path)) from None
@@ -99,6 +106,7 @@ class Index:
         self.anchors: dict[str, str] = {}  # URI#anchor -> pointer ($dynamicAnchors too)
         self.dynamic: dict[str, dict[str, str]] = {}  # anchor name -> {resource URI: pointer}
         self.remotes: list[tuple[str, Any]] = []  # (key under $defs, document), in load order
+        self.files: list[tuple[str, str]] = []  # registry files read: (path, SHA-256)
         self._add(root, "", ROOT_BASE)
 
     def _add(self, node: Any, where: str, base: str) -> None:
@@ -183,7 +191,7 @@ class Index:
                 field=f"{where}/$ref",
             )
         try:
-            document = read_schema(path)
+            document = read_schema(path, self.files)
         except SchemaError as exc:
             raise SchemaError(f"{uri!r}: {exc}", field=f"{where}/$ref") from None
         key = f"{REMOTE_PREFIX}{len(self.remotes)}"
