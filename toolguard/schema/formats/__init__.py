@@ -2,8 +2,9 @@
 
 A format missing from `FORMAT_CHECKERS` is refused when a schema is compiled (with formats
 asserted), because an unasserted format would silently let anything through. `idn-hostname`
-and `idn-email` stay refused: they need the UTS #46 mapping tables, which the standard library
-does not ship.
+and `idn-email` are held to IDNA2008 validity (RFC 5890-5893), not to UTS #46 mapping, so
+they need only the Unicode data `unicodedata` has plus Joining_Type and Script, which
+`unicode_tables` holds (generated from the Unicode Character Database).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ FORMAT_CHECKERS: dict[str, Callable[[str], bool]] = {
     "ipv6": network.is_ipv6,
     "hostname": network.is_hostname,
     "email": network.is_email,
+    "idn-hostname": network.is_idn_hostname,
+    "idn-email": network.is_idn_email,
     "uri": uri.is_uri,
     "uri-reference": uri.is_uri_reference,
     "iri": uri.is_iri,

@@ -1,25 +1,46 @@
-"""Formats that name hosts and mailboxes: IPv4/IPv6 text, RFC 1123 host names, RFC 5321 e-mail."""
+"""Formats that name hosts and mailboxes: IPv4/IPv6 text, host names, e-mail addresses.
+
+`hostname` and `email` are the ASCII forms (RFC 1123, RFC 5321); `idn-hostname` and `idn-email`
+their internationalized forms (IDNA2008, RFC 5890-5893; SMTPUTF8, RFC 6531).
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
+from collections.abc import Callable
 
-from toolguard.schema.formats.idna import is_a_label_domain
+from toolguard.schema.formats import idna
 
 _IPV4 = re.compile(
     r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
     r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 )
 _IPV6_CHARS = re.compile(r"[0-9A-Fa-f:.]+")
-_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+_LABEL_OCTETS = 63  # RFC 1034 section 3.1
+_NAME_OCTETS = 253  # RFC 1034 section 3.1: 255 on the wire, less the length and root octets
+# RFC 3490 section 3.1: FULL STOP, IDEOGRAPHIC FULL STOP, FULLWIDTH FULL STOP and HALFWIDTH
+# IDEOGRAPHIC FULL STOP all separate labels.
+_IDN_SEPARATORS = re.compile("[.\u3002\uff0e\uff61]")
 
-# RFC 5321 section 4.1.2: Dot-string or Quoted-string (qtextSMTP / quoted-pairSMTP).
-_ATOM = r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+"
-_LOCAL_PART = re.compile(
-    rf'{_ATOM}(?:\.{_ATOM})*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"'
-)
+
+def _local_part(extra: str) -> re.Pattern[str]:
+    """RFC 5321 section 4.1.2 Dot-string or Quoted-string, atext and qtextSMTP plus `extra`."""
+    atom = rf"[A-Za-z0-9!#$%&'*+\-/=?^_`{{|}}~{extra}]+"
+    quoted = rf'"(?:[\x20\x21\x23-\x5b\x5d-\x7e{extra}]|\\[\x20-\x7e])*"'
+    return re.compile(rf"{atom}(?:\.{atom})*|{quoted}")
+
+
+_LOCAL_PART = _local_part("")
+# RFC 6531 section 3.3: atext and qtextSMTP also admit UTF8-non-ascii, i.e. any code point above
+# U+007F that UTF-8 can encode (RFC 3629 section 4): all but the surrogates. quoted-pairSMTP
+# stays ASCII.
+_IDN_LOCAL_PART = _local_part(r"\x80-\ud7ff\ue000-\U0010ffff")
 _LOCAL_PART_OCTETS = 64  # RFC 5321 section 4.5.3.1.1
+# NFC output is at least a quarter of its input's length (a canonical decomposition holds at
+# most four code points), so a longer domain cannot normalize to a host name.
+_NFC_SHRINK = 4
 
 
 def is_ipv4(text: str) -> bool:
@@ -42,24 +63,72 @@ def is_ipv6(text: str) -> bool:
 def is_hostname(text: str) -> bool:
     """RFC 1123 host name: LDH labels of 1-63 octets, 253 in all; `xn--` labels must be A-labels.
 
-    An A-label is decoded and held to IDNA2008 (RFC 5891-5893): one we cannot prove valid with
-    the standard library's Unicode data is rejected, never assumed valid.
+    An A-label is decoded and held to IDNA2008 (RFC 5891-5893), see `idna`.
     """
-    if not text.isascii() or len(text) > 253:
+    if not text.isascii() or len(text) > _NAME_OCTETS:
         return False
     labels = text.split(".")
-    if not all(_LABEL.fullmatch(label) for label in labels):
+    if not all(idna.LDH_LABEL.fullmatch(label) for label in labels):
         return False
-    return is_a_label_domain(labels)
+    return idna.is_a_label_domain(labels)
+
+
+def is_idn_hostname(text: str) -> bool:
+    """An internationalized host name: NR-LDH labels, A-labels and U-labels (RFC 5890 2.3.2.3).
+
+    Labels are held to IDNA2008 (RFC 5891 section 5.4, see `idna`); their lengths are those of
+    the A-label form: 63 octets a label, 253 in all.
+    """
+    # Each character is at least one octet of the A-label form: a longer text cannot fit.
+    if len(text) > _NAME_OCTETS:
+        return False
+    labels = _IDN_SEPARATORS.split(text)
+    forms = [idna.label_form(label) for label in labels]
+    u_labels = [form for form in forms if form is not None]
+    if len(u_labels) != len(labels):
+        return False
+    a_labels = [label if label.isascii() else idna.to_a_label(label) for label in labels]
+    if any(len(a_label) > _LABEL_OCTETS for a_label in a_labels):
+        return False
+    return len(".".join(a_labels)) <= _NAME_OCTETS and idna.satisfies_bidi(u_labels)
 
 
 def is_email(text: str) -> bool:
     """RFC 5321 Mailbox: a dot-atom or quoted local part, then a host name or address literal."""
+    return _is_mailbox(text, _LOCAL_PART, is_hostname)
+
+
+def is_idn_email(text: str) -> bool:
+    """RFC 6531 Mailbox: `email` with UTF-8 in the local part and an IDN domain.
+
+    The domain is brought to NFC first, as IDNA lookup does (RFC 5891 section 5.2): a decomposed
+    `e` + COMBINING ACUTE ACCENT in it is read as its composed form, and the JSON-Schema-Test-Suite
+    counts such an address valid. A bare `idn-hostname` must already be in NFC. The local part is
+    taken as written, in any normalization form.
+    """
+    return _is_mailbox(text, _IDN_LOCAL_PART, _is_idn_mail_domain)
+
+
+def _is_idn_mail_domain(domain: str) -> bool:
+    if len(domain) > _NFC_SHRINK * _NAME_OCTETS:
+        return False
+    return is_idn_hostname(unicodedata.normalize("NFC", domain))
+
+
+def _is_mailbox(text: str, local_part: re.Pattern[str], is_domain: Callable[[str], bool]) -> bool:
+    """Local-part "@" ( Domain / address-literal ), split at the last U+0040 (RFC 5321 4.1.2)."""
     local, at, domain = text.rpartition("@")
-    if not at or _LOCAL_PART.fullmatch(local) is None or len(local) > _LOCAL_PART_OCTETS:
+    if not at or len(local) > _LOCAL_PART_OCTETS or local_part.fullmatch(local) is None:
+        return False
+    # RFC 5321 counts octets; the patterns admit no surrogate, so the local part encodes.
+    if len(local.encode("utf-8")) > _LOCAL_PART_OCTETS:
         return False
     if domain.startswith("[") and domain.endswith("]"):
-        literal = domain[1:-1]
-        # NOTE: no General-address-literal tag other than IPv6 is registered, so none is valid.
-        return is_ipv4(literal) or (literal[:5].lower() == "ipv6:" and is_ipv6(literal[5:]))
-    return is_hostname(domain)
+        return _is_address_literal(domain[1:-1])
+    return is_domain(domain)
+
+
+def _is_address_literal(literal: str) -> bool:
+    """RFC 5321 section 4.1.3: an IPv4 address, or `IPv6:` and an IPv6 address."""
+    # NOTE: no General-address-literal tag other than IPv6 is registered, so none is valid.
+    return is_ipv4(literal) or (literal[:5].lower() == "ipv6:" and is_ipv6(literal[5:]))
