@@ -18,7 +18,9 @@ from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
 from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.keywords import DRAFT_2020_12, LOCATION_TAG, Prepared, prepare
+from toolguard.schema.keywords import Prepared, prepare
+from toolguard.schema.vocabulary import DRAFT_2020_12
+from toolguard.schema.walker import LOCATION_TAG
 
 __all__ = ["Validator", "compile_schema"]
 

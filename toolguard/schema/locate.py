@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from toolguard.pointer import escape, is_index, tokens
-from toolguard.schema.keywords import resolve_pointer
+from toolguard.errors import SchemaError
+from toolguard.pointer import MISSING, escape, is_index, lookup, tokens
 
 _MAX_REF_HOPS = 64
 
@@ -42,3 +42,11 @@ def _follow(schema: Any, location: str, node: Any = None) -> tuple[Any, str]:
         location = unquote(node["$ref"][1:])
         node = resolve_pointer(schema, location)
     return None, location
+
+
+def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:
+    """Follow an RFC 6901 JSON Pointer; a `SchemaError` if it leads nowhere."""
+    node = lookup(document, pointer)
+    if node is MISSING:
+        raise SchemaError(f"reference '#{pointer}' points at nothing", field=where)
+    return node

@@ -1,0 +1,69 @@
+"""The base of the Draft 2020-12 generator: draft 7's generator with 2020-12's subschema model.
+
+In draft 7 `$ref` overrides its siblings; in 2020-12 it is one keyword among others, all of
+which apply. The keyword families (`unevaluated`, `dynamic_scope`, `applicators`,
+`assertions`) are mixins over this base and share its helpers; `generator` composes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from fastjsonschema.draft07 import CodeGeneratorDraft07
+from fastjsonschema.exceptions import JsonSchemaDefinitionException
+
+
+class GeneratorBase(CodeGeneratorDraft07):
+    """Draft 7 generation where `$ref` applies beside its siblings; helpers for the mixins."""
+
+    # Set by the composed generator from the schema it compiles.
+    _track: bool  # it uses unevaluated*: keywords collect annotations (see `unevaluated`)
+    _dynamic: bool  # it uses $dynamicRef: resources enter the dynamic scope (`dynamic_scope`)
+
+    def _in_resource(
+        self, definition: Any, variable: str, variable_name: str, clear_variables: bool
+    ) -> int:
+        """Draft 7's code for a subschema block (`dynamic_scope` wraps it in its resource)."""
+        return int(
+            super().generate_func_code_block(definition, variable, variable_name, clear_variables)
+        )
+
+    def _generate_func_code_block(self, definition: Any) -> int:
+        # NOTE: draft 7 lets `$ref` override its siblings; in 2020-12 it is one keyword among
+        # others, all of which apply.
+        if isinstance(definition, bool):
+            return int(self.generate_boolean_schema() or 0)
+        if not isinstance(definition, dict):
+            raise JsonSchemaDefinitionException("definition must be an object")
+        count = 0
+        if "$ref" in definition:
+            self.generate_ref()
+            count = 1
+        return count + int(self.run_generate_functions(definition))
+
+    @property
+    def _here(self) -> dict[str, Any]:
+        """The subschema being generated (an object whenever a keyword function runs)."""
+        return cast(dict[str, Any], self._definition)
+
+    def _expand_refs(self, definition: Any) -> Any:
+        # Error reports carry the failing subschema as written (with its location tag), not
+        # the target of its `$ref`, which would hide the sibling keyword that failed.
+        return definition
+
+    def _block(self, definition: Any, variable: str, name: str, clear: bool = False) -> None:
+        """Generate a nested block, with `pass` if the subschema generated no code."""
+        before = len(self._code)
+        self.generate_func_code_block(definition, variable, name, clear_variables=clear)
+        if len(self._code) == before:
+            self.l("pass")
+
+    def _annotate(self, guard: str, line: str) -> None:
+        if self._track:
+            with self.l(guard):
+                self.l(line)
+
+
+def literal(code: str) -> str:
+    """Protect a Python literal from the `str.format` that fastjsonschema's `l()` applies."""
+    return code.replace("{", "{{").replace("}", "}}")

@@ -1,0 +1,86 @@
+"""What values the assertion keywords accept: the metaschema's constraints, checked up front.
+
+A schema breaking them is invalid, and fastjsonschema would compile some of them into code
+that crashes (`multipleOf: 0`) or cannot spell (a NaN in `const`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from toolguard.errors import SchemaError
+
+_TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in a const/enum value (generated code cannot spell them)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
+
+
+def _count(value: Any) -> bool:
+    return _number(value) and value >= 0 and float(value).is_integer()
+
+
+# keyword -> (whether a value is allowed, what the message says it must be)
+_VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "multipleOf": (lambda v: _number(v) and v > 0, "a number above 0"),
+    **dict.fromkeys(
+        ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"), (_number, "a number")
+    ),
+    **dict.fromkeys(
+        ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"),
+        (_count, "a non-negative integer"),
+    ),
+    **dict.fromkeys(("minContains", "maxContains"), (_count, "a non-negative integer")),
+    "dependentRequired": (
+        lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(names, list)
+                and all(isinstance(name, str) for name in names)
+                and len(set(names)) == len(names)
+                for names in v.values()
+            )
+        ),
+        "an object of arrays of distinct strings",
+    ),
+    "required": (
+        lambda v: (
+            isinstance(v, list)
+            and all(isinstance(item, str) for item in v)
+            and len(set(v)) == len(v)
+        ),
+        "an array of distinct strings",
+    ),
+    "enum": (lambda v: isinstance(v, list) and _finite(v), "an array of finite values"),
+    "const": (_finite, "a value without NaN or infinity"),
+    "uniqueItems": (lambda v: isinstance(v, bool), "a boolean"),
+    "format": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+def check_value(keyword: str, value: Any, at: str) -> None:
+    """Refuse an assertion whose value the metaschema does not allow, naming what it must be."""
+    if keyword in _VALUE_RULES:
+        valid, expected = _VALUE_RULES[keyword]
+        if not valid(value):
+            raise SchemaError(f"{keyword!r} must be {expected}, not {value!r}", field=at)
+    if keyword == "pattern" and not isinstance(value, str):
+        raise SchemaError("'pattern' must be a string", field=at)
+    if keyword == "type":
+        names = value if isinstance(value, list) else [value]
+        if not names or any(not isinstance(n, str) or n not in _TYPES for n in names):
+            raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
