@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from toolguard.cli import main
 from toolguard.errors import ExitStatus
+from toolguard.schema.vocabulary import ANNOTATIONS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -47,3 +48,9 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     test_command = re.findall(r"```sh\n(.*?)```", quick_start, re.DOTALL)[1].strip()
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def test_annotation_keywords_listed_in_the_readme_are_exactly_the_allowed_ones() -> None:
+    paragraph = README.split("Keywords that only annotate are allowed", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`([$\w]+)`", paragraph)) - {"format"}
+    assert listed == set(ANNOTATIONS)

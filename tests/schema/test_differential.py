@@ -1,10 +1,13 @@
-"""Differential test: toolguard's 2020-12 engine against python-jsonschema on generated schemas.
+"""Differential test: toolguard's 2020-12 engine against two references on generated schemas.
 
 Hypothesis builds schemas from a grammar of the keywords toolguard enforces and JSON values
-whose member names hit the schemas' property names. toolguard must agree with the reference
-both ways (a false accept is the outcome that matters; a false reject is a bug too). The
-reference follows the spec where python-jsonschema does not: ECMA-262 patterns, exact
-`multipleOf`. A schema toolguard refuses (`SchemaError`) is skipped and counted.
+whose member names hit the schemas' property names. One grammar, two references:
+python-jsonschema and jsonschema-rs. toolguard must agree with each of them both ways (a false
+accept is the outcome that matters; a false reject is a bug too). Each reference is held to
+the spec where its library is not: python-jsonschema gets ECMA-262 patterns and exact
+`multipleOf`; jsonschema-rs needs no adjustment on the values the grammar generates, which the
+pinning tests below check, so a new version that changes that fails there first. A schema
+toolguard refuses (`SchemaError`) is skipped and counted.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-import jsonschema
-import jsonschema.validators
+# NOTE: python-jsonschema ships no type information and types-jsonschema is not a dependency.
+import jsonschema  # type: ignore[import-untyped]
+import jsonschema.validators  # type: ignore[import-untyped]
+import jsonschema_rs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,10 +52,10 @@ TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 # Small numbers on both sides of the generated bounds; 1.0 and 2.0 meet the integers 1 and 2.
 # NOTE: magnitudes stay below 2**53 and quotients below 10**28, where toolguard's `multipleOf`
 # is exact; beyond that it is not (see the multipleOf regression tests at the end).
-NUMBERS = st.one_of(
-    st.integers(-3, 3),
-    st.sampled_from([-1.5, -0.5, 0.0, 0.3, 0.5, 1.0, 1.5, 2.0, 2.5, 1e15]),
-)
+INTEGERS = range(-3, 4)
+FLOATS = (-1.5, -0.5, 0.0, 0.3, 0.5, 1.0, 1.5, 2.0, 2.5, 1e15)
+NUMBERS = st.one_of(st.sampled_from(INTEGERS), st.sampled_from(FLOATS))
+MULTIPLES = (1, 2, 3, 0.5, 1.5, 0.25, 0.1)
 STRINGS = st.text(alphabet="abc1\n\r\u0661\u2028\U0001f600", max_size=3)
 COUNTS = st.integers(0, 3)
 MAX_DEPTH = 3
@@ -130,7 +135,7 @@ _KEYWORDS: dict[str, Any] = {
     "maximum": lambda d, r: NUMBERS,
     "exclusiveMinimum": lambda d, r: NUMBERS,
     "exclusiveMaximum": lambda d, r: NUMBERS,
-    "multipleOf": lambda d, r: st.sampled_from([1, 2, 3, 0.5, 1.5, 0.25, 0.1]),
+    "multipleOf": lambda d, r: st.sampled_from(MULTIPLES),
     "minLength": lambda d, r: COUNTS,
     "maxLength": lambda d, r: COUNTS,
     "pattern": lambda d, r: st.sampled_from(sorted(PATTERNS)),
@@ -226,7 +231,25 @@ Reference = jsonschema.validators.extend(
 
 def reference_accepts(schema: Any, instance: Any) -> bool:
     """python-jsonschema's verdict, with ECMA-262 patterns and exact `multipleOf`."""
-    return Reference(_ecma(schema)).is_valid(instance)
+    return bool(Reference(_ecma(schema)).is_valid(instance))
+
+
+def rs_reference(schema: Any) -> jsonschema_rs.Validator:
+    """jsonschema-rs's 2020-12 validator for `schema`: formats off, no retrieval of any kind.
+
+    Its input needs no rewriting. It translates ECMA-262 patterns itself (`$` is the end, `\\d`
+    is ASCII, `.` excludes line terminators and matches one code point, as with the `u` flag)
+    and decides `multipleOf` exactly on every number the grammar generates; the two pinning
+    tests below check both. NOTE: for very large instances it divides the binary value, not
+    the decimal one the JSON text denotes, so it accepts 1e300 for `multipleOf` 1.5 or 3
+    (Validation 2020-12 section 6.2.1); the grammar's numbers stay far from that.
+    """
+    return jsonschema_rs.Draft202012Validator(schema, validate_formats=False, offline=True)
+
+
+def rs_reference_accepts(schema: Any, instance: Any) -> bool:
+    """jsonschema-rs's verdict, taken as is."""
+    return rs_reference(schema).is_valid(instance)
 
 
 def _compare(schema: Any, instances: list[Any], stats: Counter[str]) -> None:
@@ -237,19 +260,34 @@ def _compare(schema: Any, instances: list[Any], stats: Counter[str]) -> None:
     except SchemaError:
         stats["refused"] += 1
         return
+    rs = rs_reference(schema)
     for instance in instances:
-        ours, theirs = validator.is_valid(instance), reference_accepts(schema, instance)
+        ours = validator.is_valid(instance)
         stats["instances"] += 1
-        # NOTE: no known differences: the policies that could look like one are the spec's
-        # own and the reference shares them. 1.0 is an integer and equals 1 in enum/const/
-        # uniqueItems (Validation 2020-12 section 6.1.1; Core section 4.2.2: numbers with
-        # the same mathematical value are equal); true is never 1 nor a number (Core 4.2.1).
-        assert not (ours and not theirs), f"false accept: {schema!r} accepted {instance!r}"
-        assert not (theirs and not ours), f"false reject: {schema!r} rejected {instance!r}"
+        verdicts = {
+            "python-jsonschema": reference_accepts(schema, instance),
+            "jsonschema-rs": rs.is_valid(instance),
+        }
+        for reference, theirs in verdicts.items():
+            # NOTE: no known differences with either reference: the policies that could look
+            # like one are the spec's own and both references share them. 1.0 is an integer
+            # and equals 1 in enum/const/uniqueItems (Validation 2020-12 section 6.1.1; Core
+            # section 4.2.2: numbers with the same mathematical value are equal); true is
+            # never 1 nor a number (Core 4.2.1); string lengths count code points (Validation
+            # 6.3.1), as do patterns read with ECMA-262's `u` flag.
+            assert not (ours and not theirs), (
+                f"false accept vs {reference}: {schema!r} accepted {instance!r}"
+            )
+            assert not (theirs and not ours), (
+                f"false reject vs {reference}: {schema!r} rejected {instance!r}"
+            )
 
 
-def test_toolguard_agrees_with_the_reference_on_generated_schemas() -> None:
-    """toolguard and python-jsonschema agree on every schema toolguard compiles; few are refused."""
+def test_toolguard_agrees_with_both_references_on_generated_schemas() -> None:
+    """toolguard agrees with python-jsonschema and jsonschema-rs wherever it compiles a schema.
+
+    Both references judge every instance; neither skips any. Few schemas are refused.
+    """
     stats: Counter[str] = Counter()
 
     @settings(
@@ -274,15 +312,54 @@ def test_toolguard_agrees_with_the_reference_on_generated_schemas() -> None:
     ("schema", "instance", "valid"),
     [
         pytest.param({"pattern": "b$"}, "b\n", False, id="$ is the end, not before a newline"),
+        pytest.param({"pattern": "^$"}, "\n", False, id="^$ is not a blank line"),
+        pytest.param({"pattern": "^a"}, "\na", False, id="^ is the start, not after a newline"),
         pytest.param({"pattern": "\\d"}, "\u0661", False, id="\\d is ASCII only"),
-        pytest.param({"pattern": "^.{2}$"}, "a\r", False, id=". excludes line terminators"),
+        pytest.param({"pattern": "^.{2}$"}, "a\r", False, id=". excludes CR"),
+        pytest.param({"pattern": "^.{2}$"}, "a\n", False, id=". excludes LF"),
+        pytest.param({"pattern": "^.{2}$"}, "a\u2028", False, id=". excludes LS"),
+        pytest.param({"pattern": "^.{2}$"}, "a\U0001f600", True, id=". is one code point"),
+        pytest.param({"pattern": "^[^c]+$"}, "\U0001f600", True, id="so is a negated class"),
         pytest.param({"not": {"pattern": "\\d"}}, "\u0661", True, id="under not"),
+        pytest.param(
+            {"patternProperties": {"\\d": False}}, {"\u0661": 1}, True, id="patternProperties"
+        ),
     ],
 )
-def test_the_reference_reads_patterns_as_ecma_262(schema: Any, instance: Any, valid: bool) -> None:
-    """The rewritten reference and toolguard agree where Python's `re` alone would not."""
+def test_the_references_read_patterns_as_ecma_262(schema: Any, instance: Any, valid: bool) -> None:
+    """Both references and toolguard agree where Python's `re` alone would not.
+
+    Pins jsonschema-rs's own ECMA-262 translation on the characters the grammar's instance
+    alphabet holds (Validation 2020-12 section 6.3.3, Core section 6.4); its input is never
+    rewritten, so this is what makes it a faithful reference for the generated patterns.
+    """
     assert reference_accepts(schema, instance) is valid
+    assert rs_reference_accepts(schema, instance) is valid
     assert compile_schema(schema, formats=False).is_valid(instance) is valid
+
+
+def test_the_jsonschema_rs_reference_never_retrieves() -> None:
+    """`offline=True`: a remote `$ref` fails at once instead of going to the network."""
+    with pytest.raises(jsonschema_rs.ValidationError, match="Retrieval is disabled"):
+        rs_reference({"$ref": "https://example.invalid/schema.json"})
+
+
+@pytest.mark.parametrize("multiple_of", MULTIPLES)
+def test_every_generated_multiple_of_is_decided_exactly(multiple_of: Any) -> None:
+    """All three engines decide `multipleOf` on the decimal values, on the whole number domain.
+
+    Validation 2020-12 section 6.2.1. The grammar draws `multipleOf` from `MULTIPLES` and
+    instances from `INTEGERS` and `FLOATS`, so this covers every pair the property test meets;
+    in particular jsonschema-rs needs no adjustment there (it accepts 0.3 for 0.1 and rejects
+    1e15 for 1.5 and 3, as exact arithmetic does).
+    """
+    schema = {"multipleOf": multiple_of}
+    validator, rs = compile_schema(schema, formats=False), rs_reference(schema)
+    for number in (*INTEGERS, *FLOATS):
+        exact = Fraction(repr(number)) % Fraction(repr(multiple_of)) == 0
+        assert validator.is_valid(number) is exact, number
+        assert Reference(schema).is_valid(number) is exact, number
+        assert rs.is_valid(number) is exact, number
 
 
 @pytest.mark.parametrize(
@@ -314,6 +391,7 @@ def test_multiple_of_a_decimal_is_decided_on_decimal_values(schema: Any, instanc
     """A deliberate difference from python-jsonschema, whose binary division rejects these."""
     assert compile_schema(schema, formats=False).is_valid(instance)
     assert reference_accepts(schema, instance)
+    assert rs_reference_accepts(schema, instance)
 
 
 @pytest.mark.parametrize(
@@ -334,17 +412,22 @@ def test_multiple_of_an_integer_rejects_a_large_float_that_is_not_a_multiple(
     large float passes. 10**17 mod 3 == 1, 2**60 mod 3 == 1, 10**20 mod 7 == 2.
     """
     assert not Reference(schema).is_valid(instance)
+    assert not rs_reference_accepts(schema, instance)
     assert not compile_schema(schema, formats=False).is_valid(instance)
 
 
 @pytest.mark.parametrize(
-    ("schema", "instance"),
+    ("schema", "instance", "rs_faithful"),
     [
-        pytest.param({"multipleOf": 0.7}, 1e28, id="1e28 / 0.7"),
-        pytest.param({"multipleOf": 1.5}, 1e300, id="1e300 / 1.5"),
+        pytest.param({"multipleOf": 0.7}, 1e28, True, id="1e28 / 0.7"),
+        # NOTE: jsonschema-rs accepts this one: it divides the binary value of 1e300, which is
+        # a multiple of 3 / 2, not 10**300 (Validation 2020-12 section 6.2.1).
+        pytest.param({"multipleOf": 1.5}, 1e300, False, id="1e300 / 1.5"),
     ],
 )
-def test_multiple_of_a_decimal_is_exact_for_large_instances(schema: Any, instance: Any) -> None:
+def test_multiple_of_a_decimal_is_exact_for_large_instances(
+    schema: Any, instance: Any, rs_faithful: bool
+) -> None:
     """An accepted invalid instance; python-jsonschema accepts these too (binary division).
 
     The generated code divides `Decimal(repr(instance)) / Decimal(repr(multipleOf))` in the
@@ -352,4 +435,5 @@ def test_multiple_of_a_decimal_is_exact_for_large_instances(schema: Any, instanc
     10**29 / 7 and 2 * 10**300 / 3 are not integers.
     """
     assert not Reference(schema).is_valid(instance)
+    assert rs_reference_accepts(schema, instance) is not rs_faithful
     assert not compile_schema(schema, formats=False).is_valid(instance)
