@@ -2,7 +2,8 @@
 
 Layout (shared with users' contract fixtures):
 examples/<name>/fixtures/fixtures.toml                   fixed `now` and `request_id`
-examples/<name>/fixtures/accept/NAME.json                raw response bytes
+examples/<name>/fixtures/accept/NAME.json                raw response bytes (NAME.txt for a
+                                                         contract with a [text] adapter)
 examples/<name>/fixtures/accept/NAME.expected.json       golden success envelope (one line)
 examples/<name>/fixtures/reject/NAME.json                raw response bytes
 examples/<name>/fixtures/reject/NAME.expect.toml         code, layer, [reason], [rule]
@@ -21,7 +22,8 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 KINDS = ("accept", "reject")
 EXPECTATION = {"accept": ".expected.json", "reject": ".expect.toml"}
-LAYERS = {"input", "limits", "parse", "schema", "rule", "projection"}
+LAYERS = {"upstream", "input", "limits", "parse", "schema", "rule", "projection"}
+RESPONSE_SUFFIXES = (".json", ".txt")
 CODES = {"INVALID_RESPONSE", "UPSTREAM_UNAVAILABLE", "NOT_FOUND"}
 EXPECT_KEYS = {"code", "layer", "reason", "rule"}
 
@@ -30,6 +32,7 @@ class Case(NamedTuple):
     example: Path
     kind: str
     name: str
+    suffix: str
 
     @property
     def folder(self) -> Path:
@@ -37,7 +40,7 @@ class Case(NamedTuple):
 
     @property
     def response(self) -> Path:
-        return self.folder / f"{self.name}.json"
+        return self.folder / f"{self.name}{self.suffix}"
 
     @property
     def context(self) -> Path:
@@ -54,15 +57,16 @@ def example_dirs() -> list[Path]:
 
 
 def is_response(path: Path) -> bool:
-    """A fixture's response file: NAME.json that is not a companion file."""
-    return path.suffix == ".json" and not path.name.endswith((".expected.json", ".context.json"))
+    """A fixture's response file: NAME.json (or .txt) that is not a companion file."""
+    companion = path.name.endswith((".expected.json", ".context.json"))
+    return path.suffix in RESPONSE_SUFFIXES and not companion
 
 
 def cases(kind: str) -> list[Case]:
     return [
-        Case(example, kind, path.name.removesuffix(".json"))
+        Case(example, kind, path.stem, path.suffix)
         for example in example_dirs()
-        for path in sorted((example / "fixtures" / kind).glob("*.json"))
+        for path in sorted((example / "fixtures" / kind).iterdir())
         if is_response(path)
     ]
 
@@ -116,10 +120,12 @@ def test_every_fixture_file_is_paired(example: Path, kind: str) -> None:
     """Every response has its expectation file and every other file belongs to a response."""
     folder = example / "fixtures" / kind
     names = {path.name for path in folder.iterdir()} if folder.is_dir() else set()
-    responses = {name.removesuffix(".json") for name in names if is_response(Path(name))}
+    responses = {Path(name).stem for name in names if is_response(Path(name))}
     needed = EXPECTATION[kind]
     allowed = {
-        f"{stem}{suffix}" for stem in responses for suffix in (".json", needed, ".context.json")
+        f"{stem}{suffix}"
+        for stem in responses
+        for suffix in (*RESPONSE_SUFFIXES, needed, ".context.json")
     }
     missing = sorted(f"{stem}{needed}" for stem in responses if f"{stem}{needed}" not in names)
     orphans = sorted(names - allowed)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import toolguard.contract
 import toolguard.pipeline
 from toolguard import Contract, Diagnostics, Outcome, UsageError, load_contract
 from toolguard.errors import ExitStatus
@@ -227,7 +228,7 @@ def test_missing_context_raises_before_parsing(
 ) -> None:
     """A request without the context a rule needs raises UsageError and reads no byte."""
     calls: list[bytes] = []
-    monkeypatch.setattr(toolguard.pipeline, "parse", lambda raw, _limits: calls.append(raw))
+    monkeypatch.setattr(toolguard.contract, "parse", lambda raw, _limits: calls.append(raw))
     with pytest.raises(UsageError, match="project_runs"):
         job_run.check(b"not json", request_id=REQUEST_ID, context={"project_id": "bluebird"})
     assert calls == []
@@ -280,7 +281,7 @@ def test_internal_error_in_a_stage_is_a_failure_envelope(
 ) -> None:
     """A stage raising RuntimeError yields a failure envelope, outcome internal and exit 4."""
     if stage == "parse":
-        monkeypatch.setattr(toolguard.pipeline, "parse", _boom)
+        monkeypatch.setattr(toolguard.contract, "parse", _boom)
     else:
         monkeypatch.setattr(toolguard.pipeline.envelope, "success", _boom)
     raw = json.dumps({**JOB_RESPONSE, "exception_message": CANARY}).encode()

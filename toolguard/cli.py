@@ -20,7 +20,7 @@ import click
 from toolguard import __version__, envelope, report
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ExitStatus, ToolguardError, UsageError
-from toolguard.pipeline import check_stream
+from toolguard.pipeline import check_stream, run_upstream
 from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
 from toolguard.schema import compile_schema
 from toolguard.schema.refs import read_schema
@@ -74,6 +74,60 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
         _exit(exc, diagnostics)
     except KeyboardInterrupt:
         _abandon(loaded, request, "interrupted before the response was checked", diagnostics)
+    except Exception:  # noqa: BLE001 - the agent still gets an envelope
+        _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    _emit(outcome.envelope, diagnostics)
+    report.render(outcome.diagnostics, diagnostics)
+    sys.exit(outcome.diagnostics.exit_status)
+
+
+@main.command()
+@click.argument("contract", type=_CONTRACT)
+@click.argument("command", nargs=-1, required=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Wall-clock limit per attempt (default: the contract's, else 30).",
+)
+@click.option("--stdin-from", type=_FILE, help="Give the command FILE as stdin (default: none).")
+@click.option("--request-id", metavar="ID", help="Request id to echo (default: a random one).")
+@click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
+@click.option("--context-file", type=_FILE, help="JSON object of request context values.")
+@click.option("--now", metavar="RFC3339", help="Clock for freshness rules (default: real time).")
+@click.option(
+    "--diagnostics",
+    type=click.Choice(DIAGNOSTICS),
+    default="rich",
+    show_default=True,
+    help="Format of the operator diagnostics on stderr.",
+)
+def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    contract: Path,
+    command: tuple[str, ...],
+    timeout: float | None,
+    stdin_from: Path | None,
+    request_id: str | None,
+    pairs: tuple[str, ...],
+    context_file: Path | None,
+    now: str | None,
+    diagnostics: str,
+) -> None:
+    """Run COMMAND (after --, no shell), check its output against CONTRACT, print one envelope."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
+    loaded = _guard(lambda: load_contract(contract), diagnostics)
+    request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
+    try:
+        outcome = run_upstream(loaded, command, request, timeout=timeout, stdin=stdin_from)
+    except ToolguardError as exc:
+        _exit(exc, diagnostics)
+    except KeyboardInterrupt:
+        _abandon(
+            loaded, request, "interrupted: the command's process group was killed", diagnostics
+        )
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
         _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
     for signum in (signal.SIGINT, signal.SIGTERM):

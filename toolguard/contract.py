@@ -11,7 +11,7 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -21,15 +21,19 @@ from typing import Any
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
 from toolguard.limits import Limits, read_bounded
+from toolguard.lines import LinePattern, TextAdapter
+from toolguard.parse import parse
 from toolguard.pipeline import check_bytes
 from toolguard.projection import DisplayText, Projection
 from toolguard.request import make_request
 from toolguard.result import Outcome
+from toolguard.retry import RetryPolicy
 from toolguard.rules import RULE_BY_KIND, Rule
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.locate import declared_location
 from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
+from toolguard.upstream import DEFAULT_TIMEOUT, ErrorDocument, Mapped, RunPolicy
 
 # Contracts are configuration, not responses: a generous budget, the same strictness.
 CONTRACT_MAX_BYTES = 1 << 20
@@ -49,6 +53,13 @@ class Contract:
     projection: Projection
     envelope_validator: Validator
     envelope_schema_json: str
+    run: RunPolicy = field(default_factory=RunPolicy)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    text: TextAdapter | None = None
+
+    def read(self, raw: bytes) -> Any:
+        """The payload: strict JSON, or the document the `[text]` adapter makes of the lines."""
+        return self.text(raw, self.limits) if self.text else parse(raw, self.limits)
 
     @property
     def envelope_schema(self) -> dict[str, Any]:
@@ -87,12 +98,7 @@ def load_contract(path: str | Path) -> Contract:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field="limits") from None
-    schema_file = path.parent / document["schema"]
-    payload_schema = read_schema(schema_file)
-    try:
-        validator = compile_schema(payload_schema)
-    except SchemaError as exc:
-        raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
+    validator = _compile_file(path.parent / document["schema"])
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     rules = tuple(
@@ -119,7 +125,67 @@ def load_contract(path: str | Path) -> Contract:
         projection=projection,
         envelope_validator=envelope_validator,
         envelope_schema_json=json.dumps(implied),
+        run=_run_policy(document.get("run", {}), path.parent),
+        retry=_retry_policy(document.get("retry", {})),
+        text=_text_adapter(document.get("text"), source),
     )
+
+
+def _compile_file(schema_file: Path) -> Validator:
+    try:
+        return compile_schema(read_schema(schema_file))
+    except SchemaError as exc:
+        raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
+
+
+def _run_policy(table: dict[str, Any], folder: Path) -> RunPolicy:
+    exits = {
+        entry["status"]: Mapped(entry["code"], entry.get("retryable", False))
+        for entry in table.get("exit_status", [])
+    }
+    documents = tuple(
+        ErrorDocument(
+            _compile_file(folder / entry["schema"]),
+            Mapped(entry["code"], entry.get("retryable", False)),
+            entry["schema"],
+        )
+        for entry in table.get("error_documents", [])
+    )
+    env = table.get("env")
+    return RunPolicy(
+        timeout_seconds=table.get("timeout_seconds", DEFAULT_TIMEOUT),
+        env=tuple(env) if env is not None else None,
+        exit_statuses=MappingProxyType({**RunPolicy().exit_statuses, **exits}),
+        error_documents=documents,
+    )
+
+
+def _retry_policy(table: dict[str, Any]) -> RetryPolicy:
+    options = dict(table)
+    if "retry_on" in options:
+        options["retry_on"] = frozenset(options["retry_on"])
+    return RetryPolicy(**options)
+
+
+def _text_adapter(table: dict[str, Any] | None, source: str) -> TextAdapter | None:
+    if table is None:
+        return None
+    try:
+        line = LinePattern.compile(table["line"], "text.line")
+        header = LinePattern.compile(table["header"], "text.header") if "header" in table else None
+    except SchemaError as exc:
+        raise ContractError(exc.message, source=source, field=exc.field) from None
+    types = dict(table.get("types", {}))
+    declared = {name for pattern in (line, header) if pattern for name in pattern.names if name}
+    unknown = sorted(set(types) - declared)
+    if unknown:
+        raise ContractError(
+            f"types for groups no pattern has: {unknown}", source=source, field="text.types"
+        )
+    bounds = (table.get("min_lines", 1), table.get("max_lines", 1000))
+    if bounds[0] > bounds[1]:
+        raise ContractError("min_lines is above max_lines", source=source, field="text")
+    return TextAdapter(line, header, MappingProxyType(types), *bounds)
 
 
 @cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import ClassVar, Literal
 
-Layer = Literal["input", "limits", "parse", "schema", "rule", "projection"]
+Layer = Literal["upstream", "input", "limits", "parse", "schema", "rule", "projection"]
 ErrorCode = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
 
 
@@ -71,8 +71,9 @@ class Rejection(ToolguardError):
 
     exit_status = ExitStatus.FAILURE
     layer: ClassVar[Layer]
-    code: ClassVar[ErrorCode] = "INVALID_RESPONSE"
-    retryable: ClassVar[bool] = False
+    # NOTE: per class, except for `UpstreamError`, whose code depends on what happened.
+    code: ErrorCode = "INVALID_RESPONSE"
+    retryable: bool = False
 
     def __init__(  # noqa: PLR0913 - every field is a diagnostic the operator needs
         self,
@@ -91,6 +92,21 @@ class Rejection(ToolguardError):
         self.schema_path = schema_path
         self.instance_path = instance_path
         self.rule = rule
+
+
+class UpstreamError(Rejection):
+    """Raised when the upstream command gave no usable answer (`toolguard run`).
+
+    Not started, timed out, killed by a signal, an exit status the contract maps, or an
+    error document it declares; the code and retry hint depend on which.
+    """
+
+    layer = "upstream"
+
+    def __init__(self, reason: str, message: str, *, code: ErrorCode, retryable: bool) -> None:
+        super().__init__(reason, message)
+        self.code = code
+        self.retryable = retryable
 
 
 class InputError(Rejection):

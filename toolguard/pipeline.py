@@ -8,8 +8,12 @@ envelope too, flagged `internal` so the CLI exits with its own status.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from toolguard import envelope
@@ -21,9 +25,11 @@ from toolguard.errors import (
     ValidationError,
 )
 from toolguard.limits import read_at_most
-from toolguard.parse import parse
 from toolguard.request import Request
-from toolguard.result import Diagnostics, Outcome
+from toolguard.result import AttemptRecord, Diagnostics, Outcome
+from toolguard.retry import Clock, RealClock
+from toolguard.source import Attempt, run_command
+from toolguard.upstream import unmapped_exit
 
 if TYPE_CHECKING:
     from toolguard.contract import Contract
@@ -50,6 +56,77 @@ def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
     return _check(contract, bytes(raw), request, time.perf_counter())
 
 
+def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
+    contract: Contract,
+    argv: Sequence[str],
+    request: Request,
+    *,
+    timeout: float | None = None,
+    stdin: Path | None = None,
+    clock: Clock | None = None,
+    runner: Callable[..., Attempt] = run_command,
+) -> Outcome:
+    """Run the upstream command, with the contract's retries, and check its final answer.
+
+    Each attempt is checked afresh and only the last outcome is returned; its diagnostics list
+    every attempt. An attempt's timeout never runs past the retry budget.
+    """
+    require_context(contract, request)
+    clock = clock or RealClock()
+    policy = contract.retry
+    started = clock.monotonic()
+    records: list[AttemptRecord] = []
+    environment = contract.run.environment(os.environ)
+    while True:
+        left = policy.budget_seconds - (clock.monotonic() - started)
+        attempt = runner(
+            argv,
+            max_bytes=contract.limits.max_bytes,
+            timeout=max(min(timeout or contract.run.timeout_seconds, left), 0.001),
+            env=environment,
+            stdin=stdin,
+        )
+        outcome = _attempt(contract, attempt, request)
+        records.append(_record(len(records) + 1, attempt, outcome.diagnostics))
+        code = outcome.diagnostics.error_code
+        retryable = bool((outcome.envelope.get("error") or {}).get("retryable"))
+        if code is None or not policy.may_retry(code, retryable, len(records)):
+            break
+        delay = policy.backoff(len(records), clock)
+        if clock.monotonic() - started + delay >= policy.budget_seconds:
+            break  # no time left for another attempt
+        clock.sleep(delay)
+    diagnostics = replace(outcome.diagnostics, upstream=tuple(argv), attempts=tuple(records))
+    return Outcome(outcome.envelope, diagnostics)
+
+
+def _attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
+    started = time.perf_counter()
+    failure = contract.run.before_output(attempt)
+    if failure is not None:
+        return _rejected(contract, request, failure, attempt.stdout, started)
+    return _check(contract, attempt.stdout, request, started, attempt.exit_status or 0)
+
+
+def _record(number: int, attempt: Attempt, diagnostics: Diagnostics) -> AttemptRecord:
+    return AttemptRecord(
+        number=number,
+        duration_ms=round(attempt.duration * 1000, 3),
+        outcome=diagnostics.outcome,
+        exit_status=attempt.exit_status,
+        signal=attempt.signal,
+        timed_out=attempt.timed_out,
+        over_limit=attempt.over_limit,
+        spawn_error=attempt.spawn_error,
+        stdout_size=len(attempt.stdout),
+        stderr=attempt.stderr.decode("utf-8", "replace"),
+        stderr_size=attempt.stderr_size,
+        layer=diagnostics.layer,
+        reason=diagnostics.reason,
+        error_code=diagnostics.error_code,
+    )
+
+
 def require_context(contract: Contract, request: Request) -> None:
     """Refuse a request whose context a rule cannot use, before any byte is read."""
     missing = sorted(
@@ -64,9 +141,11 @@ def require_context(contract: Contract, request: Request) -> None:
                 raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
 
 
-def _check(contract: Contract, raw: bytes, request: Request, started: float) -> Outcome:
+def _check(
+    contract: Contract, raw: bytes, request: Request, started: float, exit_status: int = 0
+) -> Outcome:
     try:
-        payload = parse(raw, contract.limits)
+        payload = _answer(contract, raw, exit_status)
         contract.validator.validate(payload)
         for rule in contract.rules:
             try:
@@ -87,6 +166,18 @@ def _check(contract: Contract, raw: bytes, request: Request, started: float) -> 
     except Exception:  # noqa: BLE001 - any bug must still end in a failure envelope
         return _internal(contract, request, raw, started)
     return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"))
+
+
+def _answer(contract: Contract, raw: bytes, exit_status: int) -> Any:
+    """The parsed (or adapted) payload, unless it is an error document or a failed command's."""
+    try:
+        payload = contract.read(raw)
+    except Rejection:
+        if exit_status != 0:
+            raise unmapped_exit(exit_status) from None  # its output was never the answer
+        raise
+    contract.run.after_output(payload, exit_status)
+    return payload
 
 
 def _rejected(

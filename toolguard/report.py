@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from typing import IO, Any
 
-from toolguard.result import Diagnostics
+from toolguard.result import AttemptRecord, Diagnostics
 from toolguard.text import is_hidden
 from toolguard.validate import InstanceResult
 
@@ -51,13 +51,19 @@ def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
 
 def _json_line(values: dict[str, Any], stream: IO[str]) -> None:
     """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
-    record = {
-        key: clean(value, 4 * MAX_TEXT) if isinstance(value, str) else value
-        for key, value in values.items()
-        if value is not None
-    }
-    stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+    stream.write(json.dumps(_cleaned(values), ensure_ascii=True, separators=(",", ":")) + "\n")
     stream.flush()
+
+
+def _cleaned(value: Any) -> Any:
+    """Every string escaped and bounded, at any depth; empty (None) members left out."""
+    if isinstance(value, str):
+        return clean(value, 4 * MAX_TEXT)
+    if isinstance(value, dict):
+        return {key: _cleaned(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list | tuple):
+        return [_cleaned(item) for item in value]
+    return value
 
 
 def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -> None:
@@ -128,5 +134,26 @@ def _details(diagnostics: Diagnostics) -> list[tuple[str, Any]]:
         ("sha256", diagnostics.sha256),
         ("contract", diagnostics.contract),
         ("time", f"{diagnostics.duration_ms} ms"),
+        ("command", " ".join(diagnostics.upstream) if diagnostics.upstream else None),
     )
-    return [(label, value) for label, value in fields if value is not None]
+    rows = [(label, value) for label, value in fields if value is not None]
+    rows.extend((f"attempt {record.number}", _attempt(record)) for record in diagnostics.attempts)
+    return rows
+
+
+def _attempt(record: AttemptRecord) -> str:
+    if record.spawn_error is not None:
+        how = f"not started ({record.spawn_error})"
+    elif record.timed_out:
+        how = "timed out, process group killed"
+    elif record.over_limit:
+        how = "output over max_bytes, process group killed"
+    elif record.signal is not None:
+        how = f"killed by signal {record.signal}"
+    else:
+        how = f"exit status {record.exit_status}"
+    verdict = record.outcome if record.error_code is None else f"{record.layer}: {record.reason}"
+    text = f"{how}; {record.stdout_size} bytes out; {verdict}; {record.duration_ms} ms"
+    if record.stderr_size:
+        text += f"; stderr ({record.stderr_size} bytes): {record.stderr}"
+    return text

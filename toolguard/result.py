@@ -9,6 +9,26 @@ from toolguard.errors import ErrorCode, ExitStatus, Layer
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """One run of the upstream command, as the operator needs it (`toolguard run`)."""
+
+    number: int
+    duration_ms: float
+    outcome: Literal["success", "failure", "internal"]
+    exit_status: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    over_limit: bool = False
+    spawn_error: str | None = None
+    stdout_size: int = 0
+    stderr: str = ""  # the first bytes, decoded with replacement: hostile, escape on display
+    stderr_size: int = 0
+    layer: Layer | None = None
+    reason: str | None = None
+    error_code: ErrorCode | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostics:
     """What the operator needs to know about one check; never shown to the agent."""
 
@@ -27,6 +47,8 @@ class Diagnostics:
     instance_path: str | None = None
     rule: str | None = None
     error_code: ErrorCode | None = None
+    upstream: tuple[str, ...] | None = None  # argv, for `toolguard run`
+    attempts: tuple[AttemptRecord, ...] = ()
 
     @property
     def exit_status(self) -> ExitStatus:

@@ -39,6 +39,15 @@ class _Invalid(Exception):
 
 def translate(pattern: str, where: str = "") -> str:
     """Return a Python pattern that matches exactly what the ECMA-262 `pattern` matches."""
+    return translate_groups(pattern, where)[0]
+
+
+def translate_groups(pattern: str, where: str = "") -> tuple[str, tuple[str | None, ...]]:
+    """`translate`, plus the name of each capturing group in order (None where unnamed).
+
+    Groups are emitted unnamed (ECMA names may hold `$`, Python's cannot): group `i + 1` of a
+    match is the one named `names[i]`.
+    """
     parser = _Parser(pattern)
     try:
         translated = parser.parse()
@@ -52,7 +61,7 @@ def translate(pattern: str, where: str = "") -> str:
         re.compile(translated)
     except (re.error, OverflowError, RecursionError) as exc:
         _refuse(pattern, where, f"cannot be run by Python's re ({exc})")
-    return translated
+    return translated, tuple(parser.group_names)
 
 
 def is_ecma_pattern(text: str) -> bool:
@@ -78,6 +87,7 @@ class _Parser:
         self.depth = 0
         self.groups = 0
         self.names: set[str] = set()
+        self.group_names: list[str | None] = []
         self.backreferences: list[int | str] = []
         self.untranslatable: list[str] = []
 
@@ -169,10 +179,12 @@ class _Parser:
             if name in self.names:
                 raise _Invalid(f"duplicate group name {name!r}")
             self.names.add(name)
+            self.group_names.append(name)
         elif self.peek("(?"):
             raise _Invalid("a group syntax ECMA-262 does not have")
         else:
             self.i += 1
+            self.group_names.append(None)
         self.groups += 1
         return f"({self.group_body()})"
 

@@ -1,0 +1,137 @@
+"""Raw bytes from an upstream command: one bounded, timed attempt, whatever the child does.
+
+`toolguard run` executes argv directly (no shell) in a new session, so the child and every
+process it starts share one process group that can be killed at once. stdout is read as it
+arrives and the group is killed the moment it passes `max_bytes`; stderr is read at the same
+time and only its first `STDERR_KEPT` bytes are kept (for the operator, never the agent). When
+the child exits, whatever it left behind in its group is killed too, so a grandchild holding
+the pipe open cannot stall us; one that escaped into its own session is given
+`DRAIN_GRACE` to let go before the pipe is simply closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+STDERR_KEPT = 64 * 1024
+DRAIN_GRACE = 0.2  # seconds to wait for EOF once the child has exited
+_READ = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What one run of the command produced; `stdout` holds at most `max_bytes + 1` bytes."""
+
+    stdout: bytes
+    stderr: bytes
+    stderr_size: int  # bytes the child wrote to stderr, kept or not
+    duration: float
+    exit_status: int | None = None  # None: killed by a signal, timed out or never started
+    signal: int | None = None
+    timed_out: bool = False
+    over_limit: bool = False  # stdout passed max_bytes and the group was killed
+    spawn_error: str | None = None
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    max_bytes: int,
+    timeout: float,
+    env: Mapping[str, str],
+    stdin: Path | None = None,
+) -> Attempt:
+    """Run `argv` once; never raises for anything the command does."""
+    started = time.monotonic()
+    try:
+        with contextlib.ExitStack() as stack:
+            source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+            child = subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
+                list(argv),
+                stdin=source,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                start_new_session=True,
+                close_fds=True,
+            )
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
+    with child:  # closes both pipes and reaps the child
+        try:
+            return _collect(child, max_bytes, started + timeout, started)
+        finally:
+            _kill_group(child)
+
+
+def _collect(
+    child: subprocess.Popen[bytes], max_bytes: int, deadline: float, started: float
+) -> Attempt:
+    assert child.stdout is not None
+    assert child.stderr is not None
+    out, err = bytearray(), bytearray()
+    err_size = 0
+    over_limit = timed_out = False
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as selector:
+        selector.register(child.stdout, selectors.EVENT_READ, out)
+        selector.register(child.stderr, selectors.EVENT_READ, err)
+        while selector.get_map():
+            now = time.monotonic()
+            if now >= deadline:
+                timed_out = True
+                break
+            if exited_at is None and child.poll() is not None:
+                exited_at = now
+                _kill_group(child)  # leftovers in its group: their pipe ends close
+            if exited_at is not None and now - exited_at > DRAIN_GRACE:
+                break  # an escaped process holds the pipe: what the child wrote is in
+            wait = min(deadline - now, DRAIN_GRACE / 4 if exited_at else 0.05)
+            for key, _ in selector.select(wait):
+                chunk = os.read(key.fd, _READ)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif key.data is out:
+                    out += chunk[: max_bytes + 1 - len(out)]
+                    if len(out) > max_bytes:
+                        over_limit = True
+                        _kill_group(child)
+                        selector.unregister(key.fileobj)
+                else:
+                    err_size += len(chunk)
+                    err += chunk[: STDERR_KEPT - len(err)]
+    if timed_out or over_limit:
+        _kill_group(child)
+    status = child.wait() if not timed_out else _reap(child)
+    return Attempt(
+        stdout=bytes(out),
+        stderr=bytes(err),
+        stderr_size=err_size,
+        duration=time.monotonic() - started,
+        exit_status=status if status is not None and status >= 0 and not timed_out else None,
+        signal=-status if status is not None and status < 0 and not timed_out else None,
+        timed_out=timed_out,
+        over_limit=over_limit,
+    )
+
+
+def _reap(child: subprocess.Popen[bytes]) -> int | None:
+    try:
+        return child.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the child's whole process group (it leads its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
