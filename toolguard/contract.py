@@ -20,6 +20,7 @@ from typing import Any
 
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
+from toolguard.jc_adapter import JcAdapter
 from toolguard.limits import Limits, read_bounded
 from toolguard.lines import LinePattern, TextAdapter
 from toolguard.parse import parse
@@ -55,7 +56,7 @@ class Contract:
     envelope_schema_json: str
     run: RunPolicy = field(default_factory=RunPolicy)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    text: TextAdapter | None = None
+    text: TextAdapter | JcAdapter | None = None
 
     def read(self, raw: bytes) -> Any:
         """The payload: strict JSON, or the document the `[text]` adapter makes of the lines."""
@@ -167,9 +168,11 @@ def _retry_policy(table: dict[str, Any]) -> RetryPolicy:
     return RetryPolicy(**options)
 
 
-def _text_adapter(table: dict[str, Any] | None, source: str) -> TextAdapter | None:
+def _text_adapter(table: dict[str, Any] | None, source: str) -> TextAdapter | JcAdapter | None:
     if table is None:
         return None
+    if "jc" in table:
+        return JcAdapter.load(table["jc"], source)
     try:
         line = LinePattern.compile(table["line"], "text.line")
         header = LinePattern.compile(table["header"], "text.header") if "header" in table else None

@@ -89,20 +89,24 @@ class TextAdapter:
 
 def _lines(raw: bytes) -> list[str]:
     """Strict UTF-8, newline-terminated lines without control or invisible characters."""
+    text = strict_text(raw)
+    return text[:-1].split("\n") if text else []
+
+
+def strict_text(raw: bytes) -> str:
+    """The output as text, if it is UTF-8, ends with a newline and hides nothing but tabs."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError("bad_utf8", f"output is not UTF-8 at byte {exc.start}") from None
-    if not text:
-        return []
-    if not text.endswith("\n"):
+    if text and not text.endswith("\n"):
         raise ParseError("unterminated_line", "the last line has no final newline (truncated?)")
     for offset, char in enumerate(text):
         if char not in "\n\t" and is_hidden(char):
             raise ParseError(
                 "control_character", f"character U+{ord(char):04X} at character {offset}"
             )
-    return text[:-1].split("\n")
+    return text
 
 
 def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
