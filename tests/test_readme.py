@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from toolguard.cli import main
@@ -25,13 +26,14 @@ def test_exit_status_table_lists_exactly_the_exit_statuses_in_the_code() -> None
     assert [int(row) for row in rows] == [int(status) for status in ExitStatus]
 
 
-def test_check_help_in_readme_matches_the_real_help() -> None:
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_help_in_readme_matches_the_real_help(command: str) -> None:
     result = CliRunner(env={"COLUMNS": "80"}).invoke(
-        main, ["check", "--help"], prog_name="toolguard"
+        main, [command, "--help"], prog_name="toolguard"
     )
     assert result.exit_code == 0
-    block = _section("check-help").strip().removeprefix("```").removesuffix("```").strip("\n")
-    assert block == result.output.rstrip("\n")
+    block = _section(f"{command}-help").strip().removeprefix("```").removesuffix("```")
+    assert block.strip("\n") == result.output.rstrip("\n")
 
 
 def test_quick_start_holds_exactly_two_commands() -> None:

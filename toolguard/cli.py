@@ -115,7 +115,7 @@ def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
     now: str | None,
     diagnostics: str,
 ) -> None:
-    """Run COMMAND (after --, no shell), check its output against CONTRACT, print one envelope."""
+    """Run COMMAND (after --, no shell), check its output, print one envelope."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     loaded = _guard(lambda: load_contract(contract), diagnostics)
