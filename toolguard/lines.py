@@ -2,10 +2,11 @@
 
 For commands that do not speak JSON (`df -P` over SSH). Every line must match: an optional
 header, then record lines, each matched in full by an ECMA-262 pattern whose named groups
-become the record's members, typed as declared. A banner, a warning, a blank line, a missing
-final newline, a carriage return or any control character is a rejection: nothing is skipped
-and nothing is guessed. The document is `{"records": [...]}` (plus `"header": {...}` when the
-header pattern has named groups) and then goes through the contract's schema like JSON would.
+become the record's members, typed as declared. A banner, a warning, a blank line (unless the
+line pattern matches an empty line), a missing final newline, a carriage return or any
+control character is a rejection: nothing is skipped and nothing is guessed. The document is
+`{"records": [...]}` (plus `"header": {...}` when the header pattern has named groups); it
+then goes through the contract's schema like JSON would.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ class TextAdapter:
             header = self.header.fields(lines.pop(0), types, limits)
             if header:
                 document["header"] = header
+        if len(lines) > limits.max_container_items:  # `records` is an array like any other
+            raise LimitExceeded(
+                "container_too_large", f"array has over {limits.max_container_items} items"
+            )
         if not self.min_lines <= len(lines) <= self.max_lines:
             raise ParseError(
                 "line_count",
@@ -118,8 +123,9 @@ def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
         if _INTEGER.fullmatch(value) is None:
             raise ParseError("bad_integer", f"group {name!r} is not an integer: {value!r}")
         # The JSON parser's bounds: digits first, so no huge int is ever built.
-        if len(value.lstrip("-")) > limits.max_integer_digits or abs(int(value)) > _INT64_MAX:
-            raise LimitExceeded("integer_too_large", f"group {name!r} is over the integer budget")
+        too_long = len(value.lstrip("-")) > limits.max_integer_digits
+        if too_long or not -_INT64_MAX - 1 <= int(value) <= _INT64_MAX:
+            raise LimitExceeded("integer_too_long", f"group {name!r} is over the integer budget")
         return int(value)
     number = float(value) if _NUMBER.fullmatch(value) else math.nan
     if not math.isfinite(number):

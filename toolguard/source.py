@@ -63,8 +63,8 @@ def run_command(
                 start_new_session=True,
                 close_fds=True,
             )
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in argv
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
     with child:  # closes both pipes and reaps the child
         try:
@@ -109,6 +109,13 @@ def _collect(
                 else:
                     err_size += len(chunk)
                     err += chunk[: STDERR_KEPT - len(err)]
+    if not (timed_out or over_limit):
+        # NOTE: both pipes at EOF does not mean the child is done: it may have closed them
+        # (`exec >/dev/null 2>&1`) and still be running. The deadline holds for it too.
+        try:
+            child.wait(timeout=max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
+            timed_out = True
     if timed_out or over_limit:
         _kill_group(child)
     status = child.wait() if not timed_out else _reap(child)
