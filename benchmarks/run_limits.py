@@ -56,6 +56,17 @@ def measure(producer: list[str]) -> tuple[float, int, str]:
     return elapsed, peak, verdict
 
 
+def time_to_kill() -> float:
+    """In-process: seconds from spawning a 1 GiB producer to its group killed (1 MiB read)."""
+    from toolguard.source import run_command  # noqa: PLC0415 - only this row needs it
+
+    attempt = run_command(
+        ["head", "-c", str(GIB), "/dev/zero"], max_bytes=1 << 20, timeout=10, env={}
+    )
+    assert attempt.over_limit, attempt
+    return attempt.duration
+
+
 def main() -> None:
     """Print one row per producer, after the interpreter's own start-up for scale."""
     started = time.perf_counter()
@@ -67,6 +78,10 @@ def main() -> None:
     for name, producer in PRODUCERS.items():
         elapsed, peak, verdict = measure(producer)
         print(f"{name:34} {elapsed:7.3f}s {peak / 1024:8.1f} MiB  {verdict}")
+    kills = sorted(time_to_kill() for _ in range(5))
+    print(
+        f"in-process, 1 GiB producer: killed {kills[2] * 1000:.1f} ms after spawn (median of 5)"
+    )
 
 
 if __name__ == "__main__":
