@@ -79,9 +79,7 @@ def main() -> None:
         elapsed, peak, verdict = measure(producer)
         print(f"{name:34} {elapsed:7.3f}s {peak / 1024:8.1f} MiB  {verdict}")
     kills = sorted(time_to_kill() for _ in range(5))
-    print(
-        f"in-process, 1 GiB producer: killed {kills[2] * 1000:.1f} ms after spawn (median of 5)"
-    )
+    print(f"in-process, 1 GiB producer: killed {kills[2] * 1000:.1f} ms after spawn (median of 5)")
 
 
 if __name__ == "__main__":
