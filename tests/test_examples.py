@@ -1,199 +1,195 @@
 """Every example contract against its fixture files, one test id per fixture.
 
-Layout (shared with users' contract fixtures):
-examples/<name>/fixtures/fixtures.toml                   fixed `now` and `request_id`
-examples/<name>/fixtures/accept/NAME.json                raw response bytes (NAME.txt for a
-                                                         contract with a [text] adapter)
-examples/<name>/fixtures/accept/NAME.expected.json       golden success envelope (one line)
-examples/<name>/fixtures/reject/NAME.json                raw response bytes
-examples/<name>/fixtures/reject/NAME.expect.toml         code, layer, [reason], [rule]
-examples/<name>/fixtures/{accept,reject}/NAME.context.json  optional; else the example's
+The walk and the verdicts are `toolguard test`'s own (`toolguard/fixtures.py`,
+`toolguard/fixture_run.py`): users' contract fixtures and ours share one layout and one runner.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
+from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 
+from toolguard import envelope
+from toolguard.contract import Contract, load_contract
+from toolguard.fixture_run import run_case
+from toolguard.fixtures import GOLDEN, Case, Suite, contract_paths, discover
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-KINDS = ("accept", "reject")
-EXPECTATION = {"accept": ".expected.json", "reject": ".expect.toml"}
-LAYERS = {"upstream", "input", "limits", "parse", "schema", "rule", "projection"}
-RESPONSE_SUFFIXES = (".json", ".txt")
-CODES = {"INVALID_RESPONSE", "UPSTREAM_UNAVAILABLE", "NOT_FOUND"}
-EXPECT_KEYS = {"code", "layer", "reason", "rule"}
+SUITES = [discover(path) for path in contract_paths([EXAMPLES])]
+BY_NAME = {suite.contract.parent.name: suite for suite in SUITES}
+
+# The article's near-miss set, and the reject fixture that plays each part in each example.
+# None: the near miss cannot be written for that example. review_status and deploy_status
+# carry no timestamp (nothing can be stale) and no project (the request-matching rule plays
+# "wrong project"); disk_usage is `df -P` text: no objects, members or nulls exist in it.
+NEAR_MISSES: dict[str, dict[str, str | None]] = {
+    "extra property": {
+        "review_status": "extra_property",
+        "deploy_status": "extra_property",
+        "job_run": "extra_property",
+        "disk_usage": "extra_column",
+    },
+    "null instead of object": {
+        "review_status": "null_instead_of_object",
+        "deploy_status": "null_instead_of_object",
+        "job_run": "null_instead_of_object",
+        "disk_usage": None,
+    },
+    "empty identifier": {
+        "review_status": "empty_identifier",
+        "deploy_status": "empty_identifier",
+        "job_run": "empty_identifier",
+        "disk_usage": "empty_identifier",
+    },
+    "duplicate member in the raw bytes": {
+        "review_status": "duplicate_member",
+        "deploy_status": "duplicate_member",
+        "job_run": "duplicate_member",
+        "disk_usage": None,
+    },
+    "array instead of object": {
+        "review_status": "array_instead_of_object",
+        "deploy_status": "array_instead_of_object",
+        "job_run": "array_instead_of_object",
+        "disk_usage": None,
+    },
+    "over-long string": {
+        "review_status": "over_long_string",
+        "deploy_status": "over_long_string",
+        "job_run": "over_long_string",
+        "disk_usage": "over_long_string",
+    },
+    "success that also carries an error": {
+        "review_status": "success_with_error",
+        "deploy_status": "success_with_error",
+        "job_run": "success_with_error",
+        "disk_usage": "warning_line",  # df printed its records and an error line
+    },
+    "injection": {
+        "review_status": "injection_article",
+        "deploy_status": "injection",
+        "job_run": "injection",
+        "disk_usage": "injection",
+    },
+    "wrong project": {
+        "review_status": "wrong_change_id",
+        "deploy_status": "production_when_staging",
+        "job_run": "wrong_project",
+        "disk_usage": None,
+    },
+    "stale timestamp": {
+        "review_status": None,
+        "deploy_status": None,
+        "job_run": "stale",
+        "disk_usage": None,
+    },
+    "future timestamp": {
+        "review_status": None,
+        "deploy_status": None,
+        "job_run": "future",
+        "disk_usage": None,
+    },
+}
 
 
-class Case(NamedTuple):
-    example: Path
-    kind: str
-    name: str
-    suffix: str
-
-    @property
-    def folder(self) -> Path:
-        return self.example / "fixtures" / self.kind
-
-    @property
-    def response(self) -> Path:
-        return self.folder / f"{self.name}{self.suffix}"
-
-    @property
-    def context(self) -> Path:
-        own = self.folder / f"{self.name}.context.json"
-        return own if own.exists() else self.example / "context.json"
-
-    @property
-    def id(self) -> str:
-        return f"{self.example.name}/{self.kind}/{self.name}"
+@cache
+def contract(path: Path) -> Contract:
+    return load_contract(path)
 
 
-def example_dirs() -> list[Path]:
-    return sorted(path.parent for path in EXAMPLES.glob("*/contract.toml"))
-
-
-def is_response(path: Path) -> bool:
-    """A fixture's response file: NAME.json (or .txt) that is not a companion file."""
-    companion = path.name.endswith((".expected.json", ".context.json"))
-    return path.suffix in RESPONSE_SUFFIXES and not companion
-
-
-def cases(kind: str) -> list[Case]:
+def cases(kind: str | None = None) -> list[Any]:
     return [
-        Case(example, kind, path.stem, path.suffix)
-        for example in example_dirs()
-        for path in sorted((example / "fixtures" / kind).iterdir())
-        if is_response(path)
-    ]
-
-
-def folders() -> list[Any]:
-    return [
-        pytest.param(example, kind, id=f"{example.name}/{kind}")
-        for example in example_dirs()
-        for kind in KINDS
-    ]
-
-
-def settings(example: Path) -> dict[str, Any]:
-    with (example / "fixtures" / "fixtures.toml").open("rb") as handle:
-        return tomllib.load(handle)
-
-
-def check_args(case: Case) -> list[str | Path]:
-    fixed = settings(case.example)
-    return [
-        "check",
-        case.example / "contract.toml",
-        "--input",
-        case.response,
-        "--context-file",
-        case.context,
-        "--now",
-        fixed["now"],
-        "--request-id",
-        fixed["request_id"],
-        "--diagnostics",
-        "json",
+        pytest.param(suite, case, id=f"{suite.contract.parent.name}/{case.id}")
+        for suite in SUITES
+        for case in suite.cases
+        if kind in (None, case.kind)
     ]
 
 
 def test_examples_exist() -> None:
-    """The fixture walk finds the three example contracts, so it cannot pass vacuously."""
-    assert {path.name for path in example_dirs()} >= {"review_status", "job_run", "deploy_status"}
+    """The walk finds the four example contracts, so it cannot pass vacuously."""
+    assert set(BY_NAME) == {"review_status", "job_run", "deploy_status", "disk_usage"}
 
 
-@pytest.mark.parametrize(("example", "kind"), folders())
-def test_fixture_folder_is_not_empty(example: Path, kind: str) -> None:
-    """Each example has a non-empty accept/ and reject/ folder: a missing one is a failure."""
-    folder = example / "fixtures" / kind
-    assert folder.is_dir(), f"{folder} is missing"
-    assert any(is_response(path) for path in folder.iterdir()), f"{folder} has no fixture"
+@pytest.mark.parametrize("suite", SUITES, ids=lambda suite: suite.contract.parent.name)
+def test_fixture_folders_are_sound(suite: Suite) -> None:
+    """accept/ and reject/ exist and hold fixtures, and every file belongs to a fixture."""
+    assert suite.problems == ()
+    assert {case.kind for case in suite.cases} >= {"accept", "reject"}
 
 
-@pytest.mark.parametrize(("example", "kind"), folders())
-def test_every_fixture_file_is_paired(example: Path, kind: str) -> None:
-    """Every response has its expectation file and every other file belongs to a response."""
-    folder = example / "fixtures" / kind
-    names = {path.name for path in folder.iterdir()} if folder.is_dir() else set()
-    responses = {Path(name).stem for name in names if is_response(Path(name))}
-    needed = EXPECTATION[kind]
-    allowed = {
-        f"{stem}{suffix}"
-        for stem in responses
-        for suffix in (*RESPONSE_SUFFIXES, needed, ".context.json")
-    }
-    missing = sorted(f"{stem}{needed}" for stem in responses if f"{stem}{needed}" not in names)
-    orphans = sorted(names - allowed)
-    assert not missing, f"responses without an expectation in {folder}: {missing}"
-    assert not orphans, f"files that belong to no response in {folder}: {orphans}"
+@pytest.mark.parametrize("suite", SUITES, ids=lambda suite: suite.contract.parent.name)
+def test_fixture_settings_fix_clock_and_request_id(suite: Suite) -> None:
+    """fixtures.toml holds a fixed `now`, so freshness verdicts do not depend on the day."""
+    assert suite.settings is not None
+    assert suite.settings.now is not None
+    assert suite.settings.now.endswith("Z")
 
 
-@pytest.mark.parametrize("example", example_dirs(), ids=lambda path: path.name)
-def test_fixture_settings_fix_clock_and_request_id(example: Path) -> None:
-    """fixtures.toml holds exactly a `now` instant and a valid `request_id`."""
-    fixed = settings(example)
-    assert set(fixed) == {"now", "request_id"}
-    assert isinstance(fixed["now"], str)
-    assert fixed["now"].endswith("Z")
-    assert isinstance(fixed["request_id"], str)
+@pytest.mark.parametrize(("suite", "case"), cases())
+def test_fixture_passes(suite: Suite, case: Case) -> None:
+    """Each fixture gets the verdict its files state: golden envelope, or code, layer, cause."""
+    assert suite.settings is not None
+    result = run_case(case, contract(case.contract), suite.settings)
+    assert result.status == "pass", f"{result.message}\n{result.diff}"
 
 
-@pytest.mark.parametrize("case", cases("accept"), ids=lambda case: case.id)
-def test_accept_fixture_prints_its_golden_envelope(run_toolguard: Any, case: Case) -> None:
-    """An accepted response exits 0 and prints exactly its golden success envelope."""
-    golden = (case.folder / f"{case.name}.expected.json").read_bytes()
-    assert golden.count(b"\n") == 1, "a golden envelope is exactly one line"
-    run = run_toolguard(*check_args(case))
-    assert run.status == 0, run.stderr.decode(errors="replace")
-    assert run.stdout == golden
-    assert run.diagnostics()["outcome"] == "success"
+@pytest.mark.parametrize(("suite", "case"), cases("reject"))
+def test_reject_fixture_envelope_holds_nothing_from_the_response(suite: Suite, case: Case) -> None:
+    """A rejected response becomes exactly the failure envelope: tool, id, code, no data."""
+    assert suite.settings is not None
+    result = run_case(case, contract(case.contract), suite.settings)
+    assert result.outcome is not None
+    code = result.outcome.diagnostics.error_code
+    assert code is not None
+    expected = envelope.failure(case.contract.parent.name, suite.settings.request_id, code, False)
+    assert result.outcome.envelope == expected
 
 
-@pytest.mark.parametrize("case", cases("reject"), ids=lambda case: case.id)
-def test_reject_fixture_fails_at_its_layer(run_toolguard: Any, case: Case) -> None:
-    """A rejected response exits 1, prints only the failure envelope, and names layer and cause."""
-    with (case.folder / f"{case.name}.expect.toml").open("rb") as handle:
-        expect = tomllib.load(handle)
-    assert set(expect) <= EXPECT_KEYS, f"unknown keys in expect.toml: {set(expect) - EXPECT_KEYS}"
-    assert expect["code"] in CODES
-    assert expect["layer"] in LAYERS
-    fixed = settings(case.example)
-    failure = {
-        "tool": case.example.name,
-        "request_id": fixed["request_id"],
-        "outcome": "failure",
-        "error": {"code": expect["code"], "retryable": False},
-    }
-    run = run_toolguard(*check_args(case))
-    assert run.status == 1, run.stderr.decode(errors="replace")
-    assert run.stdout == json.dumps(failure, separators=(",", ":")).encode() + b"\n"
-    diagnostics = run.diagnostics()
-    assert diagnostics["outcome"] == "failure"
-    assert diagnostics["error_code"] == expect["code"]
-    assert diagnostics["layer"] == expect["layer"], diagnostics
-    if "reason" in expect:
-        assert diagnostics["reason"] == expect["reason"], diagnostics
-    if "rule" in expect:
-        assert diagnostics["rule"] == expect["rule"], diagnostics
-    elif expect["layer"] != "rule":
-        assert "rule" not in diagnostics
+@pytest.mark.parametrize(("suite", "case"), cases("accept"))
+def test_every_accept_fixture_of_the_examples_has_a_one_line_golden(
+    suite: Suite, case: Case
+) -> None:
+    """Goldens are optional for users; every accepted example response pins its envelope."""
+    golden = case.companion(GOLDEN).read_bytes()
+    assert golden.count(b"\n") == 1
+    assert golden.endswith(b"\n")
+
+
+@pytest.mark.parametrize("near_miss", NEAR_MISSES)
+def test_every_example_has_the_articles_near_miss_set(near_miss: str) -> None:
+    """Each near miss of the article is a reject fixture of every example it can apply to."""
+    for example, name in NEAR_MISSES[near_miss].items():
+        rejects = {case.name for case in BY_NAME[example].cases if case.kind == "reject"}
+        if name is not None:
+            assert name in rejects, f"{example} has no {near_miss} fixture ({name})"
+
+
+def test_deploy_status_keeps_the_shape_from_before_the_drift_as_history() -> None:
+    """history/1.0 holds what upstream 1.0 sent before it drifted; the drifted shape is rejected."""
+    suite = BY_NAME["deploy_status"]
+    history = [case for case in suite.cases if case.kind == "history"]
+    assert {case.version for case in history} == {"1.0"}
+    assert "drifted" in {case.name for case in suite.cases if case.kind == "reject"}
+    before = json.loads(history[0].response.read_bytes())
+    drifted = json.loads((suite.contract.parent / "fixtures/reject/drifted.json").read_bytes())
+    assert set(before) == {"environment", "revision", "state"}
+    assert isinstance(drifted["state"], dict)
 
 
 def test_job_run_goldens_omit_provider_only_fields() -> None:
     """job_run accepts a response with diagnostic_url and exception_message; no golden has them."""
-    folder = EXAMPLES / "job_run" / "fixtures" / "accept"
+    accepted = [case for case in BY_NAME["job_run"].cases if case.kind == "accept"]
     provider_only = {"diagnostic_url", "exception_message"}
-    responses = [
-        json.loads(path.read_bytes()) for path in folder.glob("*.json") if is_response(path)
-    ]
+    responses = [json.loads(case.response.read_bytes()) for case in accepted]
     assert any(provider_only <= set(response) for response in responses)
-    for golden in folder.glob("*.expected.json"):
-        data = json.loads(golden.read_bytes())["data"]
-        assert set(data) == {"project_id", "run_id", "state", "observed_at"}, golden.name
-        assert b"diagnostic_url" not in golden.read_bytes()
-        assert b"RuntimeError" not in golden.read_bytes()
+    for case in accepted:
+        golden = case.companion(GOLDEN).read_bytes()
+        data = json.loads(golden)["data"]
+        assert set(data) == {"project_id", "run_id", "state", "observed_at"}, case.name
+        assert b"diagnostic_url" not in golden
+        assert b"RuntimeError" not in golden

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from toolguard import load_contract
 from toolguard.errors import ContractError, Rejection
+from toolguard.fixtures import discover
 from toolguard.jc_adapter import JcAdapter
 from toolguard.limits import Limits
 
@@ -24,8 +25,9 @@ GARBAGE = "total garbage\nnot df output at all\n"
 
 
 def fixtures(kind: str) -> list[Any]:
-    folder = EXAMPLE / "fixtures" / kind
-    return [pytest.param(path, id=path.stem) for path in sorted(folder.glob("*.txt"))]
+    """The line adapter's fixtures, found by `toolguard test`'s own walk (goldens do not apply)."""
+    cases = discover(CONTRACT).cases
+    return [pytest.param(case.response, id=case.name) for case in cases if case.kind == kind]
 
 
 @pytest.mark.parametrize("path", fixtures("accept"))

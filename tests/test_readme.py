@@ -26,7 +26,7 @@ def test_exit_status_table_lists_exactly_the_exit_statuses_in_the_code() -> None
     assert [int(row) for row in rows] == [int(status) for status in ExitStatus]
 
 
-@pytest.mark.parametrize("command", ["check", "run"])
+@pytest.mark.parametrize("command", ["check", "run", "test", "lint", "diff"])
 def test_help_in_readme_matches_the_real_help(command: str) -> None:
     result = CliRunner(env={"COLUMNS": "80"}).invoke(
         main, [command, "--help"], prog_name="toolguard"

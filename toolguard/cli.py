@@ -186,6 +186,66 @@ def validate(
     sys.exit(ExitStatus.SUCCESS if all_valid else ExitStatus.FAILURE)
 
 
+@main.command("test")
+@click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table per contract, or one line of JSON.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write JUnit XML to FILE.",
+)
+@click.option("--update", is_flag=True, help="Write the golden envelope of each accepted fixture.")
+@click.option("--request-id", metavar="ID", help="Request id (default: fixtures.toml's).")
+@click.option("--now", metavar="RFC3339", help="Clock (default: fixtures.toml's, else real time).")
+def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    targets: tuple[Path, ...],
+    output: str,
+    junit: Path | None,
+    update: bool,
+    request_id: str | None,
+    now: str | None,
+) -> None:
+    """Check each contract against the fixtures beside it; exit 1 if any fails."""
+    from functools import partial  # noqa: PLC0415 - only `test` needs these
+
+    from toolguard import fixture_report  # noqa: PLC0415
+    from toolguard.fixture_run import SuiteResult, run_suite  # noqa: PLC0415
+    from toolguard.fixtures import contract_paths, discover  # noqa: PLC0415
+
+    _guard(lambda: make_request(request_id, None, now), output)
+    paths = _guard(lambda: contract_paths(targets), output)
+    contracts = [_guard(partial(load_contract, path), output) for path in paths]
+
+    def run_all() -> list[SuiteResult]:
+        suites = [discover(path) for path in paths]
+        with fixture_report.progress(sum(len(suite.cases) for suite in suites)) as advance:
+            return [
+                run_suite(s, c, request_id=request_id, now=now, update=update, on_result=advance)
+                for s, c in zip(suites, contracts, strict=True)
+            ]
+
+    def write_junit(results: list[SuiteResult], path: Path) -> None:
+        try:
+            fixture_report.write_junit(results, path)
+        except OSError as exc:
+            raise UsageError(f"cannot write --junit {path}: {exc.strerror}") from None
+
+    results = _guard(run_all, output)
+    fixture_report.render(results, output)
+    if junit is not None:
+        _guard(lambda: write_junit(results, junit), output)
+    passed = all(result.passed for result in results)
+    sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
+
+
 def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     registry: dict[str, str] = {}
     for pair in pairs:
@@ -196,11 +256,57 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     return registry
 
 
+LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
+
+
+@main.command()
+@click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(LINT_FORMATS),
+    default="rich",
+    show_default=True,
+    help="Findings as text, one line of JSON, or SARIF 2.1.0.",
+)
+def lint(targets: tuple[Path, ...], output: str) -> None:
+    """Lint contracts (.toml) and schema files; exit 1 if there are findings."""
+    from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
+    from toolguard.lint.render import RENDERERS  # noqa: PLC0415
+
+    result = _guard(lambda: lint_paths(targets), "rich")
+    RENDERERS[output](result, sys.stdout)
+    sys.exit(ExitStatus.SUCCESS if result.clean else ExitStatus.FAILURE)
+
+
 def _request(
     request_id: str | None, pairs: tuple[str, ...], context_file: Path | None, now: str | None
 ) -> Request:
     from_file = read_context_file(context_file) if context_file else {}
     return make_request(request_id, parse_context_pairs(pairs, from_file), now)
+
+
+@main.command()
+@click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
+@click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table for people, or one JSON object for CI.",
+)
+def diff(old: Path, new: Path, output: str) -> None:
+    """Compare two contract versions; exit 1 if a needed version bump is missing."""
+    from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it
+    from toolguard.diff.render import write  # noqa: PLC0415
+
+    before = _guard(lambda: load_contract(old), output)
+    after = _guard(lambda: load_contract(new), output)
+    result = _guard(lambda: diff_contracts(before, after), output)
+    write(result, output, sys.stdout)
+    sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)
 
 
 def _open(input_file: Path | None) -> BinaryIO:

@@ -88,13 +88,7 @@ def load_contract(path: str | Path) -> Contract:
     """Load, validate and compile a contract file; raise `ContractError` naming file and field."""
     path = Path(path)
     source = str(path)
-    document = _read_toml(path)
-    try:
-        _contract_validator().validate(document)
-    except ValidationError as exc:
-        field = (exc.instance_path or "").strip("/").replace("/", ".")
-        message = _VALIDATOR_NAME.sub("", exc.message)
-        raise ContractError(message, source=source, field=field) from None
+    document = read_contract_document(path)
     try:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
@@ -130,6 +124,22 @@ def load_contract(path: str | Path) -> Contract:
         retry=_retry_policy(document.get("retry", {})),
         text=_text_adapter(document.get("text"), source),
     )
+
+
+def read_contract_document(path: Path) -> dict[str, Any]:
+    """The contract's TOML, checked against the contract schema (`[lint]` included), as data.
+
+    What `load_contract` builds from, and what `toolguard lint` reads (it lints what the
+    loader would refuse, such as an undeclared projection pointer, as findings).
+    """
+    document = _read_toml(path)
+    try:
+        _contract_validator().validate(document)
+    except ValidationError as exc:
+        field = (exc.instance_path or "").strip("/").replace("/", ".")
+        message = _VALIDATOR_NAME.sub("", exc.message)
+        raise ContractError(message, source=str(path), field=field) from None
+    return document
 
 
 def _compile_file(schema_file: Path) -> Validator:

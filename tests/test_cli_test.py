@@ -1,0 +1,124 @@
+"""`toolguard test` end to end: the real CLI on the examples and on the fixture trees."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import RunToolguard
+from junitparser import JUnitXml
+
+TREES = Path("tests") / "data" / "fixture_trees"
+
+
+def test_the_examples_pass(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """`toolguard test examples/` (what CI runs): every fixture passes, exit 0, quiet stderr."""
+    junit = tmp_path / "examples.xml"
+    run = run_toolguard("test", "examples/", "--junit", junit)
+    assert run.status == 0, run.stdout.decode()
+    assert run.stderr == b""
+    last = run.stdout.decode().rstrip().splitlines()[-1]
+    xml = JUnitXml.fromfile(str(junit))
+    assert last == f"4 contracts: {xml.tests} passed, 0 failed, 0 errors"
+    assert (xml.failures, xml.errors) == (0, 0)
+    sizes = {Path(suite.name).parent.name: suite.tests for suite in xml}
+    assert set(sizes) == {"deploy_status", "disk_usage", "job_run", "review_status"}
+    for name, size in sizes.items():
+        fixtures = Path("examples") / name / "fixtures"
+        responses = [
+            path
+            for path in fixtures.rglob("*")
+            if path.suffix in {".json", ".txt"}
+            and not path.name.endswith((".expected.json", ".context.json"))
+        ]
+        assert size == len(responses), name
+
+
+def test_a_fixture_at_the_wrong_layer_fails_the_run(run_toolguard: RunToolguard) -> None:
+    """Exit 1, and the report says which rule was expected and where it failed instead."""
+    run = run_toolguard("test", TREES / "wrong_layer")
+    assert run.status == 1
+    out = run.stdout.decode()
+    assert "FAIL" in out
+    assert (
+        "reject/empty_project: expected rule project_matches, got schema "
+        "/properties/project_id/pattern"
+    ) in " ".join(out.split())
+
+
+def test_an_empty_and_a_missing_folder_fail_the_run(run_toolguard: RunToolguard) -> None:
+    """All present fixtures pass, yet an empty or absent folder makes the run fail."""
+    run = run_toolguard(
+        "test", TREES / "empty_folder", TREES / "missing_folder", "--format", "json"
+    )
+    assert run.status == 1
+    document = run.envelope()
+    assert document["counts"] == {"contracts": 2, "pass": 2, "fail": 0, "error": 2}
+    problems = [problem for c in document["contracts"] for problem in c["problems"]]
+    assert problems == [
+        {"where": "fixtures/reject/", "message": "holds no fixture"},
+        {"where": "fixtures/reject/", "message": "is missing"},
+    ]
+
+
+def test_a_stale_golden_fails_until_update(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """The diff is shown; --update rewrites the golden and says so; then the run passes."""
+    shutil.copytree(TREES, tmp_path / "trees")
+    stale = tmp_path / "trees" / "stale_golden"
+    failed = run_toolguard("test", stale)
+    assert failed.status == 1
+    assert '  +    "state": "failed"' in failed.stdout.decode()
+    updated = run_toolguard("test", stale, "--update")
+    assert updated.status == 0
+    assert "goldens: 1 updated, 0 created" in updated.stdout.decode()
+    again = run_toolguard("test", stale, "--format", "json")
+    assert again.status == 0
+    assert again.envelope()["outcome"] == "pass"
+
+
+def test_json_and_junit_agree_on_every_tree(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """Both reports of one run count the same passes, failures and errors per contract."""
+    junit = tmp_path / "trees.xml"
+    run = run_toolguard("test", TREES, "--format", "json", "--junit", junit)
+    assert run.status == 1
+    document = run.envelope()
+    xml = {Path(suite.name).parent.name: suite for suite in JUnitXml.fromfile(str(junit))}
+    for entry in document["contracts"]:
+        suite = xml[Path(entry["contract"]).parent.name]
+        counts = entry["counts"]
+        assert suite.tests == counts["pass"] + counts["fail"] + counts["error"]
+        assert (suite.failures, suite.errors) == (counts["fail"], counts["error"])
+
+
+def test_usage_errors_exit_2_with_nothing_on_stdout(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """No contract under a folder, a bad --now, an unwritable --junit: exit 2."""
+    nothing = run_toolguard("test", tmp_path)
+    assert (nothing.status, nothing.stdout) == (2, b"")
+    assert b"no contract.toml under" in nothing.stderr
+    bad_now = run_toolguard("test", TREES / "pass", "--now", "yesterday", "--format", "json")
+    assert (bad_now.status, bad_now.stdout) == (2, b"")
+    assert json.loads(bad_now.stderr)["exit_status"] == 2
+    unwritable = run_toolguard("test", TREES / "pass", "--junit", tmp_path / "no" / "j.xml")
+    assert unwritable.status == 2
+    assert b"cannot write --junit" in unwritable.stderr
+    no_target = run_toolguard("test")
+    assert no_target.status == 2
+
+
+def test_a_bad_contract_exits_3(run_toolguard: RunToolguard) -> None:
+    """A contract that does not load stops the run before any fixture, as for `check`."""
+    run = run_toolguard("test", "tests/data/contracts/bad/invalid_toml/contract.toml")
+    assert (run.status, run.stdout) == (3, b"")
+    assert b"invalid_toml" in run.stderr
+
+
+def test_options_override_fixtures_toml(run_toolguard: RunToolguard) -> None:
+    """--request-id changes every envelope, so every golden differs."""
+    run = run_toolguard(
+        "test", TREES / "pass", "--request-id", "req.other.0001", "--format", "json"
+    )
+    assert run.status == 1
+    assert run.envelope()["counts"]["fail"] == 3

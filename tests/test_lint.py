@@ -1,0 +1,294 @@
+"""toolguard lint: every rule on its fixtures, the subtle compositions, waivers, and SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from toolguard import ContractError, SchemaError
+from toolguard.cli import LINT_FORMATS
+from toolguard.lint import LINT_RULES, LintReport, lint_paths
+from toolguard.lint.locate import json_lines, line_of, toml_lines
+from toolguard.lint.patterns import bounded_pattern
+from toolguard.lint.render import RENDERERS
+from toolguard.lint.sarif import sarif_log
+from toolguard.shipped import shipped_schema
+
+REPO = Path(__file__).resolve().parents[1]
+LINT = Path(__file__).resolve().parent / "data" / "lint"
+SHARED = {"shared"}  # payload schemas the contract fixtures share: not a rule's folder
+EXAMPLE_CONTRACTS = sorted((REPO / "examples").glob("*/contract*.toml"))
+SARIF_SCHEMA = REPO.parent / "shared" / "formats" / "sarif" / "sarif-schema-2.1.0.json"
+
+
+def cases(folder: Path) -> list[Path]:
+    """The lint targets of a fixture folder: contracts and bare schemas (not payload files)."""
+    return sorted([*folder.glob("*.toml"), *folder.glob("*.schema.json")])
+
+
+def fixtures(kind: str) -> list[Any]:
+    return [
+        pytest.param(rule, path, id=f"{rule}/{kind}/{path.name}")
+        for rule in LINT_RULES
+        for path in cases(LINT / rule / kind)
+    ]
+
+
+def rules_of(report: LintReport) -> set[str]:
+    return {finding.rule for finding in report.findings}
+
+
+def only(path: Path) -> LintReport:
+    return lint_paths([path])
+
+
+@pytest.mark.parametrize("rule", sorted(LINT_RULES))
+def test_every_rule_has_failing_and_passing_fixtures(rule: str) -> None:
+    """Each registered rule has at least one failing and one passing fixture file."""
+    assert cases(LINT / rule / "fail"), f"no failing fixture for {rule}"
+    assert cases(LINT / rule / "pass"), f"no passing fixture for {rule}"
+
+
+def test_fixture_folders_are_registered_rules() -> None:
+    """A folder under tests/data/lint/ names a registered rule, so none is silently skipped."""
+    folders = {path.name for path in LINT.iterdir() if path.is_dir()} - SHARED
+    assert folders == set(LINT_RULES)
+
+
+@pytest.mark.parametrize(("rule", "path"), fixtures("fail"))
+def test_failing_fixture_is_reported_under_its_rule(rule: str, path: Path) -> None:
+    """A failing fixture yields at least one finding of its rule, located in a linted file."""
+    report = only(path)
+    assert rule in rules_of(report), [(f.rule, f.pointer) for f in report.findings]
+    for finding in report.findings:
+        assert finding.file in report.files
+        assert finding.line >= 1
+
+
+@pytest.mark.parametrize(("rule", "path"), fixtures("pass"))
+def test_passing_fixture_is_clean(rule: str, path: Path) -> None:
+    """A passing fixture yields no finding at all (waived findings aside)."""
+    report = only(path)
+    assert report.clean, [(f.rule, f.pointer, f.message) for f in report.findings]
+
+
+def test_allof_of_closed_base_and_open_extension_reports_the_extension_member() -> None:
+    """additionalProperties: false in the base rejects the extension's member: said there."""
+    report = only(LINT / "TG001" / "fail" / "allof_closed_base_open_extension.schema.json")
+    (finding,) = report.findings
+    assert (finding.rule, finding.pointer) == ("TG001", "/allOf/1/properties/source")
+    assert "/allOf/0" in finding.message
+    assert "unevaluatedProperties: false" in finding.message
+
+
+def test_allof_of_open_parts_is_reported_at_the_composition() -> None:
+    """An allOf of open parts without unevaluatedProperties: false is open at its root."""
+    (finding,) = only(LINT / "TG001" / "fail" / "allof_open_parts.schema.json").findings
+    assert (finding.rule, finding.pointer) == ("TG001", "")
+    assert "allOf" in finding.message
+
+
+def test_ref_to_open_defs_entry_is_reported_at_the_ref_naming_its_target() -> None:
+    """A closed parent's $ref to an open $defs entry: reported where the $ref is used."""
+    (finding,) = only(LINT / "TG001" / "fail" / "ref_to_open_defs_entry.schema.json").findings
+    assert (finding.rule, finding.pointer, finding.line) == ("TG001", "/properties/item", 6)
+    assert "/$defs/item" in finding.message
+
+
+def test_unevaluated_properties_after_composition_closes_it() -> None:
+    """The article's identity object (allOf + unevaluatedProperties: false) has no finding."""
+    assert only(LINT / "TG001" / "pass" / "allof_unevaluated_closed.schema.json").clean
+    assert only(LINT / "TG001" / "pass" / "ref_base_unevaluated.schema.json").clean
+
+
+def test_free_form_map_outside_the_projection_is_an_open_object(tmp_path: Path) -> None:
+    """Unprojected, additionalProperties: {} is open-object; projected, it is free-form-map."""
+    source = LINT / "TG005" / "pass"
+    for name in ("free_form_map_outside_projection.toml", "provider.json"):
+        shutil.copy(source / name, tmp_path / name)
+    contract = tmp_path / "free_form_map_outside_projection.toml"
+    text = contract.read_text(encoding="utf-8")
+    contract.write_text(text[: text.index("[[lint.waive]]")], encoding="utf-8")
+    pointer = "/properties/metadata/additionalProperties"
+    assert [(f.rule, f.pointer) for f in only(contract).findings] == [("TG001", pointer)]
+    projected = only(LINT / "TG005" / "fail" / "projected_free_form_map.toml")
+    assert ("TG005", pointer) in [(f.rule, f.pointer) for f in projected.findings]
+
+
+def test_waiver_moves_its_finding_to_waived_with_the_reason() -> None:
+    """A matching [[lint.waive]] entry waives the finding and keeps its reason and location."""
+    report = only(LINT / "TG005" / "pass" / "free_form_map_outside_projection.toml")
+    (waived,) = report.waived
+    assert waived.finding.rule == "TG001"
+    assert waived.reason.startswith("provider metadata")
+    assert waived.waiver_pointer == "/lint/waive/0"
+    assert waived.waiver_line == 13
+
+
+def test_unmatched_waiver_is_a_warning_at_the_waiver() -> None:
+    """A waiver that matches nothing is itself a finding (a warning), on the waiver's line."""
+    (finding,) = only(LINT / "TG017" / "fail" / "waiver_matches_nothing.toml").findings
+    assert (finding.rule, finding.severity) == ("TG017", "warning")
+    assert (finding.pointer, finding.line) == ("/lint/waive/0", 20)
+
+
+def test_contract_schema_lists_exactly_the_waivable_rules() -> None:
+    """`[[lint.waive]] rule` is an enum of every registered rule but unmatched-waiver."""
+    schema = json.loads(shipped_schema("contract.schema.json").read_text(encoding="utf-8"))
+    waiver = schema["properties"]["lint"]["properties"]["waive"]["items"]
+    assert set(waiver["properties"]["rule"]["enum"]) == set(LINT_RULES) - {"TG017"}
+    assert waiver["properties"]["reason"]["minLength"] >= 10
+
+
+@pytest.mark.parametrize("rule", LINT_RULES.values(), ids=lambda rule: rule.id)
+def test_each_rule_has_an_id_a_name_and_a_one_line_rationale(rule: Any) -> None:
+    """Rule ids are TGnnn, names kebab-case, rationales one sentence that fits in a table."""
+    assert rule.id.startswith("TG")
+    assert rule.id[2:].isdigit()
+    assert rule.name.replace("-", "").isalpha()
+    assert rule.name == rule.name.lower()
+    assert rule.rationale.endswith(".")
+    assert len(rule.rationale) <= 90
+    assert len(rule.description) > len(rule.rationale)
+
+
+@pytest.mark.parametrize("contract", EXAMPLE_CONTRACTS, ids=lambda path: str(path.parent.name))
+def test_example_contracts_pass_lint(contract: Path) -> None:
+    """The bundled examples are lint-clean (the project dogfoods its own rules)."""
+    report = only(contract)
+    assert report.clean, [(f.rule, f.file, f.pointer, f.message) for f in report.findings]
+
+
+def test_renderers_are_the_cli_formats() -> None:
+    """`--format` offers exactly the registered renderers."""
+    assert tuple(RENDERERS) == LINT_FORMATS
+
+
+@pytest.mark.parametrize(
+    ("pattern", "bounded"),
+    [
+        ("^CR-[0-9]{1,10}$", True),
+        ("^(?:a{1,3}|b)$", True),
+        ("^a$|^b{2}$", True),
+        ("^[a-z*+]{1,4}$", True),
+        ("^\\+{1,2}$", True),
+        ("^[a-z]+$", False),
+        ("^a*$", False),
+        ("^a{2,}$", False),
+        ("^/", False),
+        ("[a-z]{1,4}$", False),
+        ("^a$|b", False),
+        ("^a\\$", False),
+    ],
+)
+def test_bounded_pattern(pattern: str, bounded: bool) -> None:
+    """Bounded: every alternative anchored at both ends, no *, + or {n,} outside classes."""
+    assert bounded_pattern(pattern) is bounded
+
+
+def test_json_lines_place_members_on_their_name() -> None:
+    """Each member's pointer maps to the line of its name, array items to their own line."""
+    text = '{\n  "a": {\n    "b~/": [\n      1,\n      "x"\n    ]\n  }\n}\n'
+    lines = json_lines(text)
+    assert lines["/a"] == 2
+    assert lines["/a/b~0~1"] == 3
+    assert lines["/a/b~0~1/1"] == 5
+    assert line_of(lines, "/a/missing/deeper") == 2
+
+
+def test_toml_lines_count_arrays_of_tables() -> None:
+    """Tables, keys and [[arrays]] (numbered from 0) map to their lines."""
+    text = 'tool = "x"\n[limits]\nmax_bytes = 1\n[[rules]]\nname = "a"\n[[rules]]\nname = "b"\n'
+    lines = toml_lines(text)
+    assert (lines["/tool"], lines["/limits/max_bytes"]) == (1, 3)
+    assert (lines["/rules/0"], lines["/rules/1/name"]) == (4, 7)
+    assert line_of(lines, "/limits/max_depth") == 2
+
+
+def test_schema_toolguard_refuses_is_an_error_not_a_finding(tmp_path: Path) -> None:
+    """A schema that does not compile (a typo'd keyword) raises SchemaError naming the file."""
+    path = tmp_path / "typo.schema.json"
+    path.write_text('{"type": "string", "maxLenght": 3}', encoding="utf-8")
+    with pytest.raises(SchemaError) as caught:
+        lint_paths([path])
+    assert caught.value.source == str(path)
+
+
+def test_contract_the_loader_refuses_is_an_error() -> None:
+    """What only the loader checks (a rule's regular expression) still refuses the contract."""
+    with pytest.raises(ContractError):
+        lint_paths([REPO / "tests/data/contracts/bad/rule_pattern_invalid_regex/contract.toml"])
+
+
+def test_too_many_combinations_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the view budget lint refuses the schema rather than lint only part of it."""
+    monkeypatch.setattr("toolguard.lint.walk.MAX_VIEWS", 2)
+    with pytest.raises(SchemaError, match="too many"):
+        lint_paths([LINT / "TG001" / "pass" / "oneof_closed_variants.schema.json"])
+
+
+def _mixed_report() -> LintReport:
+    """Findings of several rules, a warning and a waived finding."""
+    return lint_paths(
+        [
+            LINT / "TG001" / "fail" / "ref_to_open_defs_entry.schema.json",
+            LINT / "TG017" / "fail" / "waiver_matches_nothing.toml",
+            LINT / "TG005" / "pass" / "free_form_map_outside_projection.toml",
+        ]
+    )
+
+
+def test_sarif_output_validates_against_the_official_schema() -> None:
+    """The SARIF log (findings, a warning, a suppression) is valid SARIF 2.1.0."""
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip(f"SARIF 2.1.0 schema not found at {SARIF_SCHEMA}")
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    stream = io.StringIO()
+    RENDERERS["sarif"](_mixed_report(), stream)
+    log = json.loads(stream.getvalue())
+    jsonschema.Draft4Validator.check_schema(schema)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors]
+
+
+def test_sarif_results_locate_findings_and_suppress_waived_ones() -> None:
+    """Each result names its rule, file, line and pointer; a waived one carries the reason."""
+    report = _mixed_report()
+    run = sarif_log(report)["runs"][0]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == list(LINT_RULES)
+    first = run["results"][0]
+    location = first["locations"][0]
+    assert first["ruleId"] == "TG001"
+    assert location["physicalLocation"]["region"]["startLine"] == 6
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == "/properties/item"
+    levels = {result["ruleId"]: result["level"] for result in run["results"]}
+    assert levels["TG017"] == "warning"
+    (suppressed,) = [result for result in run["results"] if "suppressions" in result]
+    assert suppressed["suppressions"][0]["justification"].startswith("provider metadata")
+
+
+def test_json_output_lists_findings_and_waived() -> None:
+    """--format json: one line with the files, each finding located, each waiver's reason."""
+    stream = io.StringIO()
+    RENDERERS["json"](_mixed_report(), stream)
+    (line,) = stream.getvalue().splitlines()
+    document = json.loads(line)
+    assert {f["rule"] for f in document["findings"]} == {"TG001", "TG017"}
+    assert set(document["findings"][0]) == {
+        "rule",
+        "name",
+        "message",
+        "file",
+        "pointer",
+        "severity",
+        "line",
+    }
+    (waived,) = document["waived"]
+    assert waived["reason"].startswith("provider metadata")
+    assert waived["waiver"]["pointer"] == "/lint/waive/0"

@@ -1,0 +1,174 @@
+"""Contract-level diff: the tool name, projection, display text, rules and limits -> changes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from toolguard.contract import Contract
+from toolguard.diff.change import (
+    BOTH,
+    DATA,
+    LESS,
+    MORE,
+    NONE,
+    Change,
+    Upstream,
+    change,
+    merge,
+    widened,
+)
+from toolguard.diff.graph import always_present
+from toolguard.rules import Rule
+
+# Rule parameters that widen the window a value may fall in as they grow (`fresh`).
+_WIDER_WHEN_HIGHER = frozenset({"max_age_seconds", "max_future_seconds"})
+
+
+def tool_changes(old: Contract, new: Contract) -> list[Change]:
+    """A renamed tool is another tool to the agent: its envelopes carry the new name."""
+    if old.tool == new.tool:
+        return []
+    return [change("tool", "tool renamed", f"{old.tool} -> {new.tool}", NONE, DATA, breaking=True)]
+
+
+def projection_changes(old: Contract, new: Contract) -> list[Change]:
+    """Fields the agent receives: added, removed, renamed or read from another pointer.
+
+    Projecting a member the schema does not require rejects the answers that lack it; no
+    longer projecting it lets them through.
+    """
+    before, after = dict(old.projection.fields), dict(new.projection.fields)
+
+    def optional(contract: Contract, pointer: str) -> bool:
+        return not always_present(contract.validator.schema, pointer)
+
+    def field(name: str, what: str, detail: str, upstream: Upstream, breaking: bool) -> Change:
+        where = f"projection.{name}"
+        return change(where, f"projection field {what}", detail, upstream, DATA, breaking=breaking)
+
+    changes: list[Change] = []
+    came = [name for name in after if name not in before]
+    for name, pointer in before.items():
+        renamed = next((other for other in came if after[other] == pointer), None)
+        if name in after and after[name] != pointer:
+            upstream = merge(
+                [
+                    MORE if optional(old, pointer) else NONE,
+                    LESS if optional(new, after[name]) else NONE,
+                ]
+            )
+            changes.append(field(name, "repointed", f"{pointer} -> {after[name]}", upstream, True))
+        elif name not in after and renamed is not None:
+            came.remove(renamed)
+            changes.append(field(name, "renamed", f"{name} -> {renamed} ({pointer})", NONE, True))
+        elif name not in after:
+            loose = optional(old, pointer)
+            detail = f"was {pointer}" + ("; it no longer has to be present" if loose else "")
+            changes.append(field(name, "removed", detail, MORE if loose else NONE, True))
+    for name in came:
+        strict = optional(new, after[name])
+        detail = after[name] + (
+            "; not required by the schema: answers without it now fail" if strict else ""
+        )
+        changes.append(field(name, "added", detail, LESS if strict else NONE, False))
+    kept_before = [name for name in before if name in after]
+    kept_after = [name for name in after if name in before]
+    if kept_before != kept_after:
+        detail = f"{', '.join(kept_before)} -> {', '.join(kept_after)}"
+        changes.append(change("projection", "projection order changed", detail, NONE))
+    return changes + _display_text_changes(old, new)
+
+
+def _display_text_changes(old: Contract, new: Contract) -> list[Change]:
+    before, after = old.projection.display_text, new.projection.display_text
+    if before is None or after is None:
+        if after is not None:
+            detail = f"{after.pointer}, at most {after.max_length} characters: now required"
+            return [change("display_text", "display text added", detail, LESS, DATA)]
+        if before is not None:
+            detail = f"was {before.pointer}"
+            what = "display text removed"
+            return [change("display_text", what, detail, MORE, DATA, breaking=True)]
+        return []
+    changes: list[Change] = []
+    if before.pointer != after.pointer:
+        detail = f"{before.pointer} -> {after.pointer}"
+        changes.append(change("display_text.pointer", "display text repointed", detail, BOTH, DATA))
+    if before.max_length != after.max_length:
+        how = "raised" if after.max_length > before.max_length else "lowered"
+        detail = f"{before.max_length} -> {after.max_length}"
+        upstream = widened(before.max_length, after.max_length)
+        changes.append(
+            change(
+                "display_text.max_length", f"display text max_length {how}", detail, upstream, DATA
+            )
+        )
+    return changes
+
+
+def rule_changes(old: Contract, new: Contract) -> list[Change]:
+    """Rules, matched by name: added accepts less, removed more, changed as its values say."""
+    before, after = _by_name(old.rules), _by_name(new.rules)
+    changes: list[Change] = []
+    for key, rule in before.items():
+        where = f"rules.{key}"
+        if key not in after:
+            changes.append(change(where, "rule removed", repr(rule), MORE))
+            continue
+        upstream = _rule_impact(rule, after[key])
+        if upstream != NONE:
+            what = {MORE: "rule loosened", LESS: "rule tightened"}.get(upstream, "rule changed")
+            detail = f"{rule!r} -> {after[key]!r}"
+            changes.append(change(where, what, detail, upstream))
+    changes.extend(
+        change(f"rules.{key}", "rule added", repr(rule), LESS)
+        for key, rule in after.items()
+        if key not in before
+    )
+    kept_before = [key for key in before if key in after]
+    kept_after = [key for key in after if key in before]
+    if kept_before != kept_after:
+        detail = "only which failure is reported first: every rule must pass"
+        changes.append(change("rules", "rules reordered", detail, NONE))
+    return changes
+
+
+def _by_name(rules: tuple[Rule, ...]) -> dict[str, Rule]:
+    """Rules keyed by name; a repeated name gets `#2`, `#3`... in order."""
+    keyed: dict[str, Rule] = {}
+    for rule in rules:
+        key, count = rule.name, 1
+        while key in keyed:
+            count += 1
+            key = f"{rule.name}#{count}"
+        keyed[key] = rule
+    return keyed
+
+
+def _rule_impact(old: Rule, new: Rule) -> Upstream:
+    if type(old) is not type(new) or not dataclasses.is_dataclass(old):
+        return NONE if repr(old) == repr(new) and type(old) is type(new) else BOTH
+    impacts = []
+    for field in dataclasses.fields(old):
+        before, after = getattr(old, field.name), getattr(new, field.name)
+        if before != after:
+            impacts.append(widened(before, after) if field.name in _WIDER_WHEN_HIGHER else BOTH)
+    return merge(impacts)
+
+
+def limit_changes(old: Contract, new: Contract) -> list[Change]:
+    """Each budget: raised accepts more, lowered accepts less."""
+    changes: list[Change] = []
+    for field in dataclasses.fields(old.limits):
+        before, after = getattr(old.limits, field.name), getattr(new.limits, field.name)
+        if before != after:
+            how = "raised" if after > before else "lowered"
+            changes.append(
+                change(
+                    f"limits.{field.name}",
+                    f"limits {how}",
+                    f"{before} -> {after}",
+                    widened(before, after),
+                )
+            )
+    return changes

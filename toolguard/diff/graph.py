@@ -1,0 +1,208 @@
+"""Facts about one bundled payload schema that a diff needs: signs, equivalence, reach, presence.
+
+Bundled schemas (see `refs.bundle`) hold only local `$ref`s, so every question here is a
+walk over one document. Nothing is resolved outside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+from urllib.parse import unquote
+
+from toolguard.pointer import MISSING, escape, is_index, lookup, tokens
+from toolguard.schema.refs import MANY, MAP, ONE
+from toolguard.schema.vocabulary import ANNOTATIONS
+
+Signs = dict[str, set[int]]
+_MAX_HOPS = 64
+# How a subschema's verdict reaches its parent's: 1 as is, -1 inverted (`not`), 0 either way.
+_UNKNOWN = frozenset({"if", "oneOf"})
+_NOT_APPLIED = frozenset({"$defs", "contentSchema"})
+
+
+def json_key(value: Any) -> Hashable:
+    """A hashable stand-in with JSON equality: 1 equals 1.0, true never equals 1."""
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, list):
+        return ("array", tuple(json_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, json_key(item)) for key, item in value.items()))
+    return ("string", value)
+
+
+def target(ref: str) -> str:
+    """The pointer a bundled `$ref` ("#/..." percent-encoded) denotes."""
+    return unquote(ref[1:])
+
+
+def trivially_true(schema: Any) -> bool:
+    """Whether `schema` accepts everything as written (true, or annotations only)."""
+    return schema is True or (isinstance(schema, dict) and set(schema) <= ANNOTATIONS)
+
+
+def signs(schema: Any) -> Signs:
+    """Every reachable subschema location -> how its verdict reaches the root's (see `_UNKNOWN`).
+
+    Locations only `$defs` hold and no `$ref` reaches are absent: they cannot change any
+    verdict. With a `$dynamicRef` anywhere, every location is marked 0 (cannot tell).
+    """
+    seen: Signs = {}
+    dynamic = False
+    stack: list[tuple[Any, str, int]] = [(schema, "", 1)]
+    while stack:
+        node, where, sign = stack.pop()
+        if sign in seen.setdefault(where, set()):
+            continue
+        seen[where].add(sign)
+        if not isinstance(node, dict):
+            continue
+        for keyword, value in node.items():
+            at = f"{where}/{escape(keyword)}"
+            child = 0 if keyword in _UNKNOWN else -sign if keyword == "not" else sign
+            if keyword == "contains" and "maxContains" in node:
+                child = 0  # more matching items may now exceed maxContains
+            if keyword == "$ref" and isinstance(value, str):
+                pointer = target(value)
+                stack.append((lookup(schema, pointer), pointer, sign))
+            elif keyword == "$dynamicRef":
+                dynamic = True
+            elif keyword in _NOT_APPLIED:
+                continue
+            elif keyword in ONE:
+                stack.append((value, at, child))
+            elif keyword in MANY and isinstance(value, list):
+                stack.extend((item, f"{at}/{n}", child) for n, item in enumerate(value))
+            elif keyword in MAP and isinstance(value, dict):
+                stack.extend((item, f"{at}/{escape(key)}", child) for key, item in value.items())
+    if dynamic:
+        return {where: {0} for where in seen}
+    return seen
+
+
+def deref(document: Any, node: Any, where: str | None = None) -> tuple[Any, str | None]:
+    """Follow schemas that are nothing but a `$ref`; the node reached and its pointer."""
+    for _ in range(_MAX_HOPS):
+        if not (isinstance(node, dict) and set(node) == {"$ref"} and isinstance(node["$ref"], str)):
+            return node, where
+        where = target(node["$ref"])
+        node = lookup(document, where)
+    return MISSING, where
+
+
+def equivalent(old_doc: Any, old: Any, new_doc: Any, new: Any) -> bool:
+    """Whether two subschemas say the same thing, annotations included, `$ref`s followed.
+
+    A bisimulation: a pair of `$ref` targets under comparison is assumed equal, so recursive
+    schemas terminate. `$defs` are compared only where a `$ref` leads.
+    """
+    assumed: set[tuple[str, str]] = set()
+
+    def same(left: Any, right: Any) -> bool:
+        left, left_at = deref(old_doc, left)
+        right, right_at = deref(new_doc, right)
+        if left_at is not None and right_at is not None:
+            if (left_at, right_at) in assumed:
+                return True
+            assumed.add((left_at, right_at))
+        left = {} if left is True else left
+        right = {} if right is True else right
+        if not (isinstance(left, dict) and isinstance(right, dict)):
+            return json_key(left) == json_key(right)
+        keys = set(left) - {"$defs"}
+        if keys != set(right) - {"$defs"}:
+            return False
+        return all(_same_keyword(keyword, left[keyword], right[keyword]) for keyword in keys)
+
+    def _same_keyword(keyword: str, left: Any, right: Any) -> bool:
+        if keyword == "$ref" and isinstance(left, str) and isinstance(right, str):
+            return same({"$ref": left}, {"$ref": right})
+        if keyword in ONE:
+            return same(left, right)
+        if keyword in MANY and isinstance(left, list) and isinstance(right, list):
+            return len(left) == len(right) and all(map(same, left, right))
+        if keyword in MAP and isinstance(left, dict) and isinstance(right, dict):
+            return left.keys() == right.keys() and all(same(left[k], right[k]) for k in left)
+        return json_key(left) == json_key(right)
+
+    return same(old, new)
+
+
+def field_reach(schema: Any, pointer: str) -> set[str]:
+    """The schema locations that shape what the agent receives for one projected `pointer`.
+
+    The subschema `properties`/`items` declare for it (before and after its `$ref`s) and
+    everything it references: what the envelope schema copies, and the `$ref`'s siblings.
+    """
+    node, chain = schema, [""]
+    for token in tokens(pointer):
+        node, chain = _follow(schema, node, chain[-1])
+        if not isinstance(node, dict):
+            return set()
+        properties = node.get("properties")
+        if isinstance(properties, dict) and token in properties:
+            where, node = f"{chain[-1]}/properties/{escape(token)}", properties[token]
+        elif is_index(token) and isinstance(node.get("items"), dict):
+            where, node = f"{chain[-1]}/items", node["items"]
+        else:
+            return set()
+        node, chain = _follow(schema, node, where)
+    return _closure(schema, chain)
+
+
+def _follow(schema: Any, node: Any, where: str) -> tuple[Any, list[str]]:
+    chain = [where]
+    for _ in range(_MAX_HOPS):
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            break
+        chain.append(target(node["$ref"]))
+        node = lookup(schema, chain[-1])
+    return node, chain
+
+
+def _closure(schema: Any, roots: list[str]) -> set[str]:
+    reach: set[str] = set()
+    pending = list(roots)
+    while pending:
+        where = pending.pop()
+        if where in reach:
+            continue
+        reach.add(where)
+        stack = [lookup(schema, where)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str):
+                    pending.append(target(ref))
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return reach
+
+
+def under(where: str, locations: set[str]) -> bool:
+    """Whether `where` is one of `locations` or lies inside one of them."""
+    return any(where == at or where.startswith(f"{at}/") for at in locations)
+
+
+def always_present(schema: Any, pointer: str) -> bool:
+    """Whether every payload the schema accepts has a value at `pointer`.
+
+    Only the plain case counts: each step an object that lists the member in `required`
+    and `properties`. Anything else (arrays, composition, open types) is "maybe not".
+    """
+    node, _ = deref(schema, schema)
+    for token in tokens(pointer):
+        if not isinstance(node, dict) or node.get("type") not in ("object", ["object"]):
+            return False
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or token not in properties:
+            return False
+        if token not in node.get("required", []):
+            return False
+        node, _ = deref(schema, properties[token])
+    return node is not MISSING

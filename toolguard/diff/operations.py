@@ -1,0 +1,162 @@
+"""How the upstream is run and read: `[run]`, `[retry]` and `[text]` -> changes.
+
+None of these change the `data` the agent receives; some change which failure code and retry
+hint it gets for the same upstream behaviour (`failure-changed`), and most change which
+upstream behaviours end in a success.
+"""
+
+from __future__ import annotations
+
+from toolguard.contract import Contract
+from toolguard.diff.change import (
+    BOTH,
+    FAILURE,
+    LESS,
+    MORE,
+    NONE,
+    Change,
+    Upstream,
+    change,
+    flip,
+    show,
+    show_all,
+    widened,
+)
+from toolguard.diff.graph import json_key
+from toolguard.lines import TextAdapter
+from toolguard.retry import RetryPolicy
+from toolguard.upstream import Mapped, unmapped_exit
+
+_UNMAPPED = Mapped(unmapped_exit(1).code, unmapped_exit(1).retryable)
+
+
+def run_changes(old: Contract, new: Contract) -> list[Change]:
+    """The timeout, the environment, exit statuses and error documents."""
+    changes: list[Change] = []
+    before, after = old.run, new.run
+    if before.timeout_seconds != after.timeout_seconds:
+        how = "raised" if after.timeout_seconds > before.timeout_seconds else "lowered"
+        detail = f"{before.timeout_seconds} -> {after.timeout_seconds} s"
+        upstream = widened(before.timeout_seconds, after.timeout_seconds)
+        changes.append(change("run.timeout_seconds", f"timeout {how}", detail, upstream))
+    if before.env != after.env:
+        detail = f"{_env(before.env)} -> {_env(after.env)}: the command may behave differently"
+        changes.append(change("run.env", "environment changed", detail, BOTH))
+    for status in sorted(set(before.exit_statuses) | set(after.exit_statuses)):
+        was = before.exit_statuses.get(status, _UNMAPPED)
+        now = after.exit_statuses.get(status, _UNMAPPED)
+        if was != now:
+            upstream = _retried(was, old.retry, now, new.retry)
+            detail = f"{status}: {_mapped(was)} -> {_mapped(now)}"
+            where = f"run.exit_status.{status}"
+            changes.append(change(where, "exit status mapping changed", detail, upstream, FAILURE))
+    return changes + _error_document_changes(old, new)
+
+
+def _error_document_changes(old: Contract, new: Contract) -> list[Change]:
+    """Error documents, matched by schema: a new one turns matching answers into failures."""
+    before = {json_key(doc.validator.schema): doc for doc in old.run.error_documents}
+    after = {json_key(doc.validator.schema): doc for doc in new.run.error_documents}
+    changes: list[Change] = []
+    for key, doc in before.items():
+        where = f"run.error_documents.{doc.source}"
+        if key not in after:
+            detail = f"{doc.source} ({_mapped(doc.meaning)}): such answers now reach the schema"
+            changes.append(change(where, "error document removed", detail, MORE, FAILURE))
+        elif after[key].meaning != doc.meaning:
+            upstream = _retried(doc.meaning, old.retry, after[key].meaning, new.retry)
+            detail = f"{_mapped(doc.meaning)} -> {_mapped(after[key].meaning)}"
+            changes.append(change(where, "error document code changed", detail, upstream, FAILURE))
+    for key, doc in after.items():
+        if key not in before:
+            detail = f"{doc.source} ({_mapped(doc.meaning)}): matching answers are now failures"
+            where = f"run.error_documents.{doc.source}"
+            changes.append(change(where, "error document added", detail, LESS, FAILURE))
+    if [key for key in before if key in after] != [key for key in after if key in before]:
+        detail = "an answer matching two of them gets the first one's code"
+        changes.append(
+            change("run.error_documents", "error documents reordered", detail, NONE, FAILURE)
+        )
+    return changes
+
+
+def retry_changes(old: Contract, new: Contract) -> list[Change]:
+    """More attempts or budget accept more; longer backoff fits fewer attempts in the budget."""
+    before, after = old.retry, new.retry
+    active = before.max_attempts > 1 or after.max_attempts > 1
+    changes: list[Change] = []
+    for name, sense in (
+        ("max_attempts", 1),
+        ("budget_seconds", 1),
+        ("initial_backoff_seconds", -1),
+        ("max_backoff_seconds", -1),
+    ):
+        was, now = getattr(before, name), getattr(after, name)
+        if was == now:
+            continue
+        upstream = widened(was, now) if sense > 0 else flip(widened(was, now))
+        detail = f"{was} -> {now}"
+        if not active:
+            upstream, detail = NONE, f"{detail} (a single attempt either way: no effect)"
+        how = "raised" if now > was else "lowered"
+        changes.append(change(f"retry.{name}", f"retry {name} {how}", detail, upstream))
+    added, dropped = after.retry_on - before.retry_on, before.retry_on - after.retry_on
+    for codes, what, impact in ((added, "added", MORE), (dropped, "removed", LESS)):
+        if codes:
+            detail = show_all(sorted(codes))
+            if not active:
+                detail += " (a single attempt either way: no effect)"
+            upstream = impact if active else NONE
+            changes.append(change("retry.retry_on", f"retried code {what}", detail, upstream))
+    return changes
+
+
+def text_changes(old: Contract, new: Contract) -> list[Change]:
+    """The text adapter: patterns and types cannot be compared, line counts can."""
+    before, after = old.text, new.text
+    if before == after:
+        return []
+    if not (isinstance(before, TextAdapter) and isinstance(after, TextAdapter)):
+        detail = f"{_adapter(before)} -> {_adapter(after)}"
+        return [change("text", "text adapter changed", detail, BOTH)]
+    changes: list[Change] = []
+    for name in ("line", "header"):
+        was, now = getattr(before, name), getattr(after, name)
+        if (was and was.source) != (now and now.source):
+            detail = f"{show(was and was.source)} -> {show(now and now.source)}"
+            changes.append(change(f"text.{name}", f"{name} pattern changed", detail, BOTH))
+    for name, sense in (("min_lines", -1), ("max_lines", 1)):
+        was, now = getattr(before, name), getattr(after, name)
+        if was != now:
+            upstream = widened(was, now) if sense > 0 else flip(widened(was, now))
+            how = "raised" if now > was else "lowered"
+            changes.append(change(f"text.{name}", f"{name} {how}", f"{was} -> {now}", upstream))
+    types_before, types_after = dict(before.types or {}), dict(after.types or {})
+    for group in sorted(set(types_before) | set(types_after)):
+        was, now = types_before.get(group, "string"), types_after.get(group, "string")
+        if was != now:
+            detail = f"{group}: {was} -> {now}"
+            changes.append(change(f"text.types.{group}", "group type changed", detail, BOTH))
+    return changes
+
+
+def _retried(was: Mapped, old: RetryPolicy, now: Mapped, new: RetryPolicy) -> Upstream:
+    """Whether a failure that used to be retried (and might then succeed) still is."""
+    before = was.retryable and was.code in old.retry_on and old.max_attempts > 1
+    after = now.retryable and now.code in new.retry_on and new.max_attempts > 1
+    return NONE if before == after else MORE if after else LESS
+
+
+def _mapped(meaning: Mapped) -> str:
+    return f"{meaning.code}{' (retryable)' if meaning.retryable else ''}"
+
+
+def _env(names: tuple[str, ...] | None) -> str:
+    return "all variables" if names is None else show_all(names) or "none"
+
+
+def _adapter(adapter: object) -> str:
+    if adapter is None:
+        return "JSON"
+    parser = getattr(adapter, "parser", None)
+    return f"jc {parser}" if parser else "line patterns"

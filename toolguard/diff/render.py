@@ -1,0 +1,89 @@
+"""Render a contract diff: a table for people, or one JSON object for CI. Decides nothing.
+
+Everything shown comes from contract and schema files, so it is escaped and bounded like any
+diagnostic (`report.clean`): no control character or rich markup reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from typing import IO, Any
+
+from toolguard.diff import ContractDiff
+from toolguard.report import MAX_TEXT, clean
+
+FORMATS = ("rich", "json")
+_PIPE_WIDTH = 120
+_SHORT_COLUMNS = ("upstream", "agent", "breaking")
+
+
+def write(result: ContractDiff, mode: str, stream: IO[str]) -> None:
+    """Write `result` to `stream` in `mode` (one of `FORMATS`)."""
+    if mode == "json":
+        stream.write(json.dumps(as_json(result), ensure_ascii=True, separators=(",", ":")) + "\n")
+        stream.flush()
+        return
+    _rich(result, stream)
+
+
+def as_json(result: ContractDiff) -> dict[str, Any]:
+    """The JSON document `--format json` prints: sides, changes, verdict, strings escaped."""
+    document = {
+        "old": asdict(result.old),
+        "new": asdict(result.new),
+        "changes": [asdict(item) for item in result.changes],
+        "verdict": asdict(result.verdict),
+    }
+    cleaned: dict[str, Any] = _cleaned(document)
+    return cleaned
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _cleaned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    return clean(str(value), 4 * MAX_TEXT)
+
+
+def _rich(result: ContractDiff, stream: IO[str]) -> None:
+    from rich import box  # noqa: PLC0415 - rich only costs start-up when used
+    from rich.console import Console  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    console = Console(file=stream, highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = max(console.width, _PIPE_WIDTH)  # logs and files: no need to fold at 80
+    old, new = result.old, result.new
+    tool = clean(old.tool if old.tool == new.tool else f"{old.tool} -> {new.tool}")
+    count = len(result.changes)
+    summary = f"{count} change{'' if count == 1 else 's'}"
+    if count:
+        summary += f" ({result.breaking} breaking, {result.agent_facing} agent-facing)"
+    console.print(Text(f"{tool} {clean(old.version)} -> {clean(new.version)}: {summary}"))
+    if count:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+        for column in ("where", "change", "upstream", "agent", "breaking"):
+            table.add_column(column, overflow="fold", no_wrap=column in _SHORT_COLUMNS)
+        for item in result.changes:
+            what = f"{item.what}: {item.detail}" if item.detail else item.what
+            table.add_row(
+                Text(clean(item.where)),
+                Text(clean(what)),
+                Text(item.upstream),
+                Text(item.agent),
+                Text("yes" if item.breaking else "no", style="bold red" if item.breaking else ""),
+            )
+        console.print(table)
+    verdict = result.verdict
+    line = Text(
+        "ok: " if verdict.ok else "version bump missing: ",
+        style="green" if verdict.ok else "bold red",
+    )
+    line.append(clean(verdict.message))
+    console.print(line)

@@ -1,0 +1,251 @@
+"""Contract rules: what lint asks of a contract beyond its schemas.
+
+The projection, rules and display text must read fields the schema declares, requires and
+types as they need; the tool name, limits and version must follow the conventions. Each
+check's docstring opens with the rule's rationale, drawn from the article.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from toolguard.limits import Limits
+from toolguard.lint.findings import Finding, Hit, LintRule
+from toolguard.lint.views import Document
+from toolguard.lint.walk import resolve_field
+from toolguard.pointer import escape, is_index, tokens
+from toolguard.schema.locate import declared_location
+
+MAX_SANE_BYTES = Limits().max_bytes  # 1 MiB: above it, an answer is a dump, not evidence
+MAX_SANE_DEPTH = Limits().max_depth
+_TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+_SEMVER = re.compile(
+    r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
+)
+
+
+@dataclass(frozen=True)
+class ContractSubject:
+    """A contract as lint sees it: its file, its TOML (as data) and its payload schema."""
+
+    file: str
+    document: dict[str, Any]
+    schema: Document
+
+    def readers(self) -> Iterator[tuple[str, str, str]]:
+        """(where in the contract, payload pointer, who reads it) for every pointer used."""
+        for name, pointer in self.document["projection"].items():
+            yield f"/projection/{escape(name)}", pointer, f"projection field {name!r}"
+        for index, rule in enumerate(self.document.get("rules", [])):
+            yield f"/rules/{index}/pointer", rule["pointer"], f"rule {rule['name']!r}"
+        display = self.document.get("display_text")
+        if display:
+            yield "/display_text/pointer", display["pointer"], "the display text"
+
+    @property
+    def line_adapter(self) -> bool:
+        """Whether a `[text]` line adapter builds the payload (its depth is fixed, at 3)."""
+        text = self.document.get("text")
+        return isinstance(text, dict) and "jc" not in text
+
+
+def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
+    """Build a new object holding exactly the data the tool's contract promises.
+
+    So every projection, rule and display-text pointer is declared by the schema through
+    `properties`/`items` (toolguard refuses to load the contract otherwise).
+    """
+    for where, pointer, reader in contract.readers():
+        if declared_location(contract.schema.schema, pointer) is None:
+            yield Hit(
+                contract.file,
+                where,
+                f"{reader} reads {pointer}, which the schema's properties/items do not declare",
+            )
+
+
+def not_required(contract: ContractSubject) -> Iterator[Hit]:
+    """All-optional schemas force the agent to infer the state from fragments.
+
+    So `required` covers every field the rules or the projection read, at every level (and
+    `minItems` every array position they read): an answer without it must fail the schema,
+    not a later layer.
+    """
+    for where, pointer, reader in contract.readers():
+        steps, field = resolve_field(contract.schema, pointer)
+        for view, token in steps if field is not None else ():  # undeclared: TG009 says so
+            if view.requires(token):
+                continue
+            lengths = [node.get("minItems", 0) for _, node in view.dicts]
+            if is_index(token) and "array" in view.types and max(lengths, default=0) > int(token):
+                continue
+            yield Hit(
+                contract.file,
+                where,
+                f"{reader} reads {pointer}, but {token!r} is not required at "
+                f"{view.root or '(root)'}: a schema-valid answer may lack it",
+            )
+            break
+
+
+def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
+    """Semantic checks need fields they can check: a timestamp that really is one.
+
+    `fresh` reads a string with `format: date-time` (RFC 3339, asserted by toolguard);
+    `equals_request_id` and `matches_context_pattern` read strings; `equals_context` and
+    `member_of_context` read scalars, never objects or arrays.
+    """
+    for index, rule in enumerate(contract.document.get("rules", [])):
+        _, view = resolve_field(contract.schema, rule["pointer"])
+        if view is None:
+            continue
+        types = view.value_types
+        kind = rule["kind"]
+        if kind == "fresh":
+            dated = any(node.get("format") == "date-time" for _, node in view.dicts)
+            needs, ok = "a string with format: date-time", types <= {"string"} and dated
+        elif kind in {"equals_request_id", "matches_context_pattern"}:
+            needs, ok = "a string", types <= {"string"}
+        else:
+            needs, ok = "a scalar", not types & {"object", "array"}
+        if not ok:
+            yield Hit(
+                contract.file,
+                f"/rules/{index}/pointer",
+                f"rule {rule['name']!r} ({kind}) needs {needs} at {rule['pointer']}; the "
+                f"schema at {view.root} allows {', '.join(sorted(types)) or 'nothing'}",
+            )
+
+
+def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
+    """A message for a person goes in a separate, length-bounded, untrusted field.
+
+    So the display text is a string whose schema `maxLength` is at most
+    `display_text.max_length`: an over-long text fails the schema, not the projection.
+    """
+    display = contract.document.get("display_text")
+    if not display:
+        return
+    _, view = resolve_field(contract.schema, display["pointer"])
+    if view is None:
+        return
+    lengths = [
+        node["maxLength"] for _, node in view.dicts if isinstance(node.get("maxLength"), int)
+    ]
+    bounded = view.pinned or (bool(lengths) and min(lengths) <= display["max_length"])
+    if view.value_types <= {"string"} and bounded:
+        return
+    yield Hit(
+        contract.file,
+        "/display_text/pointer",
+        f"the display text {display['pointer']} must be a string with maxLength at most "
+        f"{display['max_length']} (display_text.max_length)",
+    )
+
+
+def tool_name(contract: ContractSubject) -> Iterator[Hit]:
+    """A fixed tool value keeps a dispatcher from taking one result for another's.
+
+    So the tool name is snake_case words, as the envelope's `tool` const and the function
+    names of agent runtimes expect: `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`, no leading, trailing or
+    doubled underscore.
+    """
+    tool = contract.document["tool"]
+    if not _TOOL_NAME.fullmatch(tool):
+        yield Hit(contract.file, "/tool", f"tool {tool!r} is not snake_case words")
+
+
+def limits_unset(contract: ContractSubject) -> Iterator[Hit]:
+    """Set an explicit maximum size in bytes and nesting depth at the transport boundary.
+
+    So `[limits]` sets `max_bytes` and `max_depth` (not for a `[text]` line adapter, whose
+    documents are always three levels deep): the defaults were not chosen for this tool.
+    """
+    limits = contract.document.get("limits", {})
+    if "max_bytes" not in limits:
+        yield Hit(contract.file, "/limits/max_bytes", "max_bytes is not set (default: 1 MiB)")
+    if "max_depth" not in limits and not contract.line_adapter:
+        yield Hit(contract.file, "/limits/max_depth", "max_depth is not set (default: 32)")
+
+
+def limits_insane(contract: ContractSubject) -> Iterator[Hit]:
+    """Limits protect only if tight enough to matter and loose enough for valid answers.
+
+    So `max_bytes` is at most 1 MiB and `max_depth` at most 32 (waive with a reason for a
+    tool that needs more), and `max_depth` is at least the depth of every field read.
+    """
+    limits = contract.document.get("limits", {})
+    if limits.get("max_bytes", 0) > MAX_SANE_BYTES:
+        yield Hit(
+            contract.file,
+            "/limits/max_bytes",
+            f"max_bytes {limits['max_bytes']} is over {MAX_SANE_BYTES}: a dump, not evidence",
+        )
+    depth = limits.get("max_depth", MAX_SANE_DEPTH)
+    if depth > MAX_SANE_DEPTH:
+        yield Hit(contract.file, "/limits/max_depth", f"max_depth {depth} is over {MAX_SANE_DEPTH}")
+    if contract.document.get("text") is not None:
+        return  # the adapter builds the document: its depth is not the answer's
+    for _, pointer, reader in contract.readers():
+        _, view = resolve_field(contract.schema, pointer)
+        containers = view is not None and bool(view.value_types & {"object", "array"})
+        needed = len(tokens(pointer)) + containers
+        if depth < needed:
+            yield Hit(
+                contract.file,
+                "/limits/max_depth",
+                f"max_depth {depth} is below the {needed} levels {reader} ({pointer}) needs: "
+                "every answer would be rejected",
+            )
+
+
+def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
+    """Version incompatible changes explicitly.
+
+    So the contract version is semantic (`MAJOR.MINOR.PATCH`): a new required field, a
+    narrower enum or a changed type shows as a new major version.
+    """
+    version = contract.document["version"]
+    if not _SEMVER.fullmatch(version):
+        yield Hit(contract.file, "/version", f"version {version!r} is not MAJOR.MINOR.PATCH")
+
+
+@dataclass(frozen=True)
+class WaiverSubject:
+    """A contract's waivers and the findings they were matched against."""
+
+    file: str
+    waivers: tuple[dict[str, str], ...]
+    findings: tuple[Finding, ...]
+
+
+def unmatched_waiver(subject: WaiverSubject) -> Iterator[Hit]:
+    """A waiver that matches nothing hides nothing today, and the wrong finding tomorrow.
+
+    So every `[[lint.waive]]` entry matches a finding of its rule at its pointer.
+    """
+    for index, waiver in enumerate(subject.waivers):
+        rule, pointer = waiver["rule"], waiver["pointer"]
+        if not any(f.rule == rule and f.pointer == pointer for f in subject.findings):
+            yield Hit(
+                subject.file,
+                f"/lint/waive/{index}",
+                f"the waiver of {rule} at {pointer or '(root)'} matches no finding",
+            )
+
+
+CONTRACT_RULES = (
+    LintRule("TG009", "undeclared-pointer", undeclared_pointer),
+    LintRule("TG010", "not-required", not_required),
+    LintRule("TG011", "rule-field-type", rule_field_type),
+    LintRule("TG012", "unbounded-display-text", unbounded_display_text),
+    LintRule("TG013", "tool-name", tool_name),
+    LintRule("TG014", "limits-unset", limits_unset),
+    LintRule("TG015", "limits-insane", limits_insane),
+    LintRule("TG016", "version-scheme", version_scheme),
+)
+UNMATCHED_WAIVER = LintRule("TG017", "unmatched-waiver", unmatched_waiver, "warning")

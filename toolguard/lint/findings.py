@@ -1,0 +1,86 @@
+"""Lint results as values: findings, waived findings, and the registry of rules that make them.
+
+A rule is one check function whose docstring's first line is the rationale (from the article)
+that the README, `--format sarif` and the rich output all quote. Checks decide; `render.py`
+only renders what they decided.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+Severity = Literal["error", "warning"]
+
+
+class Hit(NamedTuple):
+    """What a check yields: where (file, JSON Pointer) and what is wrong there."""
+
+    file: str
+    pointer: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One weakness lint found: rule id, message, and location (file, JSON Pointer, line)."""
+
+    rule: str  # the id, `TG001`
+    name: str  # the rule's name, `open-object`
+    message: str
+    file: str
+    pointer: str
+    severity: Severity = "error"
+    line: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Waived:
+    """A finding a contract's `[[lint.waive]]` entry accepted, with the entry's reason."""
+
+    finding: Finding
+    reason: str
+    waiver_file: str
+    waiver_pointer: str
+    waiver_line: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """Everything one `toolguard lint` run decided, in a stable order."""
+
+    findings: tuple[Finding, ...]
+    waived: tuple[Waived, ...]
+    files: tuple[str, ...]
+
+    @property
+    def clean(self) -> bool:
+        """Whether nothing is left to fix (waived findings do not count)."""
+        return not self.findings
+
+
+@dataclass(frozen=True, slots=True)
+class LintRule:
+    """A registered rule: `TG001` `open-object`, its severity, and the check that applies it."""
+
+    id: str
+    name: str
+    check: Callable[[Any], Iterable[Hit]]
+    severity: Severity = "error"
+
+    @property
+    def rationale(self) -> str:
+        """The first line of the check's docstring: why the rule exists, from the article."""
+        return self.description.splitlines()[0]
+
+    @property
+    def description(self) -> str:
+        """The check's whole docstring."""
+        return inspect.getdoc(self.check) or self.name
+
+    def __call__(self, subject: Any) -> Iterator[Finding]:
+        """The findings of this rule on `subject` (a schema view, document or contract)."""
+        for file, pointer, message in self.check(subject):
+            yield Finding(self.id, self.name, message, file, pointer, self.severity)

@@ -1,0 +1,146 @@
+"""JSON Pointer -> line number in a JSON or TOML file, so findings show up on the right line.
+
+Both scanners read files that already passed a strict parser (schemas) or `tomllib`
+(contracts); on anything they do not follow they keep what they found, and a pointer they
+cannot place falls back to its nearest located parent, then to line 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from pathlib import Path
+
+from toolguard.errors import Rejection
+from toolguard.limits import read_bounded
+from toolguard.pointer import escape, join, tokens
+
+MAX_BYTES = 16 << 20
+_TOML_HEADER = re.compile(r"\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?")
+_TOML_KEY = re.compile(
+    r"\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
+)
+_TOML_KEY_PART = re.compile(r"\"([^\"]*)\"|'([^']*)'|([A-Za-z0-9_-]+)")
+
+
+def line_of(lines: dict[str, int], pointer: str) -> int:
+    """The line of `pointer`, else of its nearest located parent, else 1."""
+    steps = tokens(pointer)
+    while steps:
+        found = lines.get(join(steps))
+        if found is not None:
+            return found
+        steps.pop()
+    return lines.get("", 1)
+
+
+def file_lines(path: str) -> dict[str, int]:
+    """Pointer -> line for a `.toml` contract or a JSON schema; {} if it cannot be read."""
+    try:
+        with Path(path).open("rb") as stream:
+            text = read_bounded(stream, MAX_BYTES).decode("utf-8")
+    except (OSError, Rejection, UnicodeDecodeError):
+        return {}
+    return toml_lines(text) if path.endswith(".toml") else json_lines(text)
+
+
+def toml_lines(text: str) -> dict[str, int]:
+    """Pointer -> line of each table header and key of a TOML text (`[[x]]` counts from 0)."""
+    found: dict[str, int] = {"": 1}
+    table: list[str] = []
+    counts: dict[tuple[str, ...], int] = {}
+    closing: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if closing is not None:
+            closing = None if closing in line else closing
+            continue
+        header = _TOML_HEADER.fullmatch(line)
+        if header:
+            keys = _toml_key(header.group(2))
+            if header.group(1) == "[[":
+                counts[tuple(keys)] = counts.get(tuple(keys), -1) + 1
+                keys = [*keys, str(counts[tuple(keys)])]
+            table = keys
+            for depth in range(1, len(table) + 1):
+                found.setdefault(join(table[:depth]), number)
+            continue
+        key = _TOML_KEY.match(line)
+        if key:
+            found.setdefault(join([*table, *_toml_key(key.group(1))]), number)
+            rest = line[key.end() :]
+            closing = next((q for q in ('"""', "'''") if rest.count(q) == 1), None)
+    return found
+
+
+def _toml_key(text: str) -> list[str]:
+    return ["".join(part) for part in _TOML_KEY_PART.findall(text)]
+
+
+def json_lines(text: str) -> dict[str, int]:
+    """Pointer -> line of each value of a JSON text (a member's: the line of its name)."""
+    scanner = _JsonLines(text)
+    # NOTE: keep what was located before the text stopped making sense
+    with contextlib.suppress(IndexError, ValueError, RecursionError):
+        scanner.value("", None)
+    return scanner.found
+
+
+class _JsonLines:
+    """A recursive descent over JSON that records where each value starts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.index = 0
+        self.line = 1
+        self.found: dict[str, int] = {}
+
+    def skip(self) -> None:
+        while self.text[self.index] in " \t\r\n":
+            self.line += self.text[self.index] == "\n"
+            self.index += 1
+
+    def value(self, pointer: str, line: int | None) -> None:
+        self.skip()
+        self.found.setdefault(pointer, line or self.line)
+        opening = self.text[self.index]
+        if opening in "{[":
+            self.container(pointer, opening == "{")
+        elif opening == '"':
+            self.string()
+        else:
+            while self.text[self.index] not in ",]} \t\r\n":
+                self.index += 1
+
+    def container(self, pointer: str, is_object: bool) -> None:
+        self.index += 1
+        self.skip()
+        if self.text[self.index] in "}]":
+            self.index += 1
+            return
+        position = 0
+        while True:
+            self.skip()
+            if is_object:
+                line = self.line
+                name = self.string()
+                self.skip()
+                self.index += 1  # the colon
+                self.value(f"{pointer}/{escape(name)}", line)
+            else:
+                self.value(f"{pointer}/{position}", None)
+                position += 1
+            self.skip()
+            separator = self.text[self.index]
+            self.index += 1
+            if separator != ",":
+                return
+
+    def string(self) -> str:
+        end = self.index + 1
+        while self.text[end] != '"':
+            end += 2 if self.text[end] == "\\" else 1
+        raw = self.text[self.index : end + 1]
+        self.index = end + 1
+        decoded: str = json.loads(raw)
+        return decoded

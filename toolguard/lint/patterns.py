@@ -1,0 +1,56 @@
+"""Pattern questions lint asks: is every match bounded in length, does a pattern match a name."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import cache
+
+from toolguard.errors import SchemaError
+from toolguard.schema.regex import translate
+
+_OPEN_ENDED = re.compile(r"\{[0-9]+,\}")
+
+
+def bounded_pattern(pattern: str) -> bool:
+    """Whether every string `pattern` matches has a bounded length.
+
+    Every alternative anchored at both ends, and no `*`, `+` or `{n,}` outside escapes and
+    character classes (a lookahead with one counts as unbounded: conservative).
+    """
+    cuts, depth, in_class, index = [-1], 0, False, 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char in "*+" or (char == "{" and _OPEN_ENDED.match(pattern, index)):
+            return False
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            cuts.append(index)
+        index += 1
+    cuts.append(len(pattern))
+    alternatives = [pattern[start + 1 : end] for start, end in itertools.pairwise(cuts)]
+    return all(_anchored(alternative) for alternative in alternatives)
+
+
+def _anchored(alternative: str) -> bool:
+    if not (alternative.startswith("^") and alternative.endswith("$")):
+        return False
+    backslashes = len(alternative[:-1]) - len(alternative[:-1].rstrip("\\"))
+    return backslashes % 2 == 0  # `\$` is a literal dollar, not an anchor
+
+
+@cache
+def name_matches(pattern: str, name: str) -> bool:
+    """Whether the ECMA-262 `pattern` (a patternProperties key) matches member `name`."""
+    try:
+        return re.search(translate(pattern), name) is not None
+    except SchemaError:  # NOTE: unreachable for a compiled schema; assume it matches
+        return True

@@ -1,0 +1,86 @@
+"""Lint reports -> text for people (rich), one JSON document, or SARIF 2.1.0. Decides nothing.
+
+Property names, file names and messages may quote a hostile schema: the rich output escapes
+control characters and never interprets markup; JSON and SARIF escape them as JSON does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from typing import IO, Any
+
+from toolguard.lint.findings import Finding, LintReport, Waived
+from toolguard.lint.sarif import sarif_log
+from toolguard.report import clean
+
+
+def render_rich(report: LintReport, stream: IO[str]) -> None:
+    """One entry per finding (file:line, severity, rule, pointer, message), then a summary."""
+    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
+    from rich.text import Text  # noqa: PLC0415
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    style = {"error": "bold red", "warning": "yellow"}
+    for finding in report.findings:
+        line = Text(f"{clean(finding.file)}:{finding.line}: ")
+        line.append(finding.severity, style=style[finding.severity])
+        line.append(f" {finding.rule} {finding.name}", style="bold")
+        line.append(f" at {clean(finding.pointer or '(root)')}")
+        console.print(line)
+        console.print(Text(f"  {clean(finding.message)}"))
+    for item in report.waived:
+        waived = item.finding
+        line = Text(f"{clean(waived.file)}:{waived.line}: ")
+        line.append("waived", style="dim")
+        line.append(f" {waived.rule} {waived.name} at {clean(waived.pointer or '(root)')}")
+        console.print(line)
+        console.print(Text(f"  reason: {clean(item.reason)}", style="dim"))
+    console.print(Text(_summary(report), style="green" if report.clean else "bold"))
+
+
+def _summary(report: LintReport) -> str:
+    count = len(report.findings)
+    found = "no findings" if not count else f"{count} finding{'s' * (count != 1)}"
+    waived = f", {len(report.waived)} waived" if report.waived else ""
+    files = len(report.files)
+    return f"toolguard lint: {found}{waived} in {files} file{'s' * (files != 1)}"
+
+
+def render_json(report: LintReport, stream: IO[str]) -> None:
+    """One line of JSON: the files linted, the findings, the waived findings with reasons."""
+    document = {
+        "files": list(report.files),
+        "findings": [_finding(finding) for finding in report.findings],
+        "waived": [_waived(item) for item in report.waived],
+    }
+    stream.write(json.dumps(document, ensure_ascii=True, separators=(",", ":")) + "\n")
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    return asdict(finding)
+
+
+def _waived(item: Waived) -> dict[str, Any]:
+    return {
+        **_finding(item.finding),
+        "reason": item.reason,
+        "waiver": {
+            "file": item.waiver_file,
+            "pointer": item.waiver_pointer,
+            "line": item.waiver_line,
+        },
+    }
+
+
+def render_sarif(report: LintReport, stream: IO[str]) -> None:
+    """One SARIF 2.1.0 log (waived findings as suppressed results), indented for diffs."""
+    stream.write(json.dumps(sarif_log(report), ensure_ascii=True, indent=2) + "\n")
+
+
+RENDERERS: Mapping[str, Callable[[LintReport, IO[str]], None]] = {
+    "rich": render_rich,
+    "json": render_json,
+    "sarif": render_sarif,
+}

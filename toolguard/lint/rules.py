@@ -1,0 +1,13 @@
+"""The registry of lint rules: id -> rule, in id order (README, SARIF and waivers use it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from toolguard.lint.contract_rules import CONTRACT_RULES, UNMATCHED_WAIVER
+from toolguard.lint.findings import LintRule
+from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
+
+LINT_RULES: Mapping[str, LintRule] = {
+    rule.id: rule for rule in (*VIEW_RULES, *DOCUMENT_RULES, *CONTRACT_RULES, UNMATCHED_WAIVER)
+}

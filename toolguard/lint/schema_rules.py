@@ -1,0 +1,250 @@
+"""Schema rules: what lint asks of a payload schema (or of any schema file it is given).
+
+View rules judge each leaf view (see `views.py`); document rules judge the file as a whole.
+Each check's docstring opens with the rule's rationale, drawn from the article.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolguard.lint.findings import Hit, LintRule
+from toolguard.lint.patterns import bounded_pattern, name_matches
+from toolguard.lint.views import Document, View, is_anything
+from toolguard.pointer import escape, lookup
+from toolguard.schema.vocabulary import DRAFT_2020_12
+
+_CLOSING = ("additionalProperties", "unevaluatedProperties")
+
+
+def _where(pointer: str) -> str:
+    return pointer or "(root)"
+
+
+def _free_form(view: View) -> list[str]:
+    """Where a member accepts members of any name with any value."""
+    sites = [
+        f"{at}/{keyword}"
+        for at, node in view.dicts
+        for keyword in _CLOSING
+        if keyword in node and is_anything(node[keyword])
+    ]
+    for at, node in view.dicts:
+        patterns = node.get("patternProperties")
+        for pattern, value in patterns.items() if isinstance(patterns, dict) else ():
+            if is_anything(value):
+                sites.append(f"{at}/patternProperties/{escape(pattern)}")
+    return sites
+
+
+def _maps(view: View) -> list[str]:
+    """The map keywords of the view: members whose names are not listed one by one."""
+    found = [kw for _, node in view.dicts for kw in _CLOSING if node.get(kw, False) is not False]
+    found += ["patternProperties" for _, node in view.dicts if node.get("patternProperties")]
+    return sorted(set(found))
+
+
+def open_object(view: View) -> Iterator[Hit]:
+    """An unreviewed new field can become an injection container, a flag or a URL to visit.
+
+    So every object schema that can hold members is closed: `additionalProperties: false`,
+    or `unevaluatedProperties: false` after composition. Followed through `$ref`, `allOf`,
+    `anyOf`, `oneOf`, `if`/`then`/`else` and `dependentSchemas`: an `allOf` of open parts is
+    open, a `$ref` to an open base is open, and a property that a closed sibling's
+    `additionalProperties: false` rejects (it does not see siblings) is reported where it is
+    declared. Free-form maps outside the projection's reach are reported here too.
+    """
+    if not view.holds("object"):
+        return
+    file = view.document.file
+    if view.anything:
+        if not view.reach:
+            yield Hit(file, view.root, "accepts any JSON value, open objects included")
+        return
+    free_form = _free_form(view)
+    if not view.reach:
+        for site in free_form:
+            yield Hit(file, site, "accepts members of any name and any value (a free-form map)")
+    closers = [(at, kw) for at, node in view.dicts for kw in _CLOSING if node.get(kw) is False]
+    if not closers and not _maps(view):
+        yield Hit(file, view.root, _open_message(view))
+    for at, keyword in closers:
+        yield from _shadowed(view, at, keyword)
+
+
+def _open_message(view: View) -> str:
+    parts = [
+        "object is open: nothing rejects unknown members (add additionalProperties: false, "
+        "or unevaluatedProperties: false after composition)"
+    ]
+    targets = [member.location for member in view.members if member.via.startswith("$")]
+    if targets:
+        parts.append(f"its $ref target {', '.join(map(_where, targets))} is open")
+    if any(member.via == "allOf" for member in view.members):
+        parts.append(
+            "an allOf of open parts is open: only unevaluatedProperties: false beside it "
+            "closes the composition"
+        )
+    if not view.declares_type:
+        parts.append("no type is declared, so any object passes")
+    return "; ".join(parts)
+
+
+def _shadowed(view: View, closer: str, keyword: str) -> Iterator[Hit]:
+    """Properties declared beside a closing keyword that cannot see them: never allowed."""
+    seen = {closer} if keyword == "additionalProperties" else view.subtree(closer)
+    nodes = [node for at, node in view.dicts if at in seen]
+    if keyword == "unevaluatedProperties" and any(
+        node.get("additionalProperties", False) is not False for node in nodes
+    ):
+        return  # additionalProperties evaluates every member: nothing is left unevaluated
+    names = {name for node in nodes for name in node.get("properties") or ()}
+    patterns = [pattern for node in nodes for pattern in node.get("patternProperties") or ()]
+    for at, node in view.dicts:
+        declared = node.get("properties")
+        if at in seen or not isinstance(declared, dict):
+            continue
+        for name, schema in declared.items():
+            if schema is False or name in names or any(name_matches(p, name) for p in patterns):
+                continue
+            yield Hit(
+                view.document.file,
+                f"{at}/properties/{escape(name)}",
+                f"{name!r} can never be present: {keyword}: false at {_where(closer)} does not "
+                "see properties declared outside it; close the composition with "
+                "unevaluatedProperties: false instead",
+            )
+
+
+def unbounded_string(view: View) -> Iterator[Hit]:
+    """A bounded identifier keeps a response from hiding a paragraph in a correlation field.
+
+    So every string is bounded: `maxLength`, `enum`, `const`, or a `pattern` anchored at both
+    ends whose repetitions are bounded (no `*`, `+` or `{n,}`).
+    """
+    if not view.holds("string") or view.anything or view.has("maxLength"):
+        return
+    patterns = [node["pattern"] for _, node in view.dicts if isinstance(node.get("pattern"), str)]
+    if any(bounded_pattern(pattern) for pattern in patterns):
+        return
+    untyped = "" if view.declares_type else " (no type is declared, so any string passes)"
+    yield Hit(
+        view.document.file,
+        view.root,
+        f"string without maxLength, enum, const or a bounded anchored pattern{untyped}",
+    )
+
+
+def unbounded_array(view: View) -> Iterator[Hit]:
+    """A perfectly legal array of a million log lines can poison the agent's context budget.
+
+    So every array has `maxItems`, or no items beyond its `prefixItems` (`items: false`, or
+    `unevaluatedItems: false` with no `items` schema).
+    """
+    if not view.holds("array") or view.anything or view.has("maxItems"):
+        return
+    items = [node["items"] for _, node in view.dicts if "items" in node]
+    if False in items or (
+        not items and any(n.get("unevaluatedItems") is False for _, n in view.dicts)
+    ):
+        return
+    untyped = "" if view.declares_type else " (no type is declared, so any array passes)"
+    yield Hit(view.document.file, view.root, f"array without maxItems{untyped}")
+
+
+def unbounded_map(view: View) -> Iterator[Hit]:
+    """An object built to consume the agent's context and attention is still legal JSON.
+
+    So every map (an object with `patternProperties`, or with an `additionalProperties` or
+    `unevaluatedProperties` schema) has `maxProperties`, or `propertyNames` with an `enum`.
+    """
+    maps = _maps(view)
+    if not view.holds("object") or view.anything or not maps or view.has("maxProperties"):
+        return
+    names = [node.get("propertyNames") for _, node in view.dicts]
+    if any(isinstance(n, dict) and ("enum" in n or "const" in n) for n in names):
+        return
+    yield Hit(view.document.file, view.root, f"map ({', '.join(maps)}) without maxProperties")
+
+
+def free_form_map(view: View) -> Iterator[Hit]:
+    """Free-form maps invite accidental disclosure and make prompts harder to review.
+
+    So no `additionalProperties: {}`/`true` (or the same under `patternProperties`,
+    `unevaluatedProperties`, or a schema that accepts anything) where the projection can
+    reach: everywhere, in a bare schema file.
+    """
+    if not view.reach or not view.holds("object"):
+        return
+    if view.anything:
+        yield Hit(view.document.file, view.root, "accepts any JSON value, free-form maps included")
+        return
+    for site in _free_form(view):
+        yield Hit(
+            view.document.file, site, "accepts members of any name and any value (a free-form map)"
+        )
+
+
+def format_unasserted(view: View) -> Iterator[Hit]:
+    """A field that looks like a timestamp is not automatically a timestamp.
+
+    A `format` counts only where toolguard asserts it: on strings. A `format` beside no
+    `type` lets numbers, objects and arrays through unchecked; beside a type that admits no
+    strings it never applies.
+    """
+    if view.impossible or view.pinned or view.opaque:
+        return
+    for at, node in view.dicts:
+        if "format" not in node:
+            continue
+        if not view.declares_type:
+            message = "format only constrains strings: without type: string, any other value passes"
+        elif "string" not in view.types:
+            message = f"format {node['format']!r} never applies: this subschema admits no strings"
+        else:
+            continue
+        yield Hit(view.document.file, f"{at}/format", message)
+
+
+def schema_dialect(document: Document) -> Iterator[Hit]:
+    """Some validators default to an older draft, where unevaluatedProperties means nothing.
+
+    So the schema says `"$schema": "https://json-schema.org/draft/2020-12/schema"` itself:
+    toolguard reads a schema without one as 2020-12, other tools may not.
+    """
+    declared = document.raw.get("$schema") if isinstance(document.raw, dict) else None
+    if isinstance(declared, str) and declared.rstrip("#") == DRAFT_2020_12:
+        return
+    found = "no $schema" if declared is None else f"$schema {declared!r}"
+    yield Hit(document.file, "/$schema", f"{found}: declare {DRAFT_2020_12!r}")
+
+
+def remote_ref(document: Document) -> Iterator[Hit]:
+    """Nothing reads the network, or another file, because a schema said so.
+
+    So every `$ref` resolves inside the schema file itself (toolguard's shipped metaschemas
+    and `--refs` registries included: a reader of the file alone cannot follow them).
+    """
+    for at, node in document.nodes():
+        for keyword in ("$ref", "$dynamicRef"):
+            if keyword in node and document.target(node, keyword) is None:
+                written = lookup(document.raw, f"{at}/{keyword}")
+                yield Hit(
+                    document.file,
+                    f"{at}/{keyword}",
+                    f"{keyword} {written!r} leads outside this file",
+                )
+
+
+VIEW_RULES = (
+    LintRule("TG001", "open-object", open_object),
+    LintRule("TG002", "unbounded-string", unbounded_string),
+    LintRule("TG003", "unbounded-array", unbounded_array),
+    LintRule("TG004", "unbounded-map", unbounded_map),
+    LintRule("TG005", "free-form-map", free_form_map),
+    LintRule("TG006", "format-unasserted", format_unasserted),
+)
+DOCUMENT_RULES = (
+    LintRule("TG007", "schema-dialect", schema_dialect),
+    LintRule("TG008", "remote-ref", remote_ref),
+)
