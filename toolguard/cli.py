@@ -33,6 +33,32 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 _CONTRACT = click.Path(path_type=Path)
 
 
+def _request_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The request and diagnostics flags `check` and `run` share (one place, one help text)."""
+    options = [
+        click.option(
+            "--request-id", metavar="ID", help="Request id to echo (default: a random one)."
+        ),
+        click.option(
+            "--context", "pairs", multiple=True, metavar="K=V", help="Request context value."
+        ),
+        click.option("--context-file", type=_FILE, help="JSON object of request context values."),
+        click.option(
+            "--now", metavar="RFC3339", help="Clock for freshness rules (default: real time)."
+        ),
+        click.option(
+            "--diagnostics",
+            type=click.Choice(DIAGNOSTICS),
+            default="rich",
+            show_default=True,
+            help="Format of the operator diagnostics on stderr.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="toolguard")
 def main() -> None:
@@ -42,17 +68,7 @@ def main() -> None:
 @main.command()
 @click.argument("contract", type=_CONTRACT)
 @click.option("--input", "input_file", type=_FILE, help="Read the response from FILE, not stdin.")
-@click.option("--request-id", metavar="ID", help="Request id to echo (default: a random one).")
-@click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
-@click.option("--context-file", type=_FILE, help="JSON object of request context values.")
-@click.option("--now", metavar="RFC3339", help="Clock for freshness rules (default: real time).")
-@click.option(
-    "--diagnostics",
-    type=click.Choice(DIAGNOSTICS),
-    default="rich",
-    show_default=True,
-    help="Format of the operator diagnostics on stderr.",
-)
+@_request_options
 def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     contract: Path,
     input_file: Path | None,
@@ -93,17 +109,7 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     help="Wall-clock limit per attempt (default: the contract's, else 30).",
 )
 @click.option("--stdin-from", type=_FILE, help="Give the command FILE as stdin (default: none).")
-@click.option("--request-id", metavar="ID", help="Request id to echo (default: a random one).")
-@click.option("--context", "pairs", multiple=True, metavar="K=V", help="Request context value.")
-@click.option("--context-file", type=_FILE, help="JSON object of request context values.")
-@click.option("--now", metavar="RFC3339", help="Clock for freshness rules (default: real time).")
-@click.option(
-    "--diagnostics",
-    type=click.Choice(DIAGNOSTICS),
-    default="rich",
-    show_default=True,
-    help="Format of the operator diagnostics on stderr.",
-)
+@_request_options
 def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
     contract: Path,
     command: tuple[str, ...],
