@@ -6,6 +6,7 @@ Exceptions become exit statuses here and nowhere else (see `errors.ExitStatus`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -18,10 +19,13 @@ from typing import BinaryIO, NoReturn, TypeVar
 import click
 
 from toolguard import __version__, envelope, report
+from toolguard.audit.record import Command, Source
+from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ExitStatus, ToolguardError, UsageError
 from toolguard.pipeline import check_stream, run_upstream
 from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
+from toolguard.result import Diagnostics, Outcome
 from toolguard.schema import compile_schema
 from toolguard.schema.refs import read_schema
 from toolguard.validate import validate_files
@@ -56,7 +60,81 @@ def _request_options(command: Callable[..., None]) -> Callable[..., None]:
     ]
     for option in reversed(options):
         command = option(command)
-    return command
+    return _audit_options(command)
+
+
+_BYTES = click.IntRange(min=1)
+
+
+def _audit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The audit trail flags, gathered into one `TrailOptions` (the `trail` parameter)."""
+    options = [
+        click.option(
+            "--audit-log",
+            "log",
+            type=click.Path(dir_okay=False, path_type=Path),
+            envvar="TOOLGUARD_AUDIT_LOG",
+            metavar="FILE",
+            help="Append one JSON record per check to FILE (env TOOLGUARD_AUDIT_LOG).",
+        ),
+        click.option(
+            "--raw-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            envvar="TOOLGUARD_RAW_DIR",
+            metavar="DIR",
+            help="Keep raw responses in DIR, named by SHA-256 (env TOOLGUARD_RAW_DIR).",
+        ),
+        click.option(
+            "--raw-keep",
+            type=click.Choice(("all", "rejected")),
+            help="Which raw responses to keep (default: the contract's, else rejected).",
+        ),
+        click.option(
+            "--raw-max-file",
+            "raw_max_file_bytes",
+            type=_BYTES,
+            metavar="BYTES",
+            help="Keep only the digest of larger responses (default: max_bytes).",
+        ),
+        click.option(
+            "--raw-max-total",
+            "raw_max_total_bytes",
+            type=_BYTES,
+            metavar="BYTES",
+            help="Delete the oldest raw copies past this total (default: 1 GiB).",
+        ),
+        click.option(
+            "--raw-max-age",
+            "raw_max_age_seconds",
+            type=_BYTES,
+            metavar="SECONDS",
+            help="Delete raw copies older than this (default: 30 days).",
+        ),
+        click.option(
+            "--audit-key",
+            "key_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            envvar="TOOLGUARD_AUDIT_KEY",
+            metavar="FILE",
+            help="Key for hashing secret context (default: the log's path + .key).",
+        ),
+        click.option("--fsync", is_flag=True, help="fsync the audit log after each record."),
+        click.option(
+            "--audit-optional",
+            "optional",
+            is_flag=True,
+            help="Answer even if the audit trail cannot be written (default: fail closed).",
+        ),
+    ]
+
+    @functools.wraps(command)
+    def gathered(**kwargs: object) -> None:
+        fields = {name: kwargs.pop(name) for name in TrailOptions.__dataclass_fields__}
+        command(trail=TrailOptions(**fields), **kwargs)  # type: ignore[arg-type]
+
+    for option in reversed(options):
+        gathered = option(gathered)
+    return gathered
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,26 +155,25 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     context_file: Path | None,
     now: str | None,
     diagnostics: str,
+    trail: TrailOptions,
 ) -> None:
     """Check one response against CONTRACT; print exactly one envelope on stdout."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     loaded = _guard(lambda: load_contract(contract), diagnostics)
     request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
+    audit = AuditTrail.build(trail, loaded)
+    source = Source("file", str(input_file)) if input_file else Source("stdin")
     try:
         with _open(input_file) as stream:
             outcome = check_stream(loaded, stream, request)
     except ToolguardError as exc:
         _exit(exc, diagnostics)
     except KeyboardInterrupt:
-        _abandon(loaded, request, "interrupted before the response was checked", diagnostics)
+        outcome = _abandoned(loaded, request, "interrupted before the response was checked")
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
-    _emit(outcome.envelope, diagnostics)
-    report.render(outcome.diagnostics, diagnostics)
-    sys.exit(outcome.diagnostics.exit_status)
+        outcome = _abandoned(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}")
+    _finish(outcome, loaded, request, audit, ("check", source), diagnostics)
 
 
 @main.command()
@@ -120,27 +197,25 @@ def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
     context_file: Path | None,
     now: str | None,
     diagnostics: str,
+    trail: TrailOptions,
 ) -> None:
     """Run COMMAND (after --, no shell), check its output, print one envelope."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     loaded = _guard(lambda: load_contract(contract), diagnostics)
     request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
+    audit = AuditTrail.build(trail, loaded)
     try:
         outcome = run_upstream(loaded, command, request, timeout=timeout, stdin=stdin_from)
     except ToolguardError as exc:
         _exit(exc, diagnostics)
     except KeyboardInterrupt:
-        _abandon(
-            loaded, request, "interrupted: the command's process group was killed", diagnostics
-        )
+        why = "interrupted: the command's process group was killed"
+        outcome = _abandoned(loaded, request, why, upstream=command)
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        _abandon(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}", diagnostics)
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
-    _emit(outcome.envelope, diagnostics)
-    report.render(outcome.diagnostics, diagnostics)
-    sys.exit(outcome.diagnostics.exit_status)
+        why = f"internal error: {traceback.format_exc(limit=-3)}"
+        outcome = _abandoned(loaded, request, why, upstream=command)
+    _finish(outcome, loaded, request, audit, ("run", Source("command")), diagnostics)
 
 
 @main.command()
@@ -315,6 +390,91 @@ def diff(old: Path, new: Path, output: str) -> None:
     sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)
 
 
+@main.command()
+@click.argument("request_id", metavar="REQUEST_ID")
+@click.option(
+    "--audit-log",
+    "log_file",
+    type=_FILE,
+    envvar="TOOLGUARD_AUDIT_LOG",
+    required=True,
+    metavar="FILE",
+    help="The audit log to search (env TOOLGUARD_AUDIT_LOG).",
+)
+@click.option(
+    "--raw-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TOOLGUARD_RAW_DIR",
+    metavar="DIR",
+    help="Raw copies, to re-check with --recheck (env TOOLGUARD_RAW_DIR).",
+)
+@click.option("--recheck", is_flag=True, help="Re-check the raw bytes with today's contract.")
+@click.option(
+    "--contract",
+    "contract_file",
+    type=_FILE,
+    help="Re-check with this contract, not the recorded one.",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A story for people, or one line of JSON.",
+)
+def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    request_id: str,
+    log_file: Path,
+    raw_dir: Path | None,
+    recheck: bool,
+    contract_file: Path | None,
+    output: str,
+) -> None:
+    """Tell the whole story of REQUEST_ID from the audit log; exit 1 if it is not there."""
+    from toolguard.audit import explain as finder  # noqa: PLC0415 - only this command needs it
+    from toolguard.audit import render  # noqa: PLC0415
+
+    if recheck and raw_dir is None:
+        _exit(UsageError("--recheck needs --raw-dir (or TOOLGUARD_RAW_DIR)"), output)
+    found = _guard(lambda: finder.find(log_file, request_id), output)
+    rechecks = {}
+    if recheck and raw_dir is not None:
+        rechecks = {
+            offset: finder.recheck(entry, raw_dir, contract_file) for offset, entry in found.records
+        }
+    render.explain(found, rechecks, output, sys.stdout, request_id)
+    if not found.records:
+        report.error(f"no record of {request_id} in {log_file}", ExitStatus.FAILURE, output)
+    sys.exit(ExitStatus.SUCCESS if found.records else ExitStatus.FAILURE)
+
+
+@main.group()
+def audit() -> None:
+    """Read audit logs."""
+
+
+@audit.command()
+@click.argument("log_file", metavar="FILE", type=_FILE)
+@click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
+@click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table for people, or one line of JSON.",
+)
+def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
+    """Count FILE's records per tool, outcome, error code and layer."""
+    from toolguard.audit import render  # noqa: PLC0415 - only this command needs it
+    from toolguard.audit.summary import summarize  # noqa: PLC0415
+
+    result = _guard(lambda: summarize(log_file, since, until), output)
+    render.summary(result, output, sys.stdout)
+
+
 def _open(input_file: Path | None) -> BinaryIO:
     if input_file is None:
         if sys.stdin is None:
@@ -349,16 +509,46 @@ def _interrupt(signum: int, frame: object) -> NoReturn:
     raise KeyboardInterrupt
 
 
-def _abandon(contract: Contract, request: Request, why: str, mode: str) -> NoReturn:
+def _abandoned(
+    contract: Contract, request: Request, why: str, upstream: tuple[str, ...] | None = None
+) -> Outcome:
     """Interrupted or broken: the agent still gets a failure envelope, the operator the reason."""
     interrupted = why.startswith("interrupted")
-    status = ExitStatus.FAILURE if interrupted else ExitStatus.INTERNAL
     failure = envelope.failure(
         contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", interrupted
     )
-    _emit(failure, mode)
-    report.error(why, status, mode)
-    sys.exit(status)
+    diagnostics = Diagnostics(
+        tool=contract.tool,
+        request_id=request.request_id,
+        contract=str(contract.path),
+        outcome="failure" if interrupted else "internal",
+        layer="input" if interrupted else None,
+        reason="interrupted" if interrupted else "internal_error",
+        message=why,
+        error_code="UPSTREAM_UNAVAILABLE",
+        upstream=upstream,
+    )
+    return Outcome(failure, diagnostics)
+
+
+def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed once
+    outcome: Outcome,
+    contract: Contract,
+    request: Request,
+    audit: AuditTrail,
+    origin: tuple[Command, Source],
+    mode: str,
+) -> NoReturn:
+    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    command, source = origin
+    outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
+    _emit(outcome.envelope, mode)
+    report.render(outcome.diagnostics, mode)
+    if warning is not None:
+        report.error(warning, outcome.diagnostics.exit_status, mode)
+    sys.exit(outcome.diagnostics.exit_status)
 
 
 def _emit(result: dict[str, object], mode: str) -> None:

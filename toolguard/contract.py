@@ -7,6 +7,7 @@ schema is read with the same strict, bounded parser as responses and compiled fa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tomllib
@@ -18,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from toolguard.audit.policy import AuditPolicy
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
 from toolguard.jc_adapter import JcAdapter
@@ -54,6 +56,8 @@ class Contract:
     projection: Projection
     envelope_validator: Validator
     envelope_schema_json: str
+    digest: str = ""  # SHA-256 of the TOML and every compiled schema: "has the contract changed?"
+    audit: AuditPolicy = field(default_factory=AuditPolicy)
     run: RunPolicy = field(default_factory=RunPolicy)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     text: TextAdapter | JcAdapter | None = None
@@ -88,7 +92,7 @@ def load_contract(path: str | Path) -> Contract:
     """Load, validate and compile a contract file; raise `ContractError` naming file and field."""
     path = Path(path)
     source = str(path)
-    document = read_contract_document(path)
+    document, raw = _read_document(path)
     try:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
@@ -110,6 +114,7 @@ def load_contract(path: str | Path) -> Contract:
         envelope_validator = compile_schema(implied, formats=False)
     except SchemaError as exc:
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
+    run = _run_policy(document.get("run", {}), path.parent)
     return Contract(
         path=path,
         tool=document["tool"],
@@ -120,7 +125,11 @@ def load_contract(path: str | Path) -> Contract:
         projection=projection,
         envelope_validator=envelope_validator,
         envelope_schema_json=json.dumps(implied),
-        run=_run_policy(document.get("run", {}), path.parent),
+        digest=_digest(
+            raw, payload_schema, *(entry.validator.schema for entry in run.error_documents)
+        ),
+        audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
+        run=run,
         retry=_retry_policy(document.get("retry", {})),
         text=_text_adapter(document.get("text"), source),
     )
@@ -132,14 +141,27 @@ def read_contract_document(path: Path) -> dict[str, Any]:
     What `load_contract` builds from, and what `toolguard lint` reads (it lints what the
     loader would refuse, such as an undeclared projection pointer, as findings).
     """
-    document = _read_toml(path)
+    return _read_document(path)[0]
+
+
+def _read_document(path: Path) -> tuple[dict[str, Any], bytes]:
+    raw = _read_toml_bytes(path)
+    document = _decode_toml(raw, path)
     try:
         _contract_validator().validate(document)
     except ValidationError as exc:
         field = (exc.instance_path or "").strip("/").replace("/", ".")
         message = _VALIDATOR_NAME.sub("", exc.message)
         raise ContractError(message, source=str(path), field=field) from None
-    return document
+    return document, raw
+
+
+def _digest(raw: bytes, *schemas: Any) -> str:
+    """Covers what decides an answer: the TOML and each schema as compiled (refs included)."""
+    digest = hashlib.sha256(raw)
+    for schema in schemas:
+        digest.update(b"\0" + json.dumps(schema, sort_keys=True).encode())
+    return digest.hexdigest()
 
 
 def _compile_file(schema_file: Path) -> Validator:
@@ -206,7 +228,7 @@ def _contract_validator() -> Validator:
     return compile_schema(read_schema(shipped_schema("contract.schema.json")))
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml_bytes(path: Path) -> bytes:
     """Read the contract within a byte budget (`/dev/zero` is not a contract)."""
     try:
         with path.open("rb") as stream:
@@ -217,6 +239,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ContractError(
             f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=str(path)
         ) from None
+    return raw
+
+
+def _decode_toml(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -37,9 +37,14 @@ def failure(tool: str, request_id: str, code: ErrorCode, retryable: bool) -> dic
     }
 
 
+def dumps(envelope: dict[str, Any]) -> str:
+    """One envelope as the exact line written on stdout (what the audit record's digest covers)."""
+    return json.dumps(envelope, ensure_ascii=True, separators=(",", ":")) + "\n"
+
+
 def write(envelope: dict[str, Any], stream: IO[str]) -> None:
     """Write one envelope as one line of ASCII JSON."""
-    stream.write(json.dumps(envelope, ensure_ascii=True, separators=(",", ":")) + "\n")
+    stream.write(dumps(envelope))
     stream.flush()
 
 

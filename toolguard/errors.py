@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import ClassVar, Literal
 
-Layer = Literal["upstream", "input", "limits", "parse", "schema", "rule", "projection"]
+Layer = Literal["upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"]
 ErrorCode = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
 
 
@@ -145,3 +145,14 @@ class ProjectionError(Rejection):
     """Raised when a declared field cannot be projected (absent, or unsafe display text)."""
 
     layer = "projection"
+
+
+class AuditError(Rejection):
+    """Raised when the audit record or the raw copy cannot be written (disk full, permission).
+
+    Fail closed: an answer nobody could explain later is not given (`--audit-optional` waives).
+    """
+
+    layer = "audit"
+    code = "UPSTREAM_UNAVAILABLE"
+    retryable = True

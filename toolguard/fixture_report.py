@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolguard.fixture_run import CaseResult, Status, SuiteResult, write_atomic
-from toolguard.report import _json_line, clean
+from toolguard.report import _json_line
+from toolguard.text import clean
 
 STYLE = {"pass": "green", "fail": "bold red", "error": "bold yellow"}
 WORD = {"pass": "pass", "fail": "FAIL", "error": "ERROR"}

@@ -48,12 +48,17 @@ def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outc
     return _check(contract, raw, request, started)
 
 
-def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
-    """Check a response already in memory (the library entry point)."""
+def check_bytes(
+    contract: Contract, raw: bytes, request: Request, *, exit_status: int = 0
+) -> Outcome:
+    """Check a response already in memory (the library entry point).
+
+    `exit_status` is the upstream command's, when the bytes are a command's output.
+    """
     if not isinstance(raw, bytes | bytearray | memoryview):
         raise UsageError(f"the response must be bytes, not {type(raw).__name__}")
     require_context(contract, request)
-    return _check(contract, bytes(raw), request, time.perf_counter())
+    return _check(contract, bytes(raw), request, time.perf_counter(), exit_status)
 
 
 def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
@@ -76,6 +81,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     policy = contract.retry
     started = clock.monotonic()
     records: list[AttemptRecord] = []
+    responses: list[bytes] = []
     environment = contract.run.environment(os.environ)
     while True:
         left = policy.budget_seconds - (clock.monotonic() - started)
@@ -88,6 +94,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
         )
         outcome = _attempt(contract, attempt, request)
         records.append(_record(len(records) + 1, attempt, outcome.diagnostics))
+        responses.append(attempt.stdout)
         code = outcome.diagnostics.error_code
         retryable = bool((outcome.envelope.get("error") or {}).get("retryable"))
         if code is None or not policy.may_retry(code, retryable, len(records)):
@@ -97,7 +104,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
             break  # no time left for another attempt
         clock.sleep(delay)
     diagnostics = replace(outcome.diagnostics, upstream=tuple(argv), attempts=tuple(records))
-    return Outcome(outcome.envelope, diagnostics)
+    return Outcome(outcome.envelope, diagnostics, tuple(responses))
 
 
 def _attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
@@ -119,6 +126,7 @@ def _record(number: int, attempt: Attempt, diagnostics: Diagnostics) -> AttemptR
         over_limit=attempt.over_limit,
         spawn_error=attempt.spawn_error,
         stdout_size=len(attempt.stdout),
+        stdout_sha256=hashlib.sha256(attempt.stdout).hexdigest(),
         stderr=attempt.stderr.decode("utf-8", "replace"),
         stderr_size=attempt.stderr_size,
         layer=diagnostics.layer,
@@ -165,7 +173,7 @@ def _check(
         return _rejected(contract, request, rejection, raw, started)
     except Exception:  # noqa: BLE001 - any bug must still end in a failure envelope
         return _internal(contract, request, raw, started)
-    return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"))
+    return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"), (raw,))
 
 
 def _answer(contract: Contract, raw: bytes, exit_status: int) -> Any:
@@ -201,7 +209,7 @@ def _rejected(
     result = envelope.failure(
         contract.tool, request.request_id, rejection.code, rejection.retryable
     )
-    return Outcome(result, diagnostics)
+    return Outcome(result, diagnostics, () if raw is None else (raw,))
 
 
 def _internal(contract: Contract, request: Request, raw: bytes | None, started: float) -> Outcome:
@@ -217,7 +225,7 @@ def _internal(contract: Contract, request: Request, raw: bytes | None, started: 
         error_code="UPSTREAM_UNAVAILABLE",
     )
     result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
-    return Outcome(result, diagnostics)
+    return Outcome(result, diagnostics, () if raw is None else (raw,))
 
 
 def _diagnostics(

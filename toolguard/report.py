@@ -14,19 +14,8 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from toolguard.result import AttemptRecord, Diagnostics
-from toolguard.text import is_hidden
+from toolguard.text import clean, cleaned
 from toolguard.validate import InstanceResult
-
-MAX_TEXT = 512
-
-
-def clean(text: str, limit: int = MAX_TEXT) -> str:
-    """Escape control and bidi characters and truncate, so text is safe on any terminal."""
-    if len(text) > limit:
-        text = f"{text[:limit]}... [{len(text) - limit} more characters]"
-    return "".join(
-        char.encode("unicode_escape").decode("ascii") if is_hidden(char) else char for char in text
-    )
 
 
 def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -> None:
@@ -51,19 +40,10 @@ def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
 
 def _json_line(values: dict[str, Any], stream: IO[str]) -> None:
     """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
-    stream.write(json.dumps(_cleaned(values), ensure_ascii=True, separators=(",", ":")) + "\n")
+    stream.write(
+        json.dumps(cleaned(values, drop_none=True), ensure_ascii=True, separators=(",", ":")) + "\n"
+    )
     stream.flush()
-
-
-def _cleaned(value: Any) -> Any:
-    """Every string escaped and bounded, at any depth; empty (None) members left out."""
-    if isinstance(value, str):
-        return clean(value, 4 * MAX_TEXT)
-    if isinstance(value, dict):
-        return {key: _cleaned(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list | tuple):
-        return [_cleaned(item) for item in value]
-    return value
 
 
 def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from toolguard.errors import ErrorCode, ExitStatus, Layer
 
@@ -21,6 +22,7 @@ class AttemptRecord:
     over_limit: bool = False
     spawn_error: str | None = None
     stdout_size: int = 0
+    stdout_sha256: str | None = None
     stderr: str = ""  # the first bytes, decoded with replacement: hostile, escape on display
     stderr_size: int = 0
     layer: Layer | None = None
@@ -58,8 +60,17 @@ class Diagnostics:
         return ExitStatus.INTERNAL if self.outcome == "internal" else ExitStatus.FAILURE
 
 
-class Outcome(NamedTuple):
-    """The agent's envelope and the operator's diagnostics, as two separate values."""
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The agent's envelope and the operator's diagnostics, as two separate values.
+
+    `responses` holds the raw bytes that were read (one per attempt), for the audit trail's
+    raw copies; unpacking an outcome gives only `(envelope, diagnostics)`.
+    """
 
     envelope: dict[str, Any]
     diagnostics: Diagnostics
+    responses: tuple[bytes, ...] = field(default=(), repr=False)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.envelope, self.diagnostics))

@@ -8,6 +8,7 @@ instructions), line and paragraph separators, private-use and unassigned code po
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 
@@ -15,3 +16,30 @@ HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 def is_hidden(char: str) -> bool:
     """Whether `char` is invisible, a control, or means nothing when displayed."""
     return unicodedata.category(char) in HIDDEN_CATEGORIES
+
+
+MAX_TEXT = 512
+
+
+def clean(text: str, limit: int = MAX_TEXT) -> str:
+    """Escape control and bidi characters and truncate, so text is safe on any terminal."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... [{len(text) - limit} more characters]"
+    return "".join(
+        char.encode("unicode_escape").decode("ascii") if is_hidden(char) else char for char in text
+    )
+
+
+def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -> Any:
+    """A JSON-ready copy: every string (keys too) escaped and bounded, at any depth."""
+    if isinstance(value, dict):
+        return {
+            clean(str(key), limit): cleaned(item, limit, drop_none=drop_none)
+            for key, item in value.items()
+            if not (drop_none and item is None)
+        }
+    if isinstance(value, list | tuple):
+        return [cleaned(item, limit, drop_none=drop_none) for item in value]
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    return clean(str(value), limit)

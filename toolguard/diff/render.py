@@ -12,7 +12,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from toolguard.diff import ContractDiff
-from toolguard.report import MAX_TEXT, clean
+from toolguard.text import clean, cleaned
 
 FORMATS = ("rich", "json")
 _PIPE_WIDTH = 120
@@ -30,24 +30,13 @@ def write(result: ContractDiff, mode: str, stream: IO[str]) -> None:
 
 def as_json(result: ContractDiff) -> dict[str, Any]:
     """The JSON document `--format json` prints: sides, changes, verdict, strings escaped."""
-    document = {
+    document: dict[str, Any] = {
         "old": asdict(result.old),
         "new": asdict(result.new),
         "changes": [asdict(item) for item in result.changes],
         "verdict": asdict(result.verdict),
     }
-    cleaned: dict[str, Any] = _cleaned(document)
-    return cleaned
-
-
-def _cleaned(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _cleaned(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_cleaned(item) for item in value]
-    if isinstance(value, bool | int | float) or value is None:
-        return value
-    return clean(str(value), 4 * MAX_TEXT)
+    return {key: cleaned(value) for key, value in document.items()}
 
 
 def _rich(result: ContractDiff, stream: IO[str]) -> None:

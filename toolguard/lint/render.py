@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from toolguard.lint.findings import Finding, LintReport, Waived
 from toolguard.lint.sarif import sarif_log
-from toolguard.report import clean
+from toolguard.text import clean
 
 
 def render_rich(report: LintReport, stream: IO[str]) -> None:

@@ -1,0 +1,88 @@
+"""`toolguard audit summary`: what a log says happened, counted, over a time window.
+
+Every line is parsed and validated like `explain` does; a line that is not a valid record is
+counted as malformed, never guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from toolguard import rfc3339
+from toolguard.audit import log, record
+from toolguard.errors import UsageError
+
+_DURATION = re.compile(r"(\d{1,9})([smhd])")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+Row = tuple[str, str, str, str]  # tool, outcome, error code, layer ("-" where none)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Counts per (tool, outcome, error code, layer) over the records in the window."""
+
+    since: str | None
+    until: str | None
+    records: int = 0
+    malformed: int = 0
+    rows: Counter[Row] = field(default_factory=Counter)
+
+    def totals(self, column: int) -> Counter[str]:
+        """Counts per value of one column (0 tool, 1 outcome, 2 error code, 3 layer)."""
+        totals: Counter[str] = Counter()
+        for row, count in self.rows.items():
+            totals[row[column]] += count
+        return totals
+
+
+def summarize(path: Path, since: str | None = None, until: str | None = None) -> Summary:
+    """Count the valid records of the log whose timestamp is in [since, until)."""
+    low, high = _bound(since), _bound(until)
+    summary = Summary(since=low, until=high)
+    records = malformed = 0
+    try:
+        for line in log.all_lines(path):
+            if not line:
+                continue
+            entry = None if line is None else record.decode(line)
+            if entry is None:
+                malformed += 1
+                continue
+            stamp = entry["timestamp"]
+            if (low is not None and stamp < low) or (high is not None and stamp >= high):
+                continue
+            records += 1
+            summary.rows[_row(entry)] += 1
+    except OSError as exc:
+        raise UsageError(f"cannot read audit log {path}: {exc.strerror or exc}") from None
+    return Summary(low, high, records, malformed, summary.rows)
+
+
+def _row(entry: dict[str, Any]) -> Row:
+    return (
+        entry["contract"]["tool"],
+        entry["outcome"],
+        entry.get("error_code", "-"),
+        entry.get("layer", "-"),
+    )
+
+
+def _bound(text: str | None) -> str | None:
+    """An RFC 3339 instant or a duration back from now (30m, 24h, 7d), as a record timestamp."""
+    if text is None:
+        return None
+    match = _DURATION.fullmatch(text)
+    if match:
+        seconds = int(match[1]) * _SECONDS[match[2]]
+        instant = datetime.now(UTC) - timedelta(seconds=seconds)
+    else:
+        parsed = rfc3339.parse_date_time(text)
+        if parsed is None:
+            raise UsageError(f"{text!r} is neither an RFC 3339 date-time nor a duration like 24h")
+        instant = parsed
+    return record.timestamp(instant)

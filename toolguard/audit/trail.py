@@ -1,0 +1,166 @@
+"""The audit stage: keep raw copies and append the record, or turn the answer into a failure.
+
+It runs after the envelope is decided and before it is written: an answer whose record cannot
+be written is replaced by `UPSTREAM_UNAVAILABLE` (retryable), unless the operator chose
+`--audit-optional`, in which case the answer stands and the operator gets a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolguard import envelope
+from toolguard.audit import log, record
+from toolguard.audit.keys import keyed_hash, load_key
+from toolguard.audit.policy import RawKeep
+from toolguard.audit.raw import Kept, RawStore
+from toolguard.errors import AuditError
+from toolguard.result import Outcome
+
+if TYPE_CHECKING:
+    from toolguard.contract import Contract
+    from toolguard.request import Request
+
+
+@dataclass(frozen=True, slots=True)
+class TrailOptions:
+    """The operator's choices (flags, environment); None falls back to the contract's table."""
+
+    log: Path | None = None
+    raw_dir: Path | None = None
+    raw_keep: RawKeep | None = None
+    raw_max_file_bytes: int | None = None
+    raw_max_total_bytes: int | None = None
+    raw_max_age_seconds: int | None = None
+    key_file: Path | None = None
+    fsync: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AuditTrail:
+    """Where one contract's records and raw copies go, resolved once per process."""
+
+    log: Path | None
+    raw: RawStore | None
+    raw_keep: RawKeep
+    key_file: Path | None
+    fsync: bool
+    optional: bool
+
+    @classmethod
+    def build(cls, options: TrailOptions, contract: Contract) -> AuditTrail:
+        """The operator's options over the contract's `[audit]` defaults."""
+        policy = contract.audit
+        log_path = options.log or policy.log
+        raw_dir = options.raw_dir or policy.raw_dir
+        raw = None
+        if raw_dir is not None:
+            raw = RawStore(
+                raw_dir,
+                max_file_bytes=_first(
+                    options.raw_max_file_bytes,
+                    policy.raw_max_file_bytes,
+                    contract.limits.max_bytes,
+                ),
+                max_total_bytes=_first(options.raw_max_total_bytes, policy.raw_max_total_bytes),
+                max_age_seconds=_first(options.raw_max_age_seconds, policy.raw_max_age_seconds),
+            )
+        key_file = options.key_file
+        if key_file is None and log_path is not None:
+            key_file = log_path.with_name(log_path.name + ".key")
+        return cls(
+            log=log_path,
+            raw=raw,
+            raw_keep=options.raw_keep or policy.raw_keep,
+            key_file=key_file,
+            fsync=options.fsync,
+            optional=options.optional,
+        )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether anything is recorded at all."""
+        return self.log is not None or self.raw is not None
+
+    def seal(
+        self,
+        outcome: Outcome,
+        contract: Contract,
+        request: Request,
+        *,
+        command: record.Command,
+        source: record.Source,
+    ) -> tuple[Outcome, str | None]:
+        """Record the outcome; return the outcome to emit and a warning for the operator.
+
+        If the record or a raw copy cannot be written, the outcome becomes a retryable
+        failure (or, with `optional`, stays as it was and the warning says what was lost).
+        """
+        if not self.enabled:
+            return outcome, None
+        try:
+            kept = self._keep(outcome)
+            if self.log is not None:
+                built = record.build(
+                    outcome,
+                    contract,
+                    request,
+                    command=command,
+                    source=source,
+                    kept=kept,
+                    hash_secret=self._hasher(contract, request),
+                )
+                log.append(self.log, record.encode(built), fsync=self.fsync)
+        except AuditError as exc:
+            if self.optional:
+                return outcome, f"audit trail not written (--audit-optional): {exc.message}"
+            return _unrecorded(outcome, exc), None
+        return outcome, None
+
+    def _keep(self, outcome: Outcome) -> list[Kept]:
+        if self.raw is None:
+            return []
+        statuses = [item.outcome for item in outcome.diagnostics.attempts] or [
+            outcome.diagnostics.outcome
+        ]
+        return [
+            self.raw.keep(raw)
+            for raw, status in zip(outcome.responses, statuses, strict=False)
+            if self.raw_keep == "all" or status != "success"
+        ]
+
+    def _hasher(self, contract: Contract, request: Request) -> Callable[[object], str] | None:
+        if not contract.audit.secret_context & set(request.context):
+            return None
+        if self.key_file is None:
+            raise AuditError("key_unreadable", "secret context needs an audit key file")
+        key = load_key(self.key_file)
+        return lambda value: keyed_hash(key, value)
+
+
+def _first(*values: int | None) -> int:
+    return next(value for value in values if value is not None)
+
+
+def _unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
+    """The failure the agent gets when the trail cannot be written; the operator learns why."""
+    before = outcome.diagnostics
+    verdict = "accepted" if before.outcome == "success" else f"{before.layer}: {before.reason}"
+    diagnostics = replace(
+        before,
+        outcome="internal" if before.outcome == "internal" else "failure",
+        layer=error.layer,
+        reason=error.reason,
+        message=f"{error.message} (the response itself was {verdict})",
+        error_code=error.code,
+        schema_path=None,
+        instance_path=None,
+        rule=None,
+        offset=None,
+    )
+    failure = envelope.failure(before.tool, before.request_id, error.code, error.retryable)
+    return Outcome(failure, diagnostics, outcome.responses)
