@@ -26,13 +26,15 @@ def test_exit_status_table_lists_exactly_the_exit_statuses_in_the_code() -> None
     assert [int(row) for row in rows] == [int(status) for status in ExitStatus]
 
 
-@pytest.mark.parametrize("command", ["check", "run", "test", "lint", "diff"])
+@pytest.mark.parametrize(
+    "command", ["check", "run", "test", "lint", "diff", "explain", "audit summary"]
+)
 def test_help_in_readme_matches_the_real_help(command: str) -> None:
     result = CliRunner(env={"COLUMNS": "80"}).invoke(
-        main, [command, "--help"], prog_name="toolguard"
+        main, [*command.split(), "--help"], prog_name="toolguard"
     )
     assert result.exit_code == 0
-    block = _section(f"{command}-help").strip().removeprefix("```").removesuffix("```")
+    block = _section(f"{command.replace(' ', '-')}-help").strip().removeprefix("```").removesuffix("```")
     assert block.strip("\n") == result.output.rstrip("\n")
 
 

@@ -58,9 +58,10 @@ def _request_options(command: Callable[..., None]) -> Callable[..., None]:
             help="Format of the operator diagnostics on stderr.",
         ),
     ]
+    command = _audit_options(command)  # innermost, so --help lists the audit flags last
     for option in reversed(options):
         command = option(command)
-    return _audit_options(command)
+    return command
 
 
 _BYTES = click.IntRange(min=1)
