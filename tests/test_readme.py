@@ -27,14 +27,19 @@ def test_exit_status_table_lists_exactly_the_exit_statuses_in_the_code() -> None
 
 
 @pytest.mark.parametrize(
-    "command", ["check", "run", "test", "lint", "diff", "explain", "audit summary"]
+    "command", ["check", "run", "serve", "test", "lint", "diff", "explain", "audit summary"]
 )
 def test_help_in_readme_matches_the_real_help(command: str) -> None:
     result = CliRunner(env={"COLUMNS": "80"}).invoke(
         main, [*command.split(), "--help"], prog_name="toolguard"
     )
     assert result.exit_code == 0
-    block = _section(f"{command.replace(' ', '-')}-help").strip().removeprefix("```").removesuffix("```")
+    block = (
+        _section(f"{command.replace(' ', '-')}-help")
+        .strip()
+        .removeprefix("```")
+        .removesuffix("```")
+    )
     assert block.strip("\n") == result.output.rstrip("\n")
 
 

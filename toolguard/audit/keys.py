@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 from pathlib import Path
 
 from toolguard.errors import AuditError
@@ -44,7 +43,7 @@ def _create(path: Path) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         try:
-            os.write(fd, secrets.token_bytes(KEY_BYTES))
+            os.write(fd, os.urandom(KEY_BYTES))
             os.fsync(fd)
         finally:
             os.close(fd)

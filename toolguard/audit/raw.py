@@ -21,6 +21,7 @@ from pathlib import Path
 from toolguard.errors import AuditError
 
 _NAME_LENGTH = 64  # hex SHA-256
+_STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class RawStore:
         if target.exists():
             os.utime(target)  # same bytes: refresh its age instead of writing them again
             return
-        temporary = self.folder / f".{digest}.{os.getpid()}.tmp"
+        temporary = self.folder / f".{digest}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             view = memoryview(raw)
@@ -104,10 +105,14 @@ class RawStore:
 
     def _prune(self, keep: str) -> None:
         """Delete copies past the age cap, then the oldest until under the total cap."""
-        deadline = time.time() - self.max_age_seconds
+        now = time.time()
+        deadline = now - self.max_age_seconds
         entries: list[tuple[float, int, str]] = []
         with os.scandir(self.folder) as scan:
             for entry in scan:
+                if entry.name.endswith(".tmp") and _older(entry, now - _STALE_TEMPORARY):
+                    _remove(self.folder / entry.name)  # left by a process that died writing
+                    continue
                 if len(entry.name) != _NAME_LENGTH or not entry.is_file(follow_symlinks=False):
                     continue
                 info = entry.stat(follow_symlinks=False)
@@ -122,6 +127,13 @@ class RawStore:
             if name != keep:
                 _remove(self.folder / name)
                 total -= size
+
+
+def _older(entry: os.DirEntry[str], deadline: float) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime < deadline
+    except OSError:
+        return False
 
 
 def _remove(path: Path) -> None:

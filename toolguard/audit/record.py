@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +40,8 @@ _STDERR = 256
 _VALUE = 256
 _RECORD_LIMITS = Limits(max_bytes=MAX_RECORD_BYTES, max_depth=8, max_string_length=MAX_RECORD_BYTES)
 _DIAGNOSTIC_FIELDS = ("layer", "reason", "rule", "schema_path", "instance_path", "offset")
+_INT64 = range(-(2**63), 2**63)  # the integers `decode` (yajl) reads back
+_WITHHELD = "[withheld: the message quotes a secret context value]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +96,8 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         if value is not None:
             record[name] = clean(value, _PATH) if isinstance(value, str) else value
     if diagnostics.message is not None:
-        record["message"] = clean(diagnostics.message, _MESSAGE)
+        message = _without_secrets(diagnostics.message, request, contract.audit.secret_context)
+        record["message"] = clean(message, _MESSAGE)
     data = outcome.envelope.get("data")
     if isinstance(data, dict):
         record["projected_fields"] = sorted(data)
@@ -116,7 +120,7 @@ def encode(record: dict[str, Any]) -> bytes:
     """One line of ASCII JSON, at most `MAX_RECORD_BYTES`, shedding detail until it fits."""
     line = _line(record)
     for shed in _SHEDDING:
-        if len(line) <= MAX_RECORD_BYTES:
+        if len(line) <= MAX_RECORD_BYTES and _depth(record) <= _RECORD_LIMITS.max_depth:
             return line
         record = shed({**record, "truncated": True})
         line = _line(record)
@@ -144,7 +148,28 @@ def _schema() -> Validator:
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
+    text = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+    # NOTE: ensure_ascii leaves DEL raw; it can only sit inside a string, where this is its escape.
+    return (text.replace("\x7f", "\\u007f") + "\n").encode()
+
+
+def _depth(value: object) -> int:
+    """Containers nested in `value`, as `parse` counts them against `max_depth`."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def _without_secrets(text: str, request: Request, secret: frozenset[str]) -> str:
+    """`text`, or a note in its place if it quotes a secret context value (rules quote them)."""
+    for key in secret & set(request.context):
+        value = request.context[key]
+        for item in (value, *value) if isinstance(value, list) else (value,):
+            if any(form and form in text for form in (str(item), repr(item))):
+                return _WITHHELD
+    return text
 
 
 def _context(
@@ -164,6 +189,13 @@ def _context(
 
 
 def _scalar(value: object) -> object:
+    # NOTE: library callers may pass NaN, infinities or huge integers, which JSON (or yajl)
+    # cannot carry: they are recorded as text so the record still reads back.
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _INT64:
+        bits = value.bit_length()  # str() refuses integers of more than 4300 digits
+        return clean(str(value), _VALUE) if bits <= 4096 else f"[integer of {bits} bits]"
     return clean(value, _VALUE) if isinstance(value, str) else value
 
 

@@ -19,6 +19,7 @@ from toolguard.errors import UsageError
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+_STAMP_LENGTH = len("2026-01-01T00:00:00.000000Z")
 Row = tuple[str, str, str, str]  # tool, outcome, error code, layer ("-" where none)
 
 
@@ -47,13 +48,13 @@ def summarize(path: Path, since: str | None = None, until: str | None = None) ->
     records = malformed = 0
     try:
         for line in log.all_lines(path):
-            if not line:
-                continue
+            if line == b"":
+                continue  # a blank line; None (a line too long to be a record) is malformed
             entry = None if line is None else record.decode(line)
             if entry is None:
                 malformed += 1
                 continue
-            stamp = entry["timestamp"]
+            stamp = _canonical(entry["timestamp"])
             if (low is not None and stamp < low) or (high is not None and stamp >= high):
                 continue
             records += 1
@@ -70,6 +71,18 @@ def _row(entry: dict[str, Any]) -> Row:
         entry.get("error_code", "-"),
         entry.get("layer", "-"),
     )
+
+
+def _canonical(stamp: str) -> str:
+    """A record's timestamp in toolguard's fixed width, so string order is time order.
+
+    Records toolguard writes already are; one edited by hand (`12:00:00Z`, no fraction) would
+    otherwise sort after `12:00:00.5Z`.
+    """
+    if len(stamp) == _STAMP_LENGTH:
+        return stamp
+    parsed = rfc3339.parse_date_time(stamp)
+    return stamp if parsed is None else record.timestamp(parsed)
 
 
 def _bound(text: str | None) -> str | None:

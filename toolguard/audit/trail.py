@@ -102,8 +102,14 @@ class AuditTrail:
         """
         if not self.enabled:
             return outcome, None
+        warnings: list[str] = []
         try:
             kept = self._keep(outcome)
+        except AuditError as exc:
+            # NOTE: the raw copy is lost, but the record can still tell what the agent got.
+            outcome = self._lost(outcome, exc, warnings)
+            kept = []
+        try:
             if self.log is not None:
                 built = record.build(
                     outcome,
@@ -116,10 +122,15 @@ class AuditTrail:
                 )
                 log.append(self.log, record.encode(built), fsync=self.fsync)
         except AuditError as exc:
-            if self.optional:
-                return outcome, f"audit trail not written (--audit-optional): {exc.message}"
-            return _unrecorded(outcome, exc), None
-        return outcome, None
+            outcome = self._lost(outcome, exc, warnings)
+        return outcome, "; ".join(warnings) or None
+
+    def _lost(self, outcome: Outcome, error: AuditError, warnings: list[str]) -> Outcome:
+        """Fail closed, or (with `optional`) keep the outcome and add a warning."""
+        if self.optional:
+            warnings.append(f"audit trail not written (--audit-optional): {error.message}")
+            return outcome
+        return _unrecorded(outcome, error)
 
     def _keep(self, outcome: Outcome) -> list[Kept]:
         if self.raw is None:

@@ -1,0 +1,116 @@
+"""The audit key: made once, private, shared by racing processes, and checked when read."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolguard.audit.keys import KEY_BYTES, keyed_hash, load_key
+from toolguard.errors import AuditError
+
+
+def test_missing_key_is_created_private_and_random(tmp_path: Path) -> None:
+    """A missing key file is created 0600 holding KEY_BYTES (32) bytes, returned as read."""
+    path = tmp_path / "audit.key"
+    key = load_key(path)
+    assert len(key) == KEY_BYTES == 32
+    assert path.read_bytes() == key
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [item.name for item in tmp_path.iterdir()] == ["audit.key"]  # no temporary left
+
+
+def test_existing_key_is_read_not_replaced(tmp_path: Path) -> None:
+    """A second load returns the same key and leaves the file as it was."""
+    path = tmp_path / "audit.key"
+    first = load_key(path)
+    assert load_key(path) == first
+    assert path.read_bytes() == first
+
+
+def test_two_new_keys_differ(tmp_path: Path) -> None:
+    """Keys made for two logs are random, not a constant."""
+    assert load_key(tmp_path / "a.key") != load_key(tmp_path / "b.key")
+
+
+def test_operator_key_of_any_reasonable_length_is_accepted(tmp_path: Path) -> None:
+    """An operator's own key of 16 to 4096 bytes is used as is."""
+    for size in (16, 4096):
+        path = tmp_path / f"{size}.key"
+        path.write_bytes(b"k" * size)
+        assert load_key(path) == b"k" * size
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 4097])
+def test_key_of_the_wrong_length_is_refused(tmp_path: Path, size: int) -> None:
+    """A key file shorter than 16 bytes (or over 4096) raises AuditError key_unreadable."""
+    path = tmp_path / "audit.key"
+    path.write_bytes(b"k" * size)
+    with pytest.raises(AuditError) as caught:
+        load_key(path)
+    assert caught.value.reason == "key_unreadable"
+    assert path.read_bytes() == b"k" * size  # a bad key is never silently replaced
+
+
+def test_key_in_a_missing_directory_raises_audit_error(tmp_path: Path) -> None:
+    """A key whose directory does not exist raises AuditError rather than OSError."""
+    with pytest.raises(AuditError) as caught:
+        load_key(tmp_path / "missing" / "audit.key")
+    assert caught.value.reason == "key_unreadable"
+
+
+def test_key_path_that_is_a_directory_raises_audit_error(tmp_path: Path) -> None:
+    """A key path naming a directory raises AuditError."""
+    with pytest.raises(AuditError):
+        load_key(tmp_path)
+
+
+RACERS = """
+import os, sys
+from pathlib import Path
+from toolguard.audit.keys import load_key
+
+path, racers = Path(sys.argv[1]), int(sys.argv[2])
+barrier, release = os.pipe()
+reads = []
+for _ in range(racers):
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.close(release)
+        os.read(barrier, 1)
+        os.write(write, load_key(path).hex().encode())
+        os._exit(0)
+    os.close(write)
+    reads.append(read)
+os.close(release)
+for read in reads:
+    print(os.read(read, 4096).decode())
+"""
+
+
+def test_racing_creators_all_get_the_same_key(tmp_path: Path) -> None:
+    """Processes that create the key at the same moment all end up with the one on disk."""
+    path = tmp_path / "audit.key"
+    argv = [sys.executable, "-I", "-c", RACERS, path, "12"]
+    done = subprocess.run(argv, capture_output=True, timeout=60, check=True)
+    keys = set(done.stdout.decode().split())
+    assert keys == {path.read_bytes().hex()}
+    assert len(path.read_bytes()) == KEY_BYTES
+    assert [item.name for item in tmp_path.iterdir()] == ["audit.key"]
+
+
+def test_keyed_hash_depends_on_key_and_value() -> None:
+    """The hash is stable for one key and value, and changes with either."""
+    key = b"k" * 32
+    assert keyed_hash(key, "token") == keyed_hash(key, "token")
+    assert keyed_hash(key, "token") != keyed_hash(b"K" * 32, "token")
+    assert keyed_hash(key, "token") != keyed_hash(key, "token2")
+    assert len(keyed_hash(key, "token")) == 64
+
+
+def test_keyed_hash_accepts_lone_surrogates() -> None:
+    """A value holding a lone surrogate (possible from library callers) still hashes."""
+    assert keyed_hash(b"k" * 32, "\ud800") != keyed_hash(b"k" * 32, "\udfff")

@@ -1,0 +1,271 @@
+"""The audit log: one whole record per write under concurrency, and a bounded reader."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from toolguard.audit import log, record
+from toolguard.errors import AuditError
+
+REPO = Path(__file__).resolve().parents[2]
+LINE = b'{"format":1}\n'
+WRITERS = 50
+RECORDS = 200
+HUGE = 10 << 20
+# One interpreter builds record templates from real checks (some padded to or past the limit
+# with text that escaping makes longer), then forks the writers: each waits at a shared
+# barrier (the pipe closing), then appends its records, its own id in each.
+WRITERS_SCRIPT = """
+import dataclasses, os, sys
+from pathlib import Path
+from toolguard.audit import log, record
+from toolguard.contract import load_contract
+from toolguard.request import make_request
+
+repo, target = Path(sys.argv[1]), Path(sys.argv[2])
+writers, count = int(sys.argv[3]), int(sys.argv[4])
+example = repo / "examples" / "review_status"
+contract = load_contract(example / "contract.toml")
+responses = [(example / "response.json").read_bytes(), b'{"change_id": "CR-1"}']
+templates = []
+for variant in range(36):
+    context = {"change_id": "CR-1042"}
+    context.update((f"pad{n}", "\\x1b[31m\\u202e" * 40) for n in range(variant % 9))
+    outcome = contract.check(responses[variant % 2], request_id="w00.s0000", context=context)
+    if variant % 4 >= 2:
+        message = "[bold red]x[/]\\x1b[2J\\U000e0001" * (variant * 3)
+        diagnostics = dataclasses.replace(outcome.diagnostics, message=message)
+        outcome = dataclasses.replace(outcome, diagnostics=diagnostics)
+    request = make_request("w00.s0000", context)
+    built = record.build(outcome, contract, request, command="check", source=record.Source("stdin"))
+    templates.append(record.encode(built))
+barrier, release = os.pipe()
+children = []
+for writer in range(writers):
+    pid = os.fork()
+    if pid == 0:
+        os.close(release)
+        lines = [
+            templates[seq % len(templates)].replace(b"w00.s0000", b"w%02d.s%04d" % (writer, seq))
+            for seq in range(count)
+        ]
+        os.read(barrier, 1)
+        try:
+            for line in lines:
+                log.append(target, line)
+        finally:
+            os._exit(0 if len(lines) == count else 1)
+    children.append(pid)
+os.close(release)
+failed = sum(os.waitpid(pid, 0)[1] != 0 for pid in children)
+sys.exit(failed)
+"""
+
+
+def test_fifty_processes_appending_at_once_neither_lose_nor_tear_a_record(tmp_path: Path) -> None:
+    """50 processes x 200 records into one log: 10,000 schema-valid lines, each exactly once."""
+    target = tmp_path / "audit.jsonl"
+    argv = [sys.executable, "-I", "-c", WRITERS_SCRIPT, REPO, target, str(WRITERS), str(RECORDS)]
+    done = subprocess.run(argv, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    raw = target.read_bytes()
+    assert raw.endswith(b"\n")
+    lines = raw.split(b"\n")[:-1]
+    assert len(lines) == WRITERS * RECORDS
+    decoded = [record.decode(line) for line in lines]
+    assert None not in decoded
+    assert max(map(len, lines)) >= log.MAX_RECORD_BYTES - 200  # some were near the limit
+    assert any("truncated" in item for item in decoded if item is not None)
+    seen = sorted(item["request_id"] for item in decoded if item is not None)
+    expected = sorted(f"w{w:02d}.s{s:04d}" for w in range(WRITERS) for s in range(RECORDS))
+    assert seen == expected
+
+
+# --- append --------------------------------------------------------------------------------------
+
+
+def test_append_creates_a_private_log_holding_the_line(tmp_path: Path) -> None:
+    """The first append creates the log 0600 with exactly the line in it."""
+    target = tmp_path / "audit.jsonl"
+    log.append(target, LINE)
+    assert target.read_bytes() == LINE
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_append_adds_to_the_end(tmp_path: Path) -> None:
+    """Later appends go after the earlier ones, in order."""
+    target = tmp_path / "audit.jsonl"
+    for index in range(3):
+        log.append(target, b"%d\n" % index)
+    assert target.read_bytes() == b"0\n1\n2\n"
+
+
+def test_record_of_exactly_the_limit_is_accepted(tmp_path: Path) -> None:
+    """A record of MAX_RECORD_BYTES bytes, newline included, is written."""
+    line = b"x" * (log.MAX_RECORD_BYTES - 1) + b"\n"
+    log.append(tmp_path / "audit.jsonl", line)
+    assert (tmp_path / "audit.jsonl").read_bytes() == line
+
+
+def test_record_over_the_limit_is_refused(tmp_path: Path) -> None:
+    """A record one byte over MAX_RECORD_BYTES raises AuditError and writes nothing."""
+    with pytest.raises(AuditError) as caught:
+        log.append(tmp_path / "audit.jsonl", b"x" * log.MAX_RECORD_BYTES + b"\n")
+    assert caught.value.reason == "record_too_large"
+    assert not (tmp_path / "audit.jsonl").exists()
+
+
+@pytest.mark.parametrize("line", [b"", b'{"format":1}', b'{"format":1}\n{"x"'])
+def test_record_without_a_final_newline_is_refused(tmp_path: Path, line: bytes) -> None:
+    """A record that does not end in a newline raises AuditError and writes nothing."""
+    with pytest.raises(AuditError):
+        log.append(tmp_path / "audit.jsonl", line)
+    assert not (tmp_path / "audit.jsonl").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("fsync", [False, True])
+def test_full_disk_raises_audit_error(fsync: bool) -> None:
+    """A write failing with ENOSPC (/dev/full) raises AuditError audit_unwritable."""
+    with pytest.raises(AuditError) as caught:
+        log.append(Path("/dev/full"), LINE, fsync=fsync)
+    assert caught.value.reason == "audit_unwritable"
+
+
+def test_short_write_raises_audit_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that stores only part of the record raises AuditError, not silence."""
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data)[:5]))
+    with pytest.raises(AuditError) as caught:
+        log.append(tmp_path / "audit.jsonl", LINE)
+    assert caught.value.reason == "audit_unwritable"
+
+
+def test_write_error_raises_audit_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OSError from write (EIO) raises AuditError with the reason audit_unwritable."""
+
+    def failing_write(fd: int, data: bytes) -> int:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "write", failing_write)
+    with pytest.raises(AuditError, match="Input/output error") as caught:
+        log.append(tmp_path / "audit.jsonl", LINE)
+    assert caught.value.reason == "audit_unwritable"
+
+
+def test_missing_directory_raises_audit_error(tmp_path: Path) -> None:
+    """A log in a directory that does not exist raises AuditError; the directory is not made."""
+    with pytest.raises(AuditError) as caught:
+        log.append(tmp_path / "missing" / "audit.jsonl", LINE)
+    assert caught.value.reason == "audit_unwritable"
+    assert not (tmp_path / "missing").exists()
+
+
+def test_log_path_that_is_a_directory_raises_audit_error(tmp_path: Path) -> None:
+    """A log path naming a directory raises AuditError."""
+    with pytest.raises(AuditError):
+        log.append(tmp_path, LINE)
+
+
+def test_fsync_append_writes_the_line(tmp_path: Path) -> None:
+    """With fsync=True the record is written just the same."""
+    target = tmp_path / "audit.jsonl"
+    log.append(target, LINE, fsync=True)
+    log.append(target, LINE, fsync=True)
+    assert target.read_bytes() == LINE * 2
+
+
+def test_rotation_by_rename_starts_a_new_file(tmp_path: Path) -> None:
+    """After the log is renamed away, the next append creates a new log; the old one is kept."""
+    target = tmp_path / "audit.jsonl"
+    log.append(target, b"first\n")
+    target.rename(tmp_path / "audit.jsonl.1")
+    log.append(target, b"second\n")
+    assert (tmp_path / "audit.jsonl.1").read_bytes() == b"first\n"
+    assert target.read_bytes() == b"second\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def write_log(path: Path, *parts: bytes) -> Path:
+    path.write_bytes(b"".join(parts))
+    return path
+
+
+def test_lines_with_gives_offset_and_line_of_each_match(tmp_path: Path) -> None:
+    """lines_with yields (offset of the line, line without newline) for each matching line."""
+    path = write_log(tmp_path / "log", b"a-one\n", b"b-two\n", b"a-three\n")
+    assert list(log.lines_with(path, b"a-")) == [(0, b"a-one"), (12, b"a-three")]
+
+
+def test_lines_with_yields_one_entry_per_line_with_several_matches(tmp_path: Path) -> None:
+    """A line holding the needle twice is yielded once."""
+    path = write_log(tmp_path / "log", b"xx xx\n", b"yy\n")
+    assert list(log.lines_with(path, b"xx")) == [(0, b"xx xx")]
+
+
+def test_lines_with_on_an_empty_log_yields_nothing(tmp_path: Path) -> None:
+    """An empty log has no matching line (and mapping it is not an error)."""
+    assert list(log.lines_with(write_log(tmp_path / "log"), b"x")) == []
+
+
+def test_lines_with_reads_a_last_line_without_newline(tmp_path: Path) -> None:
+    """A final line cut before its newline is still found."""
+    path = write_log(tmp_path / "log", b"one\n", b"two-needle")
+    assert list(log.lines_with(path, b"needle")) == [(4, b"two-needle")]
+
+
+def test_lines_with_gives_none_for_a_huge_line_without_copying_it(tmp_path: Path) -> None:
+    """A 10 MB line holding the needle comes back as None, and no copy of it is made."""
+    path = write_log(tmp_path / "log", b"needle-1\n", b"x" * HUGE + b"needle", b"\nneedle-2")
+    tracemalloc.start()
+    try:
+        found = list(log.lines_with(path, b"needle"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found == [(0, b"needle-1"), (9, None), (9 + HUGE + 7, b"needle-2")]
+    assert peak < 1 << 20
+
+
+def test_all_lines_of_an_empty_log_is_empty(tmp_path: Path) -> None:
+    """An empty log has no lines."""
+    assert list(log.all_lines(write_log(tmp_path / "log"))) == []
+
+
+def test_all_lines_strips_newlines_and_keeps_a_last_partial_line(tmp_path: Path) -> None:
+    """Each line comes without its newline; a final line without one is still yielded."""
+    path = write_log(tmp_path / "log", b"one\n", b"\n", b"three")
+    assert list(log.all_lines(path)) == [b"one", b"", b"three"]
+
+
+def test_all_lines_keeps_a_line_at_the_limit_and_drops_one_past_it(tmp_path: Path) -> None:
+    """A line of MAX_RECORD_BYTES bytes is read; one byte more is None; the next line is read."""
+    at_limit = b"a" * log.MAX_RECORD_BYTES
+    past = b"b" * (log.MAX_RECORD_BYTES + 1)
+    path = write_log(tmp_path / "log", at_limit, b"\n", past, b"\n", b"after\n", past)
+    assert list(log.all_lines(path)) == [at_limit, None, b"after", None]
+
+
+def test_all_lines_gives_none_for_a_huge_line_in_bounded_memory(tmp_path: Path) -> None:
+    """A 10 MB line without newline is skipped as None without being held in memory."""
+    path = write_log(tmp_path / "log", b"before\n", b"x" * HUGE)
+    tracemalloc.start()
+    try:
+        lines = list(log.all_lines(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert lines == [b"before", None]
+    assert peak < 1 << 20

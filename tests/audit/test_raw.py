@@ -1,0 +1,271 @@
+"""Raw copies: private, content-addressed, atomic, and kept within their caps."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from toolguard.audit.raw import Kept, RawStore
+from toolguard.errors import AuditError
+
+DAY = 86_400
+BODY = b'{"change_id": "CR-1042"}'
+
+
+def store(folder: Path, **caps: int) -> RawStore:
+    """A store in `folder`, with generous caps unless given."""
+    options = {"max_file_bytes": 1 << 20, "max_total_bytes": 1 << 30, "max_age_seconds": DAY}
+    return RawStore(folder, **{**options, **caps})
+
+
+def sha(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def contents(folder: Path) -> set[str]:
+    """The names in the folder, the lock file aside."""
+    return {path.name for path in folder.iterdir()} - {".lock"}
+
+
+def age(path: Path, seconds: float) -> None:
+    """Make the file look `seconds` old."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def test_keep_writes_a_private_file_named_by_its_sha256(tmp_path: Path) -> None:
+    """The copy is named by the SHA-256 of the bytes, holds them exactly, and is 0600 in 0700."""
+    folder = tmp_path / "raw"
+    kept = store(folder).keep(BODY)
+    assert kept == Kept(sha(BODY), kept=True)
+    path = store(folder).path_of(sha(BODY))
+    assert path == folder / sha(BODY)
+    assert path.read_bytes() == BODY
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_keep_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """After several keeps the folder holds only the copies (and the lock)."""
+    folder = tmp_path / "raw"
+    bodies = [b"a", b"b", b"c"]
+    for body in bodies:
+        store(folder).keep(body)
+    assert contents(folder) == {sha(body) for body in bodies}
+
+
+def test_second_keep_of_the_same_bytes_refreshes_the_copy(tmp_path: Path) -> None:
+    """Keeping the same bytes again makes no second file and resets the copy's age."""
+    folder = tmp_path / "raw"
+    store(folder).keep(BODY)
+    age(folder / sha(BODY), 3600)
+    before = time.time()
+    assert store(folder).keep(BODY) == Kept(sha(BODY), kept=True)
+    assert contents(folder) == {sha(BODY)}
+    assert (folder / sha(BODY)).stat().st_mtime >= before - 1
+
+
+def test_empty_response_is_kept(tmp_path: Path) -> None:
+    """An empty response is a copy of zero bytes named by the SHA-256 of nothing."""
+    assert store(tmp_path / "raw").keep(b"").kept
+    assert (tmp_path / "raw" / sha(b"")).read_bytes() == b""
+
+
+def test_response_over_max_file_bytes_is_not_kept(tmp_path: Path) -> None:
+    """Bytes over max_file_bytes give kept=False with a reason, and nothing is written."""
+    folder = tmp_path / "raw"
+    kept = store(folder, max_file_bytes=4).keep(b"12345")
+    assert kept.sha256 == sha(b"12345")
+    assert not kept.kept
+    assert kept.why is not None
+    assert "max_file_bytes" in kept.why
+    assert not folder.exists() or contents(folder) == set()
+
+
+def test_response_of_exactly_max_file_bytes_is_kept(tmp_path: Path) -> None:
+    """Bytes of exactly max_file_bytes are kept."""
+    assert store(tmp_path / "raw", max_file_bytes=5).keep(b"12345").kept
+
+
+def test_total_cap_evicts_the_oldest_first(tmp_path: Path) -> None:
+    """Over max_total_bytes, the oldest copies go first until the total fits."""
+    folder = tmp_path / "raw"
+    bodies = [bytes([65 + index]) * 10 for index in range(4)]
+    for index, body in enumerate(bodies):
+        store(folder).keep(body)
+        age(folder / sha(body), 1000 - index * 100)  # bodies[0] is the oldest
+    store(folder, max_total_bytes=30).keep(b"Z" * 10)
+    assert contents(folder) == {sha(bodies[2]), sha(bodies[3]), sha(b"Z" * 10)}
+
+
+def test_total_cap_never_evicts_the_copy_just_written(tmp_path: Path) -> None:
+    """A new copy larger than the total cap stays; the older ones go."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"old")
+    big = b"x" * 100
+    assert store(folder, max_total_bytes=10).keep(big).kept
+    assert contents(folder) == {sha(big)}
+
+
+def test_refreshed_copy_is_not_the_one_evicted(tmp_path: Path) -> None:
+    """Keeping old bytes again makes them the newest: another copy is evicted instead."""
+    folder = tmp_path / "raw"
+    first, second = b"1" * 10, b"2" * 10
+    store(folder).keep(first)
+    store(folder).keep(second)
+    age(folder / sha(first), 500)
+    age(folder / sha(second), 100)
+    store(folder, max_total_bytes=15).keep(first)
+    assert contents(folder) == {sha(first)}
+
+
+def test_age_cap_deletes_older_copies(tmp_path: Path) -> None:
+    """Copies older than max_age_seconds are deleted at the next keep; younger ones stay."""
+    folder = tmp_path / "raw"
+    for body in (b"old", b"young"):
+        store(folder).keep(body)
+    age(folder / sha(b"old"), 2 * DAY)
+    age(folder / sha(b"young"), DAY // 2)
+    store(folder).keep(b"new")
+    assert contents(folder) == {sha(b"young"), sha(b"new")}
+
+
+def test_age_cap_spares_old_bytes_kept_again(tmp_path: Path) -> None:
+    """A copy past the age cap whose bytes arrive again is kept, not deleted."""
+    folder = tmp_path / "raw"
+    store(folder).keep(BODY)
+    age(folder / sha(BODY), 2 * DAY)
+    store(folder).keep(BODY)
+    assert contents(folder) == {sha(BODY)}
+
+
+def test_other_files_in_the_folder_are_left_alone(tmp_path: Path) -> None:
+    """Files not named like a copy are neither counted nor deleted."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"first")
+    (folder / "notes.txt").write_bytes(b"n" * 100)
+    age(folder / "notes.txt", 10 * DAY)
+    store(folder, max_total_bytes=10).keep(b"second")
+    assert contents(folder) == {"notes.txt", sha(b"second")}
+
+
+def test_a_temporary_file_left_by_a_dead_writer_is_cleaned_up(tmp_path: Path) -> None:
+    """A `.tmp` file older than an hour (its writer died) is removed; a fresh one is not."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"first")
+    stale, fresh = folder / f".{sha(BODY)}.1.00.tmp", folder / f".{sha(BODY)}.2.00.tmp"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    age(stale, 2 * 3600)
+    store(folder).keep(BODY)
+    assert contents(folder) == {sha(b"first"), sha(BODY), fresh.name}
+
+
+def test_existing_open_folder_is_tightened_to_0700(tmp_path: Path) -> None:
+    """A folder that exists with mode 0755 is made 0700 before anything is written."""
+    folder = tmp_path / "raw"
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    store(folder).keep(BODY)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
+    """A symlinked raw folder (even to a directory) raises AuditError; nothing is written."""
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (tmp_path / "raw").symlink_to(real)
+    with pytest.raises(AuditError) as caught:
+        store(tmp_path / "raw").keep(BODY)
+    assert caught.value.reason == "raw_unwritable"
+    assert list(real.iterdir()) == []
+
+
+def test_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    """A raw folder path naming a regular file raises AuditError."""
+    (tmp_path / "raw").write_bytes(b"")
+    with pytest.raises(AuditError):
+        store(tmp_path / "raw").keep(BODY)
+
+
+def test_folder_in_a_missing_directory_is_refused(tmp_path: Path) -> None:
+    """A raw folder whose parent does not exist raises AuditError (parents are not made)."""
+    with pytest.raises(AuditError):
+        store(tmp_path / "missing" / "raw").keep(BODY)
+
+
+def test_write_failure_raises_and_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC while writing raises AuditError and leaves neither the copy nor a temporary file."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"earlier")
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(AuditError, match="No space left") as caught:
+        store(folder).keep(BODY)
+    assert caught.value.reason == "raw_unwritable"
+    assert contents(folder) == {sha(b"earlier")}
+
+
+def test_short_writes_are_continued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that stores only part of the bytes is continued until the copy is whole."""
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data)[:3]))
+    store(tmp_path / "raw").keep(BODY)
+    assert (tmp_path / "raw" / sha(BODY)).read_bytes() == BODY
+
+
+KEEPERS = """
+import os, sys
+from pathlib import Path
+from toolguard.audit.raw import RawStore
+
+folder = Path(sys.argv[1])
+processes, keeps, cap = map(int, sys.argv[2:5])
+barrier, release = os.pipe()
+children = []
+for worker in range(processes):
+    pid = os.fork()
+    if pid == 0:
+        os.close(release)
+        store = RawStore(folder, max_file_bytes=1 << 20, max_total_bytes=cap, max_age_seconds=3600)
+        os.read(barrier, 1)
+        status = 1
+        try:
+            for index in range(keeps):
+                # Some bytes are shared between workers, so the same copy is kept twice at once.
+                body = (b"%d-%d|" % (worker % 3, index)) * (100 + 37 * (index % 11))
+                assert store.keep(body).kept
+            status = 0
+        finally:
+            os._exit(status)
+    children.append(pid)
+os.close(release)
+sys.exit(sum(os.waitpid(pid, 0)[1] != 0 for pid in children))
+"""
+
+
+def test_concurrent_keeps_stay_within_the_cap_and_tear_nothing(tmp_path: Path) -> None:
+    """8 processes x 50 keeps: the total ends within the cap and every copy matches its name."""
+    folder, cap = tmp_path / "raw", 20_000
+    argv = [sys.executable, "-I", "-c", KEEPERS, folder, "8", "50", str(cap)]
+    done = subprocess.run(argv, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    names = contents(folder)
+    assert names
+    assert not [name for name in names if name.endswith(".tmp") or name.startswith(".")]
+    assert sum((folder / name).stat().st_size for name in names) <= cap
+    for name in names:
+        assert sha((folder / name).read_bytes()) == name
