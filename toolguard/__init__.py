@@ -4,20 +4,44 @@ Load a contract once with `load_contract`, then `contract.check(raw)` each respo
 the envelope for the agent and the diagnostics for the operator, as two separate values.
 """
 
-from toolguard.contract import Contract, load_contract
-from toolguard.errors import (
-    ContractError,
-    Rejection,
-    SchemaError,
-    ToolguardError,
-    UsageError,
-    ValidationError,
-)
-from toolguard.limits import Limits
-from toolguard.result import Diagnostics, Outcome
-from toolguard.schema import Validator, compile_schema
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# NOTE: names are imported on first use (PEP 562): `toolguard check` pays only for the
+# modules its path needs, and start-up is most of what a 1 KB check costs.
+_EXPORTS = {
+    "Contract": "toolguard.contract",
+    "load_contract": "toolguard.contract",
+    "ContractError": "toolguard.errors",
+    "Rejection": "toolguard.errors",
+    "SchemaError": "toolguard.errors",
+    "ToolguardError": "toolguard.errors",
+    "UsageError": "toolguard.errors",
+    "ValidationError": "toolguard.errors",
+    "Limits": "toolguard.limits",
+    "Diagnostics": "toolguard.result",
+    "Outcome": "toolguard.result",
+    "Validator": "toolguard.schema",
+    "compile_schema": "toolguard.schema",
+}
+
+if TYPE_CHECKING:
+    from toolguard.contract import Contract, load_contract
+    from toolguard.errors import (
+        ContractError,
+        Rejection,
+        SchemaError,
+        ToolguardError,
+        UsageError,
+        ValidationError,
+    )
+    from toolguard.limits import Limits
+    from toolguard.result import Diagnostics, Outcome
+    from toolguard.schema import Validator, compile_schema
 
 __all__ = [
     "Contract",
@@ -35,3 +59,12 @@ __all__ = [
     "compile_schema",
     "load_contract",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolguard' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

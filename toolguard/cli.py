@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, NoReturn, TypeVar
@@ -26,9 +25,6 @@ from toolguard.errors import ExitStatus, ToolguardError, UsageError
 from toolguard.pipeline import check_stream, run_upstream
 from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
 from toolguard.result import Diagnostics, Outcome
-from toolguard.schema import compile_schema
-from toolguard.schema.refs import read_schema
-from toolguard.validate import validate_files
 
 T = TypeVar("T")
 DIAGNOSTICS = ("rich", "json")
@@ -173,7 +169,7 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     except KeyboardInterrupt:
         outcome = _abandoned(loaded, request, "interrupted before the response was checked")
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        outcome = _abandoned(loaded, request, f"internal error: {traceback.format_exc(limit=-3)}")
+        outcome = _abandoned(loaded, request, f"internal error: {_trace()}")
     _finish(outcome, loaded, request, audit, ("check", source), diagnostics)
 
 
@@ -214,9 +210,34 @@ def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
         why = "interrupted: the command's process group was killed"
         outcome = _abandoned(loaded, request, why, upstream=command)
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        why = f"internal error: {traceback.format_exc(limit=-3)}"
+        why = f"internal error: {_trace()}"
         outcome = _abandoned(loaded, request, why, upstream=command)
     _finish(outcome, loaded, request, audit, ("run", Source("command")), diagnostics)
+
+
+@main.command()
+@click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--diagnostics",
+    type=click.Choice(DIAGNOSTICS),
+    default="json",
+    show_default=True,
+    help="Format of the operator diagnostics on stderr.",
+)
+@_audit_options
+def serve(contracts: tuple[Path, ...], diagnostics: str, trail: TrailOptions) -> None:
+    """Answer JSON request lines on stdin with one envelope line each, in order."""
+    from toolguard.serve import Server  # noqa: PLC0415 - only `serve` needs it
+
+    loaded = [_guard(functools.partial(load_contract, path), diagnostics) for path in contracts]
+    server = _guard(lambda: Server(loaded, trail), diagnostics)
+    if sys.stdin is None or sys.stdout is None:
+        _exit(UsageError("serve needs both stdin and stdout open"), diagnostics)
+    status = server.serve(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, diagnostics)
+    if status == ExitStatus.INTERNAL:  # stdout closed: let the final flush write nowhere
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
 
 
 @main.command()
@@ -256,6 +277,10 @@ def validate(
     output: str,
 ) -> None:
     """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
+    from toolguard.schema.refs import read_schema  # noqa: PLC0415
+    from toolguard.validate import validate_files  # noqa: PLC0415
+
     refs = _guard(lambda: _registry(registry), "rich")
     validator = _guard(
         lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
@@ -497,13 +522,20 @@ def _guard(build: Callable[[], T], mode: str) -> T:
         report.error("interrupted before a response was read", ExitStatus.INTERRUPTED, mode)
         sys.exit(ExitStatus.INTERRUPTED)
     except Exception:  # noqa: BLE001 - a bug still ends with a clear message, not a traceback
-        report.error(f"internal error: {traceback.format_exc(limit=-3)}", ExitStatus.INTERNAL, mode)
+        report.error(f"internal error: {_trace()}", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
 
 
 def _exit(exc: ToolguardError, mode: str) -> NoReturn:
     report.error(str(exc), exc.exit_status, mode)
     sys.exit(exc.exit_status)
+
+
+def _trace() -> str:
+    """The last frames of the exception being handled (traceback costs start-up otherwise)."""
+    import traceback  # noqa: PLC0415
+
+    return traceback.format_exc(limit=-3)
 
 
 def _interrupt(signum: int, frame: object) -> NoReturn:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from toolguard import artefact
 from toolguard.audit.policy import AuditPolicy
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
@@ -91,13 +91,24 @@ class Contract:
 def load_contract(path: str | Path) -> Contract:
     """Load, validate and compile a contract file; raise `ContractError` naming file and field."""
     path = Path(path)
+    raw = _read_toml_bytes(path)
+    artefact_key = artefact.key(path, raw)
+    stored = artefact.read(artefact_key) if artefact_key is not None else None
+    document = stored.document if stored else _checked(_decode_toml(raw, path), path)
+    schemas = _Schemas(path.parent, stored)
+    contract = _build(path, raw, document, schemas)
+    if stored is None and artefact_key is not None:
+        artefact.write(artefact_key, document, schemas.validators, schemas.files)
+    return contract
+
+
+def _build(path: Path, raw: bytes, document: dict[str, Any], schemas: _Schemas) -> Contract:
     source = str(path)
-    document, raw = _read_document(path)
     try:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field="limits") from None
-    validator = _compile_file(path.parent / document["schema"])
+    validator = schemas.file("schema", document["schema"])
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     rules = tuple(
@@ -111,10 +122,10 @@ def load_contract(path: str | Path) -> Contract:
     try:
         # NOTE: formats were asserted on the payload; under the envelope's oneOf they would be
         # refused (a false reject there could accept), so here they are annotations.
-        envelope_validator = compile_schema(implied, formats=False)
+        envelope_validator = schemas.implied("envelope", implied)
     except SchemaError as exc:
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
-    run = _run_policy(document.get("run", {}), path.parent)
+    run = _run_policy(document.get("run", {}), schemas)
     return Contract(
         path=path,
         tool=document["tool"],
@@ -141,19 +152,47 @@ def read_contract_document(path: Path) -> dict[str, Any]:
     What `load_contract` builds from, and what `toolguard lint` reads (it lints what the
     loader would refuse, such as an undeclared projection pointer, as findings).
     """
-    return _read_document(path)[0]
+    return _checked(_decode_toml(_read_toml_bytes(path), path), path)
 
 
-def _read_document(path: Path) -> tuple[dict[str, Any], bytes]:
-    raw = _read_toml_bytes(path)
-    document = _decode_toml(raw, path)
+def _checked(document: dict[str, Any], path: Path) -> dict[str, Any]:
     try:
         _contract_validator().validate(document)
     except ValidationError as exc:
         field = (exc.instance_path or "").strip("/").replace("/", ".")
         message = _VALIDATOR_NAME.sub("", exc.message)
         raise ContractError(message, source=str(path), field=field) from None
-    return document, raw
+    return document
+
+
+class _Schemas:
+    """Compiles a contract's schemas, or takes them from its artefact, keeping what it did."""
+
+    def __init__(self, folder: Path, stored: artefact.Artefact | None) -> None:
+        self.folder = folder
+        self.stored = stored
+        self.validators: dict[str, Validator] = {}
+        self.files: list[tuple[str, str]] = []
+
+    def file(self, label: str, relative: str) -> Validator:
+        """The schema file at `relative` (to the contract), compiled."""
+        if self.stored is not None:
+            return Validator.from_entry(self.stored.entries[label])
+        schema_file = self.folder / relative
+        try:
+            validator = compile_schema(read_schema(schema_file, self.files))
+        except SchemaError as exc:
+            raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
+        self.validators[label] = validator
+        return validator
+
+    def implied(self, label: str, schema: Any) -> Validator:
+        """A schema toolguard derived (the envelope's), with formats as annotations."""
+        if self.stored is not None:
+            return Validator.from_entry(self.stored.entries[label])
+        validator = compile_schema(schema, formats=False)
+        self.validators[label] = validator
+        return validator
 
 
 def _digest(raw: bytes, *schemas: Any) -> str:
@@ -164,25 +203,18 @@ def _digest(raw: bytes, *schemas: Any) -> str:
     return digest.hexdigest()
 
 
-def _compile_file(schema_file: Path) -> Validator:
-    try:
-        return compile_schema(read_schema(schema_file))
-    except SchemaError as exc:
-        raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
-
-
-def _run_policy(table: dict[str, Any], folder: Path) -> RunPolicy:
+def _run_policy(table: dict[str, Any], schemas: _Schemas) -> RunPolicy:
     exits = {
         entry["status"]: Mapped(entry["code"], entry.get("retryable", False))
         for entry in table.get("exit_status", [])
     }
     documents = tuple(
         ErrorDocument(
-            _compile_file(folder / entry["schema"]),
+            schemas.file(f"run.error_documents.{index}", entry["schema"]),
             Mapped(entry["code"], entry.get("retryable", False)),
             entry["schema"],
         )
-        for entry in table.get("error_documents", [])
+        for index, entry in enumerate(table.get("error_documents", []))
     )
     env = table.get("env")
     return RunPolicy(
@@ -243,6 +275,8 @@ def _read_toml_bytes(path: Path) -> bytes:
 
 
 def _decode_toml(raw: bytes, path: Path) -> dict[str, Any]:
+    import tomllib  # noqa: PLC0415 - a warm artefact never parses TOML
+
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -6,8 +6,8 @@ front so a bad call is a usage error before any response byte is read.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,7 +41,7 @@ class Request:
 
 def new_request_id() -> str:
     """A random id that matches the envelope's request_id pattern."""
-    return f"req.{secrets.token_hex(12)}"
+    return f"req.{os.urandom(12).hex()}"  # not `secrets`: 6 ms of start-up for this
 
 
 def make_request(

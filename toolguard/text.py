@@ -23,6 +23,8 @@ MAX_TEXT = 512
 
 def clean(text: str, limit: int = MAX_TEXT) -> str:
     """Escape control and bidi characters and truncate, so text is safe on any terminal."""
+    if len(text) <= limit and text.isascii() and text.isprintable():
+        return text  # the common case, without a category lookup per character
     if len(text) > limit:
         text = f"{text[:limit]}... [{len(text) - limit} more characters]"
     return "".join(

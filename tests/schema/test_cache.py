@@ -13,6 +13,7 @@ import pytest
 
 import toolguard.schema.cache
 import toolguard.schema.generator
+import toolguard.schema.keywords
 from toolguard.errors import SchemaError
 from toolguard.schema import compile_schema
 
@@ -184,7 +185,7 @@ def test_a_hit_skips_checking_and_generating(
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("checked again instead of loading from the cache")
 
-    monkeypatch.setattr(toolguard.schema, "prepare", refuse)
+    monkeypatch.setattr(toolguard.schema.keywords, "prepare", refuse)
     monkeypatch.setattr(toolguard.schema, "_conforms_to_metaschema", refuse)
     validator = compile_schema(SCHEMA)
     assert [validator.is_valid(s) for s in SAMPLES] == [True, False, False, False, False]

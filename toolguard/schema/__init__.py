@@ -12,15 +12,16 @@ import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
-from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source
+from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source, function_of
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.keywords import Prepared, prepare
-from toolguard.schema.vocabulary import DRAFT_2020_12
-from toolguard.schema.walker import LOCATION_TAG
+from toolguard.schema.runtime import LOCATION_TAG
+
+if TYPE_CHECKING:
+    from toolguard.schema.keywords import Prepared
 
 __all__ = ["Validator", "compile_schema"]
 
@@ -42,9 +43,18 @@ def _refuse_remote(uri: str) -> NoReturn:
 class Validator:
     """A compiled schema. `validate` raises `ValidationError`; `is_valid` answers yes or no."""
 
-    def __init__(self, function: Callable[[Any], Any], schema: Any) -> None:
+    def __init__(self, function: Callable[[Any], Any], entry: Entry) -> None:
         self._function = function
-        self.schema = schema  # self-contained: local pointer refs only (see refs.bundle)
+        self.entry = entry  # what the contract artefact stores to skip this compile
+        self.schema = entry.bundled  # self-contained: local pointer refs only (see refs.bundle)
+
+    @classmethod
+    def from_entry(cls, entry: Entry) -> Validator:
+        """The validator an entry's code defines, with no check, no generator, no fastjsonschema."""
+        function = function_of(entry)
+        if entry.formats:
+            function = partial(function, custom_formats=FORMAT_CHECKERS)
+        return cls(function, entry)
 
     def validate(self, instance: Any) -> None:
         """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
@@ -120,6 +130,8 @@ def compile_schema(
 
     def build() -> Entry:
         try:
+            from toolguard.schema.keywords import prepare  # noqa: PLC0415 - misses only
+
             prepared = prepare(schema, formats=formats, refs=refs)
         except RecursionError:
             raise SchemaError("schema nests too deeply to be checked") from None
@@ -128,10 +140,7 @@ def compile_schema(
         name, code = compile_source(_generate(prepared))
         return Entry(name, code, prepared.bundled, prepared.formats, prepared.files)
 
-    function, entry = cached(schema, formats=formats, refs=refs, build=build)
-    if entry.formats:
-        function = partial(function, custom_formats=FORMAT_CHECKERS)
-    return Validator(function, entry.bundled)
+    return Validator.from_entry(cached(schema, formats=formats, refs=refs, build=build))
 
 
 def _generate(prepared: Prepared) -> str:
@@ -155,6 +164,8 @@ def _generate(prepared: Prepared) -> str:
 @lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'
 def _metaschema() -> Validator:
     """The shipped Draft 2020-12 metaschema, compiled by toolguard itself (formats annotated)."""
+    from toolguard.schema.vocabulary import DRAFT_2020_12  # noqa: PLC0415 - misses only
+
     return compile_schema({"$ref": DRAFT_2020_12}, formats=False, _check_dialect=False)
 
 

@@ -7,6 +7,9 @@ import threading
 from decimal import Decimal
 from fractions import Fraction
 
+# Marks each subschema with its location ($comment), so an error names the subschema that failed.
+LOCATION_TAG = "toolguard:"
+
 
 class DynamicScope(threading.local):
     """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""

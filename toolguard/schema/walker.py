@@ -20,6 +20,7 @@ from toolguard.schema.graph_checks import refuse_cycles, refuse_negated_formats
 from toolguard.schema.keyword_values import check_value
 from toolguard.schema.refs import REMOTE_PREFIX, Index
 from toolguard.schema.regex import translate
+from toolguard.schema.runtime import LOCATION_TAG
 from toolguard.schema.vocabulary import (
     ANNOTATIONS,
     ASSERTIONS,
@@ -44,7 +45,6 @@ _DROPPED = frozenset(
     | {"$id", "$anchor", "$dynamicAnchor", "$vocabulary"}  # resolved here, not by fastjsonschema
 )
 _ANCHOR = re.compile(r"[A-Za-z_][-A-Za-z0-9._]*")
-LOCATION_TAG = "toolguard:"
 RESOURCE_TAG = "toolguard:resource"  # on a schema resource's root, when dynamic scope matters
 REF_RESOURCE_TAG = "toolguard:ref-resource"  # beside a $ref: the resource its target is in
 

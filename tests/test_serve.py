@@ -1,0 +1,389 @@
+"""`toolguard serve`: request lines in, one envelope line each, in order; `Server` in process."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from conftest import Run
+
+from toolguard import load_contract
+from toolguard.audit import record
+from toolguard.audit.trail import TrailOptions
+from toolguard.contract import Contract
+from toolguard.errors import ContractError, ExitStatus
+from toolguard.serve import Server
+
+REPO = Path(__file__).resolve().parents[1]
+REVIEW = REPO / "examples" / "review_status"
+JOB = REPO / "examples" / "job_run"
+REVIEW_PATH = "examples/review_status/contract.toml"
+JOB_PATH = "examples/job_run/contract.toml"
+OK = (REVIEW / "response.json").read_text()
+CONTEXT = json.loads((REVIEW / "context.json").read_bytes())
+JOB_OK = (JOB / "fixtures" / "accept" / "offset_timestamp.json").read_text()
+JOB_CONTEXT = json.loads((JOB / "context.json").read_bytes())
+JOB_NOW = "2026-03-14T09:30:00Z"
+MARKER = "Zq9SERVEMARKERx"
+BAD_REQUEST = {"outcome": "error", "request_id": None, "error": {"code": "BAD_REQUEST"}}
+_DROPPED = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+_ENV = {
+    key: value
+    for key, value in os.environ.items()
+    if key not in _DROPPED and not key.startswith(("TOOLGUARD_AUDIT", "TOOLGUARD_RAW"))
+}
+
+
+def request(raw: str, request_id: str | None = None, **members: Any) -> bytes:
+    """One request line for review_status unless `members` say otherwise."""
+    document: dict[str, Any] = {"raw": raw, "context": CONTEXT, **members}
+    if request_id is not None:
+        document["request_id"] = request_id
+    return json.dumps(document).encode() + b"\n"
+
+
+def job_request(contract: str, request_id: str) -> bytes:
+    return request(JOB_OK, request_id, contract=contract, context=JOB_CONTEXT, now=JOB_NOW)
+
+
+def serve_argv(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "toolguard", "serve", *map(str, args)]
+
+
+def serve(*args: str | Path, stdin: bytes = b"") -> Run:
+    done = subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
+        serve_argv(*args), input=stdin, capture_output=True, cwd=REPO, env=_ENV, timeout=60
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def answers(run: Run) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def review() -> Contract:
+    return load_contract(REVIEW / "contract.toml")
+
+
+@pytest.fixture(scope="module")
+def job() -> Contract:
+    return load_contract(JOB / "contract.toml")
+
+
+# --- the protocol, end to end --------------------------------------------------------------------
+
+
+def test_every_line_gets_exactly_one_answer_in_order(review: Contract, job: Contract) -> None:
+    """Accepted, rejected, bad, oversize, base64 and a second contract: one line each, in order."""
+    hostile = json.dumps({"approved": False, "approved ": True, "note": MARKER})
+    lines = [
+        request(OK, "req.serve.0001", contract="review_status"),
+        request(hostile, "req.serve.0002", contract=REVIEW_PATH),
+        b"\n",  # ignored
+        f'{{"raw": "{MARKER}", not json}}\n'.encode(),
+        request(OK, "req.serve.0003", contract="review_status", extra=MARKER),
+        request(OK.replace("alice", MARKER * 400), "req.serve.0004", contract="review_status"),
+        request(
+            base64.b64encode(OK.encode()).decode(),
+            "req.serve.0005",
+            contract="review_status",
+            encoding="base64",
+        ),
+        job_request("job_run", "req.serve.0006"),
+        job_request(f"./{JOB_PATH}", "req.serve.0007"),
+        request(OK, "req.serve.0008", contract="no_such_tool"),
+    ]
+    run = serve(REVIEW_PATH, JOB_PATH, stdin=b"".join(lines))
+    assert run.status == 0
+    got = answers(run)
+    assert len(got) == len(lines) - 1
+    assert [item["outcome"] for item in got] == [
+        "success", "failure", "error", "error", "failure", "success", "success", "success",
+        "error",
+    ]  # fmt: skip
+    assert [item["request_id"] for item in got] == [
+        "req.serve.0001", "req.serve.0002", None, "req.serve.0003", "req.serve.0004",
+        "req.serve.0005", "req.serve.0006", "req.serve.0007", "req.serve.0008",
+    ]  # fmt: skip
+    assert got[2] == BAD_REQUEST
+    assert got[3] == {**BAD_REQUEST, "request_id": "req.serve.0003"}
+    assert got[4]["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert got[6]["tool"] == got[7]["tool"] == "job_run"
+    for item in got:
+        if item["outcome"] != "error":
+            validator = review if item["tool"] == "review_status" else job
+            validator.envelope_validator.validate(item)
+    assert MARKER.encode() not in run.stdout
+    assert b"Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [OK, '{"approved": false, "approved": true}', OK.replace("alice", "a" * 5000)],
+    ids=["accepted", "duplicate-member", "over-max-bytes"],
+)
+def test_serve_answers_exactly_what_check_answers(raw: str) -> None:
+    """Same bytes, same request: the envelope line of `serve` is the one `check` prints."""
+    checked = subprocess.run(
+        [sys.executable, "-m", "toolguard", "check", REVIEW_PATH, "--request-id", "req.same.0001",
+         "--context", "change_id=CR-1042"],
+        input=raw.encode(), capture_output=True, cwd=REPO, env=_ENV, check=False, timeout=60,
+    )  # fmt: skip
+    served = serve(REVIEW_PATH, stdin=request(raw, "req.same.0001"))
+    assert served.stdout == checked.stdout
+    assert served.status == 0
+
+
+def test_diagnostics_go_to_stderr_as_json_lines() -> None:
+    """By default one JSON record per answer on stderr; a bad request says why."""
+    run = serve(REVIEW_PATH, stdin=request('{"a": 1}', "req.diag.0001") + b"[1]\n")
+    first, second = (json.loads(line) for line in run.stderr.splitlines())
+    assert first["request_id"] == "req.diag.0001"
+    assert first["layer"] == "schema"
+    assert second["message"] == "bad request: request line must be a JSON object"
+
+
+@pytest.mark.parametrize(
+    ("line", "echo"),
+    [
+        (b'{"raw": "{}", "request_id": "bad id!", "context": {"change_id": "x"}}', None),
+        (b'{"raw": "{}", "request_id": "req.bad.0001"}', "req.bad.0001"),  # missing context
+        (b'{"raw": "{}", "request_id": "req.bad.0002", "context": [1]}', "req.bad.0002"),
+        (b'{"raw": "{}", "request_id": "req.bad.0003", "now": "yesterday"}', "req.bad.0003"),
+        (b'{"raw": "!!", "request_id": "req.bad.0004", "encoding": "base64"}', "req.bad.0004"),
+        (b'{"raw": "{}", "request_id": "req.bad.0005", "encoding": "hex"}', "req.bad.0005"),
+        (b'{"raw": "{}", "request_id": "req.bad.0006", "contract": null}', "req.bad.0006"),
+        (b'{"request_id": "req.bad.0007", "context": {"change_id": "x"}}', "req.bad.0007"),
+        (b'{"raw": 1, "raw": 2}', None),
+        (b"\xff\xfe", None),
+        (b'"just a string"', None),
+    ],
+)
+def test_a_malformed_request_line_is_a_bad_request(line: bytes, echo: str | None) -> None:
+    """One fixed line, the request id only if it was a valid one; the server goes on."""
+    run = serve(REVIEW_PATH, stdin=line + b"\n" + request(OK, "req.after.0001"))
+    assert run.status == 0
+    bad, after = answers(run)
+    assert bad == {**BAD_REQUEST, "request_id": echo}
+    assert after["outcome"] == "success"
+
+
+def test_eof_on_empty_input_exits_0_with_nothing_on_stdout() -> None:
+    run = serve(REVIEW_PATH)
+    assert (run.status, run.stdout, run.stderr) == (0, b"", b"")
+
+
+def test_a_last_line_without_newline_is_answered() -> None:
+    run = serve(REVIEW_PATH, stdin=request(OK, "req.last.0001").rstrip(b"\n"))
+    assert [item["request_id"] for item in answers(run)] == ["req.last.0001"]
+
+
+# --- hostile input and process life ---------------------------------------------------------------
+
+
+def test_a_50_mb_line_is_refused_with_bounded_memory_and_the_next_is_answered() -> None:
+    """The line cap is enforced while reading: peak RSS stays far below the line's size."""
+    child = subprocess.Popen(
+        serve_argv(REVIEW_PATH),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
+    )  # fmt: skip
+    assert child.stdin is not None
+    assert child.stdout is not None
+
+    def feed(stdin: IO[bytes]) -> None:
+        block = b'{"raw": "' + MARKER.encode() * (1 << 16)
+        for _ in range((50 << 20) // len(block)):
+            stdin.write(block)
+        stdin.write(b"\n" + request(OK, "req.big.0002"))
+        stdin.close()
+
+    writer = threading.Thread(target=feed, args=(child.stdin,))
+    writer.start()
+    stdout = child.stdout.read()
+    writer.join()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.stderr is not None
+    child.stderr.close()
+    child.stdout.close()
+    assert child.returncode == 0
+    refused, answered = (json.loads(line) for line in stdout.splitlines())
+    assert refused == BAD_REQUEST
+    assert answered["request_id"] == "req.big.0002"
+    assert MARKER.encode() not in stdout
+    assert usage.ru_maxrss < 200 * 1024  # KiB on Linux
+
+
+def test_sigterm_while_idle_exits_0_promptly() -> None:
+    child = subprocess.Popen(
+        serve_argv(REVIEW_PATH),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
+    )  # fmt: skip
+    assert child.stdin is not None
+    assert child.stdout is not None
+    child.stdin.write(request(OK, "req.idle.0001"))
+    child.stdin.flush()
+    assert json.loads(child.stdout.readline())["outcome"] == "success"  # now blocked reading
+    started = time.monotonic()
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=5)
+    assert time.monotonic() - started < 2
+    assert child.returncode == 0
+    assert b"Traceback" not in stderr
+    child.stdin.close()
+
+
+def test_a_closed_stdout_ends_the_server_with_exit_4_quietly() -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "wb") as closed:
+        done = subprocess.run(
+            serve_argv(REVIEW_PATH), input=request(OK) * 3, stdout=closed,
+            stderr=subprocess.PIPE, cwd=REPO, env=_ENV, check=False, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == ExitStatus.INTERNAL
+    assert b"stdout was closed" in done.stderr
+    assert b"Traceback" not in done.stderr
+    assert b"Exception ignored" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "contracts",
+    [["examples/no_such/contract.toml"], [REVIEW_PATH, REVIEW_PATH]],
+    ids=["missing", "ambiguous"],
+)
+def test_a_bad_contract_exits_3_before_reading_anything(contracts: list[str]) -> None:
+    run = serve(*contracts, stdin=request(OK))
+    assert run.status == ExitStatus.CONTRACT
+    assert run.stdout == b""
+    assert json.loads(run.stderr)["exit_status"] == 3
+
+
+def test_the_audit_log_records_each_answer_as_serve(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    stdin = request(OK, "req.audit.0001") + request("{}", "req.audit.0002") + b"[]\n"
+    run = serve(REVIEW_PATH, "--audit-log", log, stdin=stdin)
+    assert run.status == 0
+    entries = [record.decode(line) for line in log.read_bytes().splitlines()]
+    assert [entry["request_id"] for entry in entries] == ["req.audit.0001", "req.audit.0002"]
+    assert {entry["command"] for entry in entries} == {"serve"}
+    assert {entry["upstream"]["kind"] for entry in entries} == {"stdin"}
+
+
+def test_an_unwritable_audit_log_turns_the_answer_into_a_retryable_failure() -> None:
+    run = serve(REVIEW_PATH, "--audit-log", "/dev/full", stdin=request(OK, "req.full.0001"))
+    (answer,) = answers(run)
+    assert answer["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    assert b"alice" not in run.stdout
+
+
+# --- the library ----------------------------------------------------------------------------------
+
+
+def test_handle_answers_one_line_in_process(review: Contract) -> None:
+    answer = Server([review]).handle(request(OK, "req.lib.0001"))
+    assert json.loads(answer.line)["data"]["reviewed_by"] == "alice@example.com"
+    assert answer.line.endswith(b"\n")
+    assert answer.diagnostics is not None
+    assert answer.diagnostics.outcome == "success"
+    assert answer.refused is None
+
+
+def test_handle_refuses_without_quoting_the_line(review: Contract) -> None:
+    answer = Server([review]).handle(request(OK, "req.lib.0002", contract=MARKER))
+    assert json.loads(answer.line) == {**BAD_REQUEST, "request_id": "req.lib.0002"}
+    assert answer.diagnostics is None
+    assert answer.refused is not None
+    assert "unknown contract" in answer.refused
+
+
+def test_several_contracts_need_a_name(review: Contract, job: Contract) -> None:
+    answer = Server([review, job]).handle(request(OK, "req.lib.0003"))
+    assert answer.refused == "request names no contract, and several are loaded"
+
+
+def test_two_contracts_with_one_tool_name_are_ambiguous(review: Contract) -> None:
+    with pytest.raises(ContractError, match="ambiguous"):
+        Server([review, load_contract(REVIEW / "contract.toml")])
+
+
+def test_a_bug_during_a_check_is_a_non_retryable_failure_for_that_request(
+    review: Contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("toolguard.serve.check_bytes", broken)
+    answer = Server([review]).handle(request(OK, "req.lib.0004"))
+    assert json.loads(answer.line)["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert answer.diagnostics is not None
+    assert answer.diagnostics.outcome == "internal"
+
+
+def test_the_library_trail_records_serve(review: Contract, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    Server([review], TrailOptions(log=log)).handle(request(OK, "req.lib.0005"))
+    (line,) = log.read_bytes().splitlines()
+    assert json.loads(line)["command"] == "serve"
+
+
+class _Lines:
+    """A stdin whose `readline` can run a callback first (to deliver a signal mid-loop)."""
+
+    def __init__(self, lines: list[bytes], before_read: int = -1) -> None:
+        self.lines = lines
+        self.reads = 0
+        self.before_read = before_read
+
+    def readline(self, size: int = -1) -> bytes:
+        self.reads += 1
+        if self.reads == self.before_read:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return self.lines.pop(0) if self.lines else b""
+
+
+class _Out:
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> int:
+        self.data += data
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_sigterm_while_answering_finishes_that_answer_then_stops(review: Contract) -> None:
+    """The signal lands during `handle`: its answer is written, no further line is read."""
+
+    class Signalled(Server):
+        def handle(self, line: bytes) -> Any:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return super().handle(line)
+
+    stdin = _Lines([request(OK, "req.sig.0001"), request(OK, "req.sig.0002")])
+    out = _Out()
+    before = signal.getsignal(signal.SIGTERM)
+    status = Signalled([review]).serve(stdin, out, None)  # type: ignore[arg-type]
+    assert status == ExitStatus.SUCCESS
+    assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0001"]
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_sigterm_while_reading_stops_at_once(review: Contract) -> None:
+    stdin = _Lines([request(OK, "req.sig.0003"), request(OK, "req.sig.0004")], before_read=2)
+    out = _Out()
+    status = Server([review]).serve(stdin, out, None)  # type: ignore[arg-type]
+    assert status == ExitStatus.SUCCESS
+    assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0003"]

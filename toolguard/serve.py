@@ -1,0 +1,273 @@
+"""Persistent mode: request lines on stdin -> `check_bytes` -> one envelope line each, in order.
+
+Agent frameworks that call tools all day pay interpreter start-up and contract compilation
+once. Every request is held to what `toolguard check` would enforce: the line itself is read
+within a byte cap and parsed by the strict parser, and its `raw` goes through `check_bytes`.
+A malformed line is the caller's bug: it gets one fixed `BAD_REQUEST` line that quotes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import signal
+import threading
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from types import FrameType
+from typing import IO, Any, BinaryIO
+
+from toolguard import envelope, report
+from toolguard.audit.record import Source
+from toolguard.audit.trail import AuditTrail, TrailOptions
+from toolguard.contract import Contract
+from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
+from toolguard.limits import READ_CHUNK, Limits
+from toolguard.parse import parse
+from toolguard.pipeline import check_bytes, require_context
+from toolguard.request import REQUEST_ID, Request, make_request
+from toolguard.result import Diagnostics, Outcome
+
+MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
+ENCODINGS = ("text", "base64")
+# NOTE: 8x covers the worst honest encoding of max_bytes (a `\u00XX` escape is 6 bytes per
+# byte of text; base64 is 4/3), plus room for the other members.
+LINE_FACTOR = 8
+LINE_SLACK = 65_536
+_STDIN = Source("stdin")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One request's result: the line for stdout, and what the operator should see on stderr."""
+
+    line: bytes
+    diagnostics: Diagnostics | None = None  # None for a bad request: nothing was checked
+    refused: str | None = None  # why the line is a bad request
+    warning: str | None = None  # the audit trail was not written (`--audit-optional`)
+
+
+class _BadRequest(Exception):
+    def __init__(self, why: str, request_id: str | None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.request_id = request_id
+
+
+class Server:
+    """Contracts loaded once, answering one request line at a time (`handle`, `serve`).
+
+    A request names its contract by tool name or by path; with one contract it may omit it.
+    `trail_options=None` records nothing (like `Contract.check`); the CLI always passes its
+    flags, so the contracts' `[audit]` tables apply there as they do for `check`.
+    """
+
+    def __init__(
+        self, contracts: Sequence[Contract], trail_options: TrailOptions | None = None
+    ) -> None:
+        if not contracts:
+            raise UsageError("serve needs at least one contract")
+        self.contracts = tuple(contracts)
+        self._by_name: dict[str, Contract] = {}
+        for contract in self.contracts:
+            for name in dict.fromkeys((contract.tool, str(contract.path))):
+                if self._by_name.setdefault(name, contract) is not contract:
+                    raise ContractError(
+                        f"ambiguous: two contracts answer to the name {name!r}",
+                        source=str(contract.path),
+                    )
+        self._trails = {
+            contract.tool: AuditTrail.build(trail_options, contract)
+            for contract in self.contracts
+            if trail_options is not None
+        }
+        self.line_cap = LINE_FACTOR * max(c.limits.max_bytes for c in self.contracts) + LINE_SLACK
+        self._limits = Limits(max_bytes=self.line_cap, max_depth=8, max_string_length=self.line_cap)
+
+    def handle(self, line: bytes) -> Answer:
+        """Answer one request line (its newline optional); never raises for the line's content."""
+        try:
+            contract, raw, request = self._request(line)
+        except _BadRequest as exc:
+            return Answer(_bad_request(exc.request_id), refused=exc.why)
+        except Exception:  # noqa: BLE001 - a bug must not desynchronise the caller
+            why = f"internal error reading the request: {traceback.format_exc(limit=-3)}"
+            return Answer(_bad_request(None), refused=why)
+        warning = None
+        try:
+            outcome = check_bytes(contract, raw, request)
+            trail = self._trails.get(contract.tool)
+            if trail is not None:
+                outcome, warning = trail.seal(
+                    outcome, contract, request, command="serve", source=_STDIN
+                )
+        except Exception:  # noqa: BLE001 - the caller still gets an envelope
+            outcome = _internal(contract, request, traceback.format_exc(limit=-3))
+        line_out = envelope.dumps(outcome.envelope).encode("ascii")
+        return Answer(line_out, outcome.diagnostics, warning=warning)
+
+    def serve(
+        self, stdin: BinaryIO, stdout: BinaryIO, stderr: IO[str] | None, mode: str = "json"
+    ) -> ExitStatus:
+        """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT.
+
+        0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
+        closed. Empty lines are skipped; the rest of an over-long line is read and dropped.
+        """
+        with _stop_on_signals() as stop:
+            while not stop.requested:
+                try:
+                    with stop.reading():
+                        line = stdin.readline(self.line_cap + 1)
+                except _Stopped:
+                    break
+                except OSError as exc:
+                    report.error(f"reading stdin failed: {exc}", ExitStatus.INTERNAL, mode, stderr)
+                    return ExitStatus.INTERNAL
+                if not line:
+                    break
+                if not line.strip(b" \t\r\n"):
+                    continue
+                answer = self.handle(line)
+                try:
+                    stdout.write(answer.line)
+                    stdout.flush()
+                except (OSError, ValueError):
+                    why = "stdout was closed; no more answers can be given"
+                    report.error(why, ExitStatus.INTERNAL, mode, stderr)
+                    return ExitStatus.INTERNAL
+                _tell_operator(answer, mode, stderr)
+                if len(line) > self.line_cap and not line.endswith(b"\n"):
+                    with contextlib.suppress(_Stopped, OSError), stop.reading():
+                        _discard_rest(stdin)
+        return ExitStatus.SUCCESS
+
+    def _request(self, line: bytes) -> tuple[Contract, bytes, Request]:
+        body = line.removesuffix(b"\n")
+        if len(body) > self.line_cap:
+            raise _BadRequest(f"request line is longer than {self.line_cap} bytes", None)
+        try:
+            document = parse(body, self._limits)
+        except Rejection as exc:
+            raise _BadRequest(f"request line is not strict JSON: {exc.message}", None) from None
+        if not isinstance(document, dict):
+            raise _BadRequest("request line must be a JSON object", None)
+        given = document.get("request_id")
+        echo = given if isinstance(given, str) and REQUEST_ID.fullmatch(given) else None
+        try:
+            if unknown := sorted(set(document) - MEMBERS):
+                raise UsageError(f"unknown request member(s): {', '.join(unknown)}")
+            if nulls := sorted(key for key, value in document.items() if value is None):
+                raise UsageError(f"request member(s) may be omitted but not null: {nulls}")
+            contract = self._contract(document.get("contract"))
+            raw = _raw(document.get("raw"), document.get("encoding", "text"))
+            request = make_request(given, document.get("context"), document.get("now"))
+            require_context(contract, request)
+        except UsageError as exc:
+            raise _BadRequest(str(exc), echo) from None
+        return contract, raw, request
+
+    def _contract(self, name: Any) -> Contract:
+        if name is None:
+            if len(self.contracts) == 1:
+                return self.contracts[0]
+            raise UsageError("request names no contract, and several are loaded")
+        if not isinstance(name, str):
+            raise UsageError("contract must be a string: a tool name or a contract path")
+        found = self._by_name.get(name) or self._by_name.get(str(PurePath(name)))
+        if found is None:
+            raise UsageError(f"unknown contract {name!r}")
+        return found
+
+
+def _raw(value: Any, encoding: Any) -> bytes:
+    if not isinstance(value, str):
+        raise UsageError("raw is required and must be a string")
+    if encoding not in ENCODINGS:
+        raise UsageError(f"encoding must be one of {', '.join(ENCODINGS)}")
+    try:
+        if encoding == "base64":
+            return base64.b64decode(value, validate=True)
+        return value.encode("utf-8")
+    except (binascii.Error, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise UsageError(f"raw is not valid {encoding}: {exc}") from None
+
+
+def _bad_request(request_id: str | None) -> bytes:
+    answer = {"outcome": "error", "request_id": request_id, "error": {"code": "BAD_REQUEST"}}
+    return envelope.dumps(answer).encode("ascii")
+
+
+def _internal(contract: Contract, request: Request, why: str) -> Outcome:
+    """A toolguard bug on one request: a non-retryable failure for it, the server goes on."""
+    failure = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
+    diagnostics = Diagnostics(
+        tool=contract.tool,
+        request_id=request.request_id,
+        contract=str(contract.path),
+        outcome="internal",
+        reason="internal_error",
+        message=f"internal error: {why}",
+        error_code="UPSTREAM_UNAVAILABLE",
+    )
+    return Outcome(failure, diagnostics)
+
+
+def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:
+    if answer.refused is not None:
+        report.error(f"bad request: {answer.refused}", ExitStatus.USAGE, mode, stderr)
+    if answer.diagnostics is not None:
+        report.render(answer.diagnostics, mode, stderr)
+        if answer.warning is not None:
+            report.error(answer.warning, answer.diagnostics.exit_status, mode, stderr)
+
+
+def _discard_rest(stdin: BinaryIO) -> None:
+    """Drop the rest of an over-long line chunk by chunk: memory stays bounded, however long."""
+    while (chunk := stdin.readline(READ_CHUNK)) and not chunk.endswith(b"\n"):
+        pass
+
+
+class _Stopped(BaseException):
+    """Raised by the signal handler to leave a blocking read (never while answering)."""
+
+
+class _Stop:
+    """SIGTERM/SIGINT: stop at once while waiting for input, else after the current answer."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._reading = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+        if self._reading:
+            raise _Stopped
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        if self.requested:
+            raise _Stopped
+        self._reading = True
+        try:
+            yield
+        finally:
+            self._reading = False
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[_Stop]:
+    """Install the handlers for the loop's lifetime (only the main thread may handle signals)."""
+    stop = _Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
