@@ -1,5 +1,5 @@
 """`python -m toolguard` runs the same command line as the `toolguard` script."""
 
-from toolguard.cli import main
+from toolguard.entry import main
 
 main()

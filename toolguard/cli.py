@@ -9,24 +9,22 @@ import contextlib
 import functools
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, NoReturn, TypeVar
 
 import click
 
-from toolguard import __version__, envelope, report
-from toolguard.audit.record import Command, Source
-from toolguard.audit.trail import AuditTrail, TrailOptions
+from toolguard import __version__, answer, report
+from toolguard.answer import fail, guard
+from toolguard.audit.policy import Command, Source
+from toolguard.audit.trail import TrailOptions
 from toolguard.contract import Contract, load_contract
-from toolguard.errors import ExitStatus, ToolguardError, UsageError
-from toolguard.pipeline import check_stream, run_upstream
-from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
-from toolguard.result import Diagnostics, Outcome
+from toolguard.errors import ExitStatus, UsageError
+from toolguard.pipeline import run_upstream
+from toolguard.request import Request, make_request
+from toolguard.result import Outcome
 
-T = TypeVar("T")
 DIAGNOSTICS = ("rich", "json")
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
@@ -155,22 +153,7 @@ def check(  # noqa: PLR0913, PLR0917 - one parameter per flag
     trail: TrailOptions,
 ) -> None:
     """Check one response against CONTRACT; print exactly one envelope on stdout."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
-    loaded = _guard(lambda: load_contract(contract), diagnostics)
-    request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
-    audit = AuditTrail.build(trail, loaded)
-    source = Source("file", str(input_file)) if input_file else Source("stdin")
-    try:
-        with _open(input_file) as stream:
-            outcome = check_stream(loaded, stream, request)
-    except ToolguardError as exc:
-        _exit(exc, diagnostics)
-    except KeyboardInterrupt:
-        outcome = _abandoned(loaded, request, "interrupted before the response was checked")
-    except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        outcome = _abandoned(loaded, request, f"internal error: {_trace()}")
-    _finish(outcome, loaded, request, audit, ("check", source), diagnostics)
+    answer.check(contract, input_file, request_id, pairs, context_file, now, diagnostics, trail)
 
 
 @main.command()
@@ -197,22 +180,13 @@ def run(  # noqa: PLR0913, PLR0917 - one parameter per flag
     trail: TrailOptions,
 ) -> None:
     """Run COMMAND (after --, no shell), check its output, print one envelope."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
-    loaded = _guard(lambda: load_contract(contract), diagnostics)
-    request = _guard(lambda: _request(request_id, pairs, context_file, now), diagnostics)
-    audit = AuditTrail.build(trail, loaded)
-    try:
-        outcome = run_upstream(loaded, command, request, timeout=timeout, stdin=stdin_from)
-    except ToolguardError as exc:
-        _exit(exc, diagnostics)
-    except KeyboardInterrupt:
-        why = "interrupted: the command's process group was killed"
-        outcome = _abandoned(loaded, request, why, upstream=command)
-    except Exception:  # noqa: BLE001 - the agent still gets an envelope
-        why = f"internal error: {_trace()}"
-        outcome = _abandoned(loaded, request, why, upstream=command)
-    _finish(outcome, loaded, request, audit, ("run", Source("command")), diagnostics)
+
+    def produce(loaded: Contract, request: Request) -> Outcome:
+        return run_upstream(loaded, command, request, timeout=timeout, stdin=stdin_from)
+
+    flags = (request_id, pairs, context_file, now)
+    origin: tuple[Command, Source] = ("run", Source("command"))
+    answer.respond(contract, flags, diagnostics, trail, origin, produce, upstream=command)
 
 
 @main.command()
@@ -229,10 +203,10 @@ def serve(contracts: tuple[Path, ...], diagnostics: str, trail: TrailOptions) ->
     """Answer JSON request lines on stdin with one envelope line each, in order."""
     from toolguard.serve import Server  # noqa: PLC0415 - only `serve` needs it
 
-    loaded = [_guard(functools.partial(load_contract, path), diagnostics) for path in contracts]
-    server = _guard(lambda: Server(loaded, trail), diagnostics)
+    loaded = [guard(functools.partial(load_contract, path), diagnostics) for path in contracts]
+    server = guard(lambda: Server(loaded, trail), diagnostics)
     if sys.stdin is None or sys.stdout is None:
-        _exit(UsageError("serve needs both stdin and stdout open"), diagnostics)
+        fail(UsageError("serve needs both stdin and stdout open"), diagnostics)
     status = server.serve(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, diagnostics)
     if status == ExitStatus.INTERNAL:  # stdout closed: let the final flush write nowhere
         with contextlib.suppress(OSError, ValueError):
@@ -244,7 +218,7 @@ def serve(contracts: tuple[Path, ...], diagnostics: str, trail: TrailOptions) ->
 @click.argument("contract", type=_CONTRACT)
 def schema(contract: Path) -> None:
     """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
-    loaded = _guard(lambda: load_contract(contract), "rich")
+    loaded = guard(lambda: load_contract(contract), "rich")
     click.echo(json.dumps(loaded.envelope_schema, indent=2))
 
 
@@ -281,8 +255,8 @@ def validate(
     from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.validate import validate_files  # noqa: PLC0415
 
-    refs = _guard(lambda: _registry(registry), "rich")
-    validator = _guard(
+    refs = guard(lambda: _registry(registry), "rich")
+    validator = guard(
         lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
         "rich",
     )
@@ -327,9 +301,9 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     from toolguard.fixture_run import SuiteResult, run_suite  # noqa: PLC0415
     from toolguard.fixtures import contract_paths, discover  # noqa: PLC0415
 
-    _guard(lambda: make_request(request_id, None, now), output)
-    paths = _guard(lambda: contract_paths(targets), output)
-    contracts = [_guard(partial(load_contract, path), output) for path in paths]
+    guard(lambda: make_request(request_id, None, now), output)
+    paths = guard(lambda: contract_paths(targets), output)
+    contracts = [guard(partial(load_contract, path), output) for path in paths]
 
     def run_all() -> list[SuiteResult]:
         suites = [discover(path) for path in paths]
@@ -345,10 +319,10 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
         except OSError as exc:
             raise UsageError(f"cannot write --junit {path}: {exc.strerror}") from None
 
-    results = _guard(run_all, output)
+    results = guard(run_all, output)
     fixture_report.render(results, output)
     if junit is not None:
-        _guard(lambda: write_junit(results, junit), output)
+        guard(lambda: write_junit(results, junit), output)
     passed = all(result.passed for result in results)
     sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
 
@@ -381,16 +355,9 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 
-    result = _guard(lambda: lint_paths(targets), "rich")
+    result = guard(lambda: lint_paths(targets), "rich")
     RENDERERS[output](result, sys.stdout)
     sys.exit(ExitStatus.SUCCESS if result.clean else ExitStatus.FAILURE)
-
-
-def _request(
-    request_id: str | None, pairs: tuple[str, ...], context_file: Path | None, now: str | None
-) -> Request:
-    from_file = read_context_file(context_file) if context_file else {}
-    return make_request(request_id, parse_context_pairs(pairs, from_file), now)
 
 
 @main.command()
@@ -409,9 +376,9 @@ def diff(old: Path, new: Path, output: str) -> None:
     from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it
     from toolguard.diff.render import write  # noqa: PLC0415
 
-    before = _guard(lambda: load_contract(old), output)
-    after = _guard(lambda: load_contract(new), output)
-    result = _guard(lambda: diff_contracts(before, after), output)
+    before = guard(lambda: load_contract(old), output)
+    after = guard(lambda: load_contract(new), output)
+    result = guard(lambda: diff_contracts(before, after), output)
     write(result, output, sys.stdout)
     sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)
 
@@ -462,8 +429,8 @@ def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     from toolguard.audit import render  # noqa: PLC0415
 
     if recheck and raw_dir is None:
-        _exit(UsageError("--recheck needs --raw-dir (or TOOLGUARD_RAW_DIR)"), output)
-    found = _guard(lambda: finder.find(log_file, request_id), output)
+        fail(UsageError("--recheck needs --raw-dir (or TOOLGUARD_RAW_DIR)"), output)
+    found = guard(lambda: finder.find(log_file, request_id), output)
     rechecks = {}
     if recheck and raw_dir is not None:
         rechecks = {
@@ -497,100 +464,5 @@ def summary(log_file: Path, since: str | None, until: str | None, output: str) -
     from toolguard.audit import render  # noqa: PLC0415 - only this command needs it
     from toolguard.audit.summary import summarize  # noqa: PLC0415
 
-    result = _guard(lambda: summarize(log_file, since, until), output)
+    result = guard(lambda: summarize(log_file, since, until), output)
     render.summary(result, output, sys.stdout)
-
-
-def _open(input_file: Path | None) -> BinaryIO:
-    if input_file is None:
-        if sys.stdin is None:
-            raise UsageError("stdin is closed; pass the response with --input FILE")
-        return sys.stdin.buffer
-    try:
-        return input_file.open("rb")
-    except OSError as exc:
-        raise UsageError(f"cannot open --input {input_file}: {exc.strerror}") from None
-
-
-def _guard(build: Callable[[], T], mode: str) -> T:
-    """Run a set-up step; its errors end the process before any envelope exists."""
-    try:
-        return build()
-    except ToolguardError as exc:
-        _exit(exc, mode)
-    except KeyboardInterrupt:
-        report.error("interrupted before a response was read", ExitStatus.INTERRUPTED, mode)
-        sys.exit(ExitStatus.INTERRUPTED)
-    except Exception:  # noqa: BLE001 - a bug still ends with a clear message, not a traceback
-        report.error(f"internal error: {_trace()}", ExitStatus.INTERNAL, mode)
-        sys.exit(ExitStatus.INTERNAL)
-
-
-def _exit(exc: ToolguardError, mode: str) -> NoReturn:
-    report.error(str(exc), exc.exit_status, mode)
-    sys.exit(exc.exit_status)
-
-
-def _trace() -> str:
-    """The last frames of the exception being handled (traceback costs start-up otherwise)."""
-    import traceback  # noqa: PLC0415
-
-    return traceback.format_exc(limit=-3)
-
-
-def _interrupt(signum: int, frame: object) -> NoReturn:
-    raise KeyboardInterrupt
-
-
-def _abandoned(
-    contract: Contract, request: Request, why: str, upstream: tuple[str, ...] | None = None
-) -> Outcome:
-    """Interrupted or broken: the agent still gets a failure envelope, the operator the reason."""
-    interrupted = why.startswith("interrupted")
-    failure = envelope.failure(
-        contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", interrupted
-    )
-    diagnostics = Diagnostics(
-        tool=contract.tool,
-        request_id=request.request_id,
-        contract=str(contract.path),
-        outcome="failure" if interrupted else "internal",
-        layer="input" if interrupted else None,
-        reason="interrupted" if interrupted else "internal_error",
-        message=why,
-        error_code="UPSTREAM_UNAVAILABLE",
-        upstream=upstream,
-    )
-    return Outcome(failure, diagnostics)
-
-
-def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed once
-    outcome: Outcome,
-    contract: Contract,
-    request: Request,
-    audit: AuditTrail,
-    origin: tuple[Command, Source],
-    mode: str,
-) -> NoReturn:
-    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
-    command, source = origin
-    outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
-    _emit(outcome.envelope, mode)
-    report.render(outcome.diagnostics, mode)
-    if warning is not None:
-        report.error(warning, outcome.diagnostics.exit_status, mode)
-    sys.exit(outcome.diagnostics.exit_status)
-
-
-def _emit(result: dict[str, object], mode: str) -> None:
-    """Write the envelope; if nobody can read stdout any more, say so and exit 4."""
-    try:
-        envelope.write(result, sys.stdout)
-    except (OSError, ValueError, AttributeError):  # closed pipe, closed file, or no stdout
-        if sys.stdout is not None:
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
-        sys.exit(ExitStatus.INTERNAL)

@@ -16,15 +16,13 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolguard import artefact
 from toolguard.audit.policy import AuditPolicy
 from toolguard.envelope import envelope_schema
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
-from toolguard.jc_adapter import JcAdapter
 from toolguard.limits import Limits, read_bounded
-from toolguard.lines import LinePattern, TextAdapter
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes
 from toolguard.projection import DisplayText, Projection
@@ -37,6 +35,11 @@ from toolguard.schema.locate import declared_location
 from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
 from toolguard.upstream import DEFAULT_TIMEOUT, ErrorDocument, Mapped, RunPolicy
+
+if TYPE_CHECKING:
+    from toolguard.jc_adapter import JcAdapter
+    from toolguard.lines import TextAdapter
+
 
 # Contracts are configuration, not responses: a generous budget, the same strictness.
 CONTRACT_MAX_BYTES = 1 << 20
@@ -235,6 +238,10 @@ def _retry_policy(table: dict[str, Any]) -> RetryPolicy:
 def _text_adapter(table: dict[str, Any] | None, source: str) -> TextAdapter | JcAdapter | None:
     if table is None:
         return None
+    # NOTE: imported only for a contract that reads text: most read JSON (start-up budget).
+    from toolguard.jc_adapter import JcAdapter  # noqa: PLC0415
+    from toolguard.lines import LinePattern, TextAdapter  # noqa: PLC0415
+
     if "jc" in table:
         return JcAdapter.load(table["jc"], source)
     try:

@@ -26,12 +26,11 @@ from toolguard.errors import (
 from toolguard.limits import read_at_most
 from toolguard.request import Request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
-from toolguard.retry import Clock, RealClock
-from toolguard.source import Attempt, run_command
-from toolguard.upstream import unmapped_exit
 
 if TYPE_CHECKING:
     from toolguard.contract import Contract
+    from toolguard.retry import Clock
+    from toolguard.source import Attempt
 
 
 def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outcome:
@@ -68,15 +67,20 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     timeout: float | None = None,
     stdin: Path | None = None,
     clock: Clock | None = None,
-    runner: Callable[..., Attempt] = run_command,
+    runner: Callable[..., Attempt] | None = None,
 ) -> Outcome:
     """Run the upstream command, with the contract's retries, and check its final answer.
 
     Each attempt is checked afresh and only the last outcome is returned; its diagnostics list
     every attempt. An attempt's timeout never runs past the retry budget.
     """
+    # NOTE: imported here, not at the top: `check` never starts a process (start-up budget).
+    from toolguard.retry import RealClock  # noqa: PLC0415
+    from toolguard.source import run_command  # noqa: PLC0415
+
     require_context(contract, request)
     clock = clock or RealClock()
+    runner = runner or run_command
     policy = contract.retry
     started = clock.monotonic()
     records: list[AttemptRecord] = []
@@ -181,6 +185,8 @@ def _answer(contract: Contract, raw: bytes, exit_status: int) -> Any:
         payload = contract.read(raw)
     except Rejection:
         if exit_status != 0:
+            from toolguard.upstream import unmapped_exit  # noqa: PLC0415 - `run` only
+
             raise unmapped_exit(exit_status) from None  # its output was never the answer
         raise
     contract.run.after_output(payload, exit_status)

@@ -21,7 +21,7 @@ from types import FrameType
 from typing import IO, Any, BinaryIO
 
 from toolguard import envelope, report
-from toolguard.audit.record import Source
+from toolguard.audit.policy import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError

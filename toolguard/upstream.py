@@ -15,11 +15,13 @@ import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolguard.errors import ErrorCode, UpstreamError
 from toolguard.schema import Validator
-from toolguard.source import Attempt
+
+if TYPE_CHECKING:
+    from toolguard.source import Attempt
 
 DEFAULT_TIMEOUT = 30.0
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from toolguard.answer import abandoned
 from toolguard.audit import record
 from toolguard.audit.trail import AuditTrail, TrailOptions
-from toolguard.cli import _abandoned
 from toolguard.contract import Contract, load_contract
 from toolguard.pipeline import check_bytes
 from toolguard.request import make_request
@@ -219,10 +219,10 @@ def test_abandoned_outcomes_are_recorded_as_valid_records(
     contract = review(tmp_path)
     log = tmp_path / "audit.jsonl"
     request = make_request(REQUEST_ID, {"change_id": "CR-1042"})
-    abandoned = _abandoned(contract, request, why)
+    given_up = abandoned(contract, request, why)
     trail = AuditTrail.build(TrailOptions(log=log), contract)
     sealed, _ = trail.seal(
-        abandoned, contract, request, command="check", source=record.Source("stdin")
+        given_up, contract, request, command="check", source=record.Source("stdin")
     )
     (entry,) = records(log)
     assert entry["outcome"] == outcome

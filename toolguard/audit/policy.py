@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 RawKeep = Literal["all", "rejected"]
+Command = Literal["check", "run", "serve"]  # what produced an audit record
 DEFAULT_MAX_TOTAL_BYTES = 1 << 30
 DEFAULT_MAX_AGE_SECONDS = 30 * 86_400
 
@@ -34,3 +35,11 @@ class AuditPolicy:
         if "secret_context" in options:
             options["secret_context"] = frozenset(options["secret_context"])
         return cls(**options)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the response came from: stdin, a file, or a command (`toolguard run`)."""
+
+    kind: Literal["stdin", "file", "command"]
+    file: str | None = None

@@ -11,13 +11,13 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from toolguard import __version__, envelope
 from toolguard.audit.log import MAX_RECORD_BYTES
+from toolguard.audit.policy import Command, Source
 from toolguard.audit.raw import Kept
 from toolguard.errors import Rejection
 from toolguard.limits import Limits
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from toolguard.request import Request
 
 FORMAT = 1
-Command = Literal["check", "run", "serve"]
 _PATH = 1024
 _MESSAGE = 512
 _STDERR = 256
@@ -42,14 +41,6 @@ _RECORD_LIMITS = Limits(max_bytes=MAX_RECORD_BYTES, max_depth=8, max_string_leng
 _DIAGNOSTIC_FIELDS = ("layer", "reason", "rule", "schema_path", "instance_path", "offset")
 _INT64 = range(-(2**63), 2**63)  # the integers `decode` (yajl) reads back
 _WITHHELD = "[withheld: the message quotes a secret context value]"
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """Where the response came from: stdin, a file, or a command (`toolguard run`)."""
-
-    kind: Literal["stdin", "file", "command"]
-    file: str | None = None
 
 
 def build(  # noqa: PLR0913 - the record's parts, all keyword-only

@@ -13,14 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolguard import envelope
-from toolguard.audit import log, record
-from toolguard.audit.keys import keyed_hash, load_key
-from toolguard.audit.policy import RawKeep
-from toolguard.audit.raw import Kept, RawStore
+from toolguard.audit.policy import Command, RawKeep, Source
 from toolguard.errors import AuditError
 from toolguard.result import Outcome
 
 if TYPE_CHECKING:
+    from toolguard.audit.raw import Kept, RawStore
     from toolguard.contract import Contract
     from toolguard.request import Request
 
@@ -59,6 +57,8 @@ class AuditTrail:
         raw_dir = options.raw_dir or policy.raw_dir
         raw = None
         if raw_dir is not None:
+            from toolguard.audit.raw import RawStore  # noqa: PLC0415 - only when configured
+
             raw = RawStore(
                 raw_dir,
                 max_file_bytes=_first(
@@ -92,8 +92,8 @@ class AuditTrail:
         contract: Contract,
         request: Request,
         *,
-        command: record.Command,
-        source: record.Source,
+        command: Command,
+        source: Source,
     ) -> tuple[Outcome, str | None]:
         """Record the outcome; return the outcome to emit and a warning for the operator.
 
@@ -102,6 +102,9 @@ class AuditTrail:
         """
         if not self.enabled:
             return outcome, None
+        # NOTE: imported here: most checks record nothing and should not pay for it.
+        from toolguard.audit import log, record  # noqa: PLC0415
+
         warnings: list[str] = []
         try:
             kept = self._keep(outcome)
@@ -149,6 +152,8 @@ class AuditTrail:
             return None
         if self.key_file is None:
             raise AuditError("key_unreadable", "secret context needs an audit key file")
+        from toolguard.audit.keys import keyed_hash, load_key  # noqa: PLC0415
+
         key = load_key(self.key_file)
         return lambda value: keyed_hash(key, value)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -17,13 +17,38 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
 from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source, function_of
-from toolguard.schema.formats import FORMAT_CHECKERS
 from toolguard.schema.runtime import LOCATION_TAG
 
 if TYPE_CHECKING:
     from toolguard.schema.keywords import Prepared
 
 __all__ = ["Validator", "compile_schema"]
+
+
+class _LazyFormats(Mapping[str, Callable[[str], bool]]):
+    """The format checkers, imported when a validator first checks a format, not before.
+
+    Generated code only indexes it (`custom_formats["uri"](value)`); most schemas name no
+    format, and the checkers' grammars cost start-up a check should not pay for.
+    """
+
+    def __getitem__(self, name: str) -> Callable[[str], bool]:
+        from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
+
+        return FORMAT_CHECKERS[name]
+
+    def __iter__(self) -> Iterator[str]:
+        from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
+
+        return iter(FORMAT_CHECKERS)
+
+    def __len__(self) -> int:
+        from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
+
+        return len(FORMAT_CHECKERS)
+
+
+_FORMATS = _LazyFormats()
 
 
 class _Offline(dict[str, Callable[[str], Any]]):
@@ -53,7 +78,7 @@ class Validator:
         """The validator an entry's code defines, with no check, no generator, no fastjsonschema."""
         function = function_of(entry)
         if entry.formats:
-            function = partial(function, custom_formats=FORMAT_CHECKERS)
+            function = partial(function, custom_formats=_FORMATS)
         return cls(function, entry)
 
     def validate(self, instance: Any) -> None:
@@ -147,6 +172,7 @@ def _generate(prepared: Prepared) -> str:
     """Generate the module source for a prepared schema (imports fastjsonschema: misses only)."""
     from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415
 
+    from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
     from toolguard.schema.generator import generate_source  # noqa: PLC0415
 
     checkers = FORMAT_CHECKERS if prepared.formats else {}
