@@ -5,6 +5,8 @@ string, container and integer budgets are enforced event by event (`ijson.items`
 memory quadratic in depth). On top of RFC 8259 the policy rejects duplicate member names (after
 unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers yajl cannot hold
 exactly (integers beyond 64 bits, floats that overflow). Floats are `float`, never `Decimal`.
+A C-speed path in front (`fast_parse.py`) returns the same value for documents it can prove
+acceptable and defers every other one to this parser; ijson is imported only when needed.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from collections.abc import Iterator
 from locale import localeconv
 from typing import Any, NoReturn
 
-import ijson
-
 from toolguard.errors import LimitExceeded, ParseError, Rejection
+from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
@@ -36,10 +37,21 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # a string is a control character), so any such byte is an error wherever it stands.
 _NOT_WHITESPACE = (b"\x0b", b"\x0c")
 _DEFAULT_LIMITS = Limits()
+_INCOMPLETE: Any = object()
+
+
+class _LazyBackend:
+    """ijson's yajl2_c backend, imported on first use: ijson's import costs start-up time."""
+
+    def __getattr__(self, name: str) -> Any:
+        import ijson  # noqa: PLC0415 - deferred: most documents never reach the strict path
+
+        return getattr(ijson.get_backend("yajl2_c"), name)
+
+
 # NOTE: the workarounds below are for yajl's behaviour (and its error messages); the pure
 # Python backend differs (it accepts -2**63, names overflow otherwise), so yajl is required.
-_YAJL = ijson.get_backend("yajl2_c")
-_INCOMPLETE: Any = object()
+_YAJL: Any = _LazyBackend()
 
 
 def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
@@ -48,6 +60,19 @@ def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
     Raises `ParseError` or `LimitExceeded` whose `offset` is the byte at which the problem was
     seen (for a token, the byte that ended it).
     """
+    text = _admit(raw, limits)
+    value = accept(raw, text, limits)
+    return _strict(raw, limits) if value is DEFER else value
+
+
+def _strict_parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
+    """`parse` without the fast path: the reference the differential tests compare it with."""
+    _admit(raw, limits)
+    return _strict(raw, limits)
+
+
+def _admit(raw: bytes, limits: Limits) -> str | None:
+    """The checks before any parse; returns the decoded text if decoding was needed."""
     if localeconv()["decimal_point"] != ".":
         # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
         # locale "1.5" would silently become 1.0. Refuse to parse rather than guess.
@@ -58,7 +83,11 @@ def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
             f"response is larger than max_bytes={limits.max_bytes}",
             offset=limits.max_bytes,
         )
-    _check_encoding(raw)
+    return _check_encoding(raw)
+
+
+def _strict(raw: bytes, limits: Limits) -> Any:
+    """The strict path: yajl events, our builder; a rejection gets its exact offset by replay."""
     window = [0, 0]
     try:
         return _build(_events(raw, window), limits)
@@ -68,15 +97,19 @@ def parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
         raise
 
 
-def _check_encoding(raw: bytes) -> None:
-    """Reject what yajl would accept or mangle: BOM, bad UTF-8, unpaired surrogate escapes."""
+def _check_encoding(raw: bytes) -> str | None:
+    """Reject what yajl would accept or mangle: BOM, bad UTF-8, unpaired surrogate escapes.
+
+    Returns the decoded text of non-ASCII input (so that it is decoded once), else None.
+    """
+    text = None
     if not raw.strip(_JSON_WHITESPACE):
         raise ParseError("empty", "response is empty", offset=0)
     if raw.startswith(_BOM):
         raise ParseError("bom", "response starts with a UTF-8 byte-order mark", offset=0)
     if not raw.isascii():
         try:
-            raw.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ParseError(
                 "invalid_utf8", "response is not valid UTF-8", offset=exc.start
@@ -87,6 +120,7 @@ def _check_encoding(raw: bytes) -> None:
             raise ParseError("syntax", "raw form feed or vertical tab (not JSON)", offset=offset)
     if _SURROGATE_HINT.search(raw):
         _check_surrogate_escapes(raw)
+    return text
 
 
 def _check_surrogate_escapes(raw: bytes) -> None:
@@ -129,6 +163,8 @@ def _events(
     With `replay_from` set, everything before it is fed at once and the rest byte by byte, so
     `window[0]` is then the exact offset of the byte that produced each event or error.
     """
+    import ijson  # noqa: PLC0415 - deferred: most documents never reach the strict path
+
     sink = ijson.sendable_list()
     parser = _YAJL.basic_parse_coro(sink, use_float=True)
     size = end = 0

@@ -1,0 +1,190 @@
+"""Parse + validate throughput on a ~10 MB accepted document: a script, not a test.
+
+    .venv/bin/python benchmarks/throughput.py
+
+Each engine runs in fresh subprocesses (so peak RSS is its own): MB/s (best of several runs),
+time as a ratio to `json.loads` on the same bytes, and the peak RSS the run added over the
+process before it read the document, in one run, as a multiple of the document's size (the
+raw bytes themselves count for 1x). The strict-only row is toolguard's parser without its fast path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RUNS = 5
+RECORDS = 45_000  # about 10 MB
+ENGINES = {
+    "json.loads": "json.loads alone",
+    "parse": "toolguard parse",
+    "strict": "toolguard strict path only (no fast path)",
+    "parse+validate": "toolguard parse + validate",
+    "strict+validate": "toolguard strict path + validate",
+    "fastjsonschema": "json.loads + fastjsonschema (stock)",
+    "jsonschema-rs": "json.loads + jsonschema-rs",
+}
+SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["id", "name", "active", "score", "ratio", "tags", "owner", "note"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "name": {"type": "string", "minLength": 1, "maxLength": 200},
+            "active": {"type": "boolean"},
+            "score": {"type": "number"},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+            "tags": {
+                "type": "array",
+                "maxItems": 3,
+                "items": {"enum": ["a", "beta", "gamma-δ", "ops"]},
+            },
+            "owner": {
+                "type": "object",
+                "required": ["team", "level", "email"],
+                "additionalProperties": False,
+                "properties": {
+                    "team": {"type": "string"},
+                    "level": {"type": "integer", "minimum": 1, "maximum": 9},
+                    "email": {"type": "string", "pattern": "^[^@]+@[^@]+$"},
+                },
+            },
+            "note": {"type": ["string", "null"]},
+        },
+    },
+}
+
+
+def document(count: int = RECORDS) -> bytes:
+    """An array of records: strings (some non-ASCII, some escapes), ints, floats, nesting."""
+    rng = random.Random(7)
+    names = ["alice", "bob", "chloé", "dmitri", "Ærøskøbing", "李雷", "zoë", "eve"]
+    records = [
+        {
+            "id": i,
+            "name": f"{rng.choice(names)} {i}",
+            "active": rng.random() < 0.5,
+            "score": round(rng.uniform(-1000, 1000), 4),
+            "ratio": rng.random(),
+            "tags": [rng.choice(["a", "beta", "gamma-δ", "ops"]) for _ in range(rng.randint(0, 3))],
+            "owner": {
+                "team": rng.choice(["infra", "data", "sécurité"]),
+                "level": rng.randint(1, 9),
+                "email": f"user{i}@example.com",
+            },
+            "note": None if i % 3 else 'line one\nline "two" \\ tab\t',
+        }
+        for i in range(count)
+    ]
+    return json.dumps(records, ensure_ascii=False).encode()
+
+
+def engine(name: str) -> Callable[[bytes], Any] | str:
+    """The callable measured as `name`, or why it is missing."""
+    from toolguard.limits import Limits  # noqa: PLC0415 - imported in the child only
+    from toolguard.parse import _strict_parse, parse  # noqa: PLC0415
+    from toolguard.schema import compile_schema  # noqa: PLC0415
+
+    limits = Limits(max_bytes=16 * 1024 * 1024, max_container_items=100_000)
+    if name == "json.loads":
+        return json.loads
+    if name == "parse":
+        return lambda raw: parse(raw, limits)
+    if name == "strict":
+        return lambda raw: _strict_parse(raw, limits)
+    if name in ("parse+validate", "strict+validate"):
+        validate = compile_schema(SCHEMA, formats=False).validate
+        read = parse if name == "parse+validate" else _strict_parse
+        return lambda raw: validate(read(raw, limits))
+    if name == "fastjsonschema":
+        import fastjsonschema  # noqa: PLC0415 - benchmark-only
+
+        check = fastjsonschema.compile(SCHEMA, use_default=False)
+        return lambda raw: check(json.loads(raw))
+    try:
+        import jsonschema_rs  # noqa: PLC0415 - optional, benchmark-only
+    except ImportError:
+        return "not installed (pip install jsonschema-rs)"
+    validator = jsonschema_rs.Draft202012Validator(SCHEMA)
+    return lambda raw: validator.validate(json.loads(raw))
+
+
+def child(name: str, path: str, runs: int) -> None:
+    """Run one engine `runs` times in this fresh process; print its figures as JSON."""
+    function = engine(name)
+    if isinstance(function, str):
+        print(json.dumps({"missing": function}))
+        return
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    raw = Path(path).read_bytes()
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        function(raw)
+        best = min(best, time.perf_counter() - started)
+    print(json.dumps({"seconds": best, "before_kib": before}))
+
+
+def measure(name: str, path: str, runs: int) -> dict[str, Any]:
+    """Run `child` for `name` in a subprocess; add its peak RSS (KiB) from `wait4`."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--child", name, path, str(runs)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise SystemExit(f"{name}: child failed with status {process.returncode}")
+    return {**json.loads(output), "peak_kib": usage.ru_maxrss}
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["TOOLGUARD_CACHE_DIR"] = folder
+        path = str(Path(folder) / "document.json")
+        # NOTE: a child inherits its parent's peak RSS across fork, so the parent stays small:
+        # the document is built in a subprocess of its own.
+        subprocess.run([sys.executable, __file__, "--write", path], check=True)
+        size = Path(path).stat().st_size
+        print(f"document: {size / 1e6:.1f} MB, {RECORDS:,} records; best of {RUNS} runs each\n")
+        print(f"{'engine':44} {'MB/s':>7} {'x json.loads':>13} {'peak RSS added':>15}")
+        baseline = None
+        for name, label in ENGINES.items():
+            figures = measure(name, path, RUNS)
+            if "missing" in figures:
+                print(f"{label:44} {figures['missing']}")
+                continue
+            seconds = figures["seconds"]
+            # NOTE: memory from a single run: freed values leave the allocator's arenas
+            # resident, so a later run's buffers would add to an earlier run's leftovers.
+            figures = measure(name, path, 1)
+            baseline = baseline or seconds
+            added = (figures["peak_kib"] - figures["before_kib"]) * 1024 / size
+            print(
+                f"{label:44} {size / seconds / 1e6:7.1f} {seconds / baseline:13.2f} {added:14.1f}x"
+            )
+    print("\npeak RSS added: the process's peak over its size before reading the document,")
+    print("divided by the document's size (the raw bytes held by the run count for 1x).")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1:2] == ["--write"]:
+        Path(sys.argv[2]).write_bytes(document())
+    else:
+        main()

@@ -1,0 +1,114 @@
+"""Start-up is designed: a `check` imports only what its path needs (modules, not timings).
+
+Each test runs the real entry point in a fresh interpreter and lists `sys.modules` at exit. A
+heavy import creeping back onto the check path (click, rich, the schema compiler, the TOML
+parser on a warm artefact, ijson's generic layer and its `inspect`) fails here, long before
+anyone notices a slower agent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "review_status"
+CHECK = ["check", str(EXAMPLE / "contract.toml"), "--context", "change_id=CR-1042"]
+_PROBE = """
+import io, json, sys
+sys.argv = ["toolguard", *json.loads(sys.argv[1])]
+stdout = sys.stdout
+sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+try:
+    from toolguard.entry import main
+    main()
+except SystemExit as exit:
+    status = exit.code
+stdout.write(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+# Never on the check path: the CLI framework and renderers, the schema compiler and its
+# checks, commands other than check, `run`'s process machinery, the audit writer when no
+# trail is configured, and formats no schema here uses.
+NEVER = (
+    "click",
+    "rich",
+    "fastjsonschema",
+    "toolguard.cli",
+    "toolguard.lint",
+    "toolguard.diff",
+    "toolguard.fixtures",
+    "toolguard.validate",
+    "toolguard.serve",
+    "toolguard.schema.keywords",
+    "toolguard.schema.generator",
+    "toolguard.schema.formats",
+    "toolguard.source",
+    "subprocess",
+    "toolguard.lines",
+    "toolguard.jc_adapter",
+    "toolguard.audit.record",
+    "toolguard.audit.raw",
+    "secrets",
+    "tempfile",
+    "traceback",
+)
+# Not needed once the contract artefact is warm and the response is accepted.
+NOT_WHEN_WARM = ("tomllib", "ijson")
+
+
+def _modules(arguments: list[str], cache: Path, response: Path) -> tuple[int, set[str]]:
+    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)}
+    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
+        environment.pop(name, None)
+    with response.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, json.dumps(arguments)],
+            stdin=stdin,
+            capture_output=True,
+            env=environment,
+            check=True,
+        )
+    result = json.loads(done.stdout)
+    return result["status"], set(result["modules"])
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cache = tmp_path_factory.mktemp("cache")
+    _modules(CHECK, cache, EXAMPLE / "response.json")  # the first run builds the artefact
+    return cache
+
+
+def test_a_warm_check_imports_nothing_heavy(warm_cache: Path) -> None:
+    """An accepted response with a warm artefact: none of the heavy modules is imported."""
+    status, modules = _modules(CHECK, warm_cache, EXAMPLE / "response.json")
+    assert status == 0
+    assert sorted(modules & {*NEVER, *NOT_WHEN_WARM}) == []
+
+
+def test_a_rejected_response_still_avoids_the_cli_and_the_compiler(warm_cache: Path) -> None:
+    """A rejection takes the strict parser, but never click, rich or the schema compiler."""
+    rejected = EXAMPLE / "fixtures" / "reject" / "decision_not_in_enum.json"
+    status, modules = _modules(CHECK, warm_cache, rejected)
+    assert status == 1
+    assert sorted(modules & set(NEVER)) == []
+
+
+def test_a_cold_check_compiles_but_still_skips_click_and_rich(tmp_path: Path) -> None:
+    """The first run compiles (fastjsonschema, tomllib) yet never imports click or rich."""
+    status, modules = _modules(CHECK, tmp_path / "cache", EXAMPLE / "response.json")
+    assert status == 0
+    assert "fastjsonschema" in modules  # the probe sees a real compile
+    assert sorted(modules & {"click", "rich", "toolguard.cli"}) == []
+
+
+def test_help_and_other_commands_still_go_through_click(tmp_path: Path) -> None:
+    """Anything the fast parser is unsure of is left to click (here `--help`)."""
+    status, modules = _modules([*CHECK, "--help"], tmp_path / "cache", EXAMPLE / "response.json")
+    assert status == 0
+    assert "click" in modules

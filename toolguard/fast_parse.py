@@ -1,0 +1,197 @@
+"""Accept or defer: strict-parse a large document at C speed when it is surely acceptable.
+
+`accept(raw, text, limits)` -> the value the strict builder in `parse.py` would build, or `DEFER`
+when the document might be rejected or read differently (the strict parser then decides, with
+its exact reason and offset). A byte-level screen bounds depth, container sizes and string
+lengths first; `json` then builds the value, with hooks that refuse duplicate member names,
+`NaN` / `Infinity` and, when the screen saw long digit runs, numbers beyond the budgets.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from typing import Any
+
+from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
+
+DEFER: Any = object()
+_INT64_MAX = 2**63 - 1
+
+
+class _Defer(ValueError):
+    """The document may be one the strict parser rejects: let it decide."""
+
+
+def _classes() -> bytes:
+    r"""Screen classes: `"` `\` `[` `]` `,` `.` `0` (digit) `e` `+` (sign), else `a`."""
+    table = bytearray(b"a" * 256)
+    for byte in b'"\\[],.':
+        table[byte] = byte
+    table[ord("{")], table[ord("}")] = ord("["), ord("]")
+    for byte in b"0123456789":
+        table[byte] = ord("0")
+    table[ord("e")] = table[ord("E")] = ord("e")
+    table[ord("+")] = table[ord("-")] = ord("+")
+    return bytes(table)
+
+
+_CLASSES = _classes()
+_NOT_STRUCTURE = b"a0e+.\\"
+_STRING = re.compile(rb'"[^"]*"')
+_INNERMOST = re.compile(rb"\[,*\]")
+# Exponents of three digits or more are the only way (with digit runs) to overflow a float.
+_LONG_EXPONENTS = (b"e000", b"e+000")
+_MAX_BLOCKS = 4096
+_MAX_FRACTIONS = 256
+_NARROW = 1 << 16  # bytes of structure below which every pass is cheap anyway
+
+
+def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
+    """Parse `raw` (already checked by `parse._check_encoding`; `text` if it was decoded).
+
+    Returns `DEFER` unless the value is certainly the one the strict parser would return.
+    """
+    if b"[" * (limits.max_depth + 1) in raw:
+        return DEFER  # the usual nesting attack, found by one memory scan before any pass
+    careful = _screen(raw, limits)
+    if careful is None:
+        return DEFER
+    decoder = _careful_decoder(limits) if careful else _PLAIN
+    collecting = gc.isenabled()
+    # NOTE: a parsed document holds no reference cycles; collecting while it grows only
+    # re-traverses it (a quarter of json's time on a 10 MB document).
+    gc.disable()
+    try:
+        return decoder.decode(raw.decode() if text is None else text)
+    except (ValueError, RecursionError):
+        return DEFER
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _screen(raw: bytes, limits: Limits) -> bool | None:
+    """None if the budgets may be exceeded, else whether numbers need checking one by one.
+
+    Exact for valid JSON, which is all that matters: invalid JSON fails in `json` and defers.
+    """
+    shape = raw.translate(_CLASSES)
+    digits = min(limits.max_integer_digits, INTEGER_DIGITS_CEILING)
+    careful = _long_digit_run(shape, digits) or any(mark in shape for mark in _LONG_EXPONENTS)
+    if b"\\" in shape:
+        # An escaped backslash or quote becomes one filler byte: quotes then delimit strings,
+        # and no string is shorter in `shape` than its length in characters. NOTE: two
+        # replaces, not one regex sub, which is faster but holds a bytes object per match.
+        shape = shape.replace(b"\\\\", b"a").replace(b'\\"', b"a")
+    if not _strings_fit(shape, limits.max_string_length):
+        return None
+    brackets = shape.translate(None, _NOT_STRUCTURE)
+    del shape
+    if b'"' in brackets:
+        # Adjacent quotes end one string and open the next (or are an empty string): dropping
+        # them merges strings, whose content is dropped next anyway.
+        brackets = _STRING.sub(b"", brackets.replace(b'""', b""))
+    if not _containers_fit(brackets, limits):
+        return None
+    return careful
+
+
+def _long_digit_run(shape: bytes, digits: int) -> bool:
+    """Whether a run of `digits` digits may be an integer's (a fraction's cannot overflow).
+
+    Runs after a decimal point are skipped, up to `_MAX_FRACTIONS` of them.
+    """
+    run = b"0" * digits
+    at = shape.find(run)
+    for _ in range(_MAX_FRACTIONS):
+        if at < 0:
+            return False
+        if at == 0 or shape[at - 1] not in b".0":
+            return True
+        at = shape.find(run, at + digits)
+    return True
+
+
+def _strings_fit(shape: bytes, max_length: int) -> bool:
+    """No string in `shape` (quotes delimit strings) is longer than `max_length` bytes.
+
+    A longer string covers a whole aligned block of `(max_length + 1) // 2` bytes, and a block
+    without any quote is inside a string exactly when an odd number of quotes precede it.
+    """
+    if len(shape) <= max_length:
+        return True
+    block = (max_length + 1) // 2
+    if len(shape) // block > _MAX_BLOCKS:  # tiny budgets: one split costs less than the loop
+        return max(map(len, shape.split(b'"')[1::2]), default=0) <= max_length
+    quotes = counted = 0
+    for start in range(0, len(shape), block):
+        if shape.find(b'"', start, start + block) >= 0:
+            continue
+        quotes += shape.count(b'"', counted, start)
+        counted = start
+        if quotes % 2 and shape.find(b'"', start) - shape.rfind(b'"', 0, start) > max_length + 1:
+            return False
+    return True
+
+
+def _containers_fit(brackets: bytes, limits: Limits) -> bool:
+    """Nesting within `max_depth` and no container over `max_container_items`.
+
+    `brackets` holds only `[`, `]` and `,`: each pass deletes the innermost containers, so
+    pass n deletes exactly those n deep; a container's commas are adjacent once its children
+    are gone, and `max_container_items` of them mean one item too many.
+    """
+    too_many = b"," * limits.max_container_items
+    too_deep = b"[" * (limits.max_depth + 1)
+    passes = 0
+    while brackets:
+        if passes == limits.max_depth or too_many in brackets or too_deep in brackets:
+            return False
+        shorter = _INNERMOST.sub(b"", brackets)
+        if len(brackets) > _NARROW and len(brackets) - len(shorter) < len(brackets) >> 4:
+            # NOTE: a deep, narrow document (`[0,[0,[0,...`) would cost a pass per level
+            # over nearly all of it; the strict parser stops at its depth at once.
+            return False
+        brackets = shorter
+        passes += 1
+    return True
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        raise _Defer("duplicate member name")
+    return value
+
+
+def _non_finite(name: str) -> Any:
+    raise _Defer(name)
+
+
+_PLAIN = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_non_finite)
+
+
+def _careful_decoder(limits: Limits) -> json.JSONDecoder:
+    """A decoder that also refuses integers over the budgets and floats that overflow."""
+    bound = min(10**limits.max_integer_digits - 1, _INT64_MAX)
+
+    def integer(digits: str) -> int:
+        # NOTE: the length test comes first so that no big-integer conversion ever runs.
+        if (
+            len(digits) > INTEGER_DIGITS_CEILING + 1
+            or not -bound <= (value := int(digits)) <= bound
+        ):
+            raise _Defer("integer over budget")
+        return value
+
+    def finite(digits: str) -> float:
+        value = float(digits)
+        if value - value != 0.0:
+            raise _Defer("float overflow")
+        return value
+
+    return json.JSONDecoder(
+        object_pairs_hook=_object, parse_constant=_non_finite, parse_int=integer, parse_float=finite
+    )
