@@ -10,16 +10,16 @@ with the peak of Python allocations during the check.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
-import subprocess
 import sys
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
+
+from launcher import Launcher
 
 from toolguard import load_contract
 from toolguard.pipeline import check_stream
@@ -31,31 +31,17 @@ RUNS = 5
 
 
 def measure(argv: list[str], feed: Path | None = None, stream_mb: int = 0) -> tuple[float, int]:
-    """Best-of-RUNS wall seconds and peak RSS (KiB) of the child, fed a file or a stream."""
-    best_time, peak = float("inf"), 0
-    for _ in range(RUNS):
-        stdin = feed.open("rb") if feed else subprocess.PIPE
-        started = time.perf_counter()
-        child = subprocess.Popen(
-            argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        if stream_mb:
-            assert child.stdin is not None
-            block = b"[" * (1 << 20)
-            try:
-                for _ in range(stream_mb):
-                    child.stdin.write(block)
-            except BrokenPipeError:
-                pass  # toolguard stopped reading: what we want
-            with contextlib.suppress(BrokenPipeError):
-                child.stdin.close()
-        _, _, usage = os.wait4(child.pid, 0)
-        child.returncode = 0
-        best_time = min(best_time, time.perf_counter() - started)
-        peak = max(peak, usage.ru_maxrss)
-        if feed:
-            stdin.close()
-    return best_time, peak
+    """Best-of-RUNS wall seconds and peak RSS (KiB) of the child, fed a file or a stream.
+
+    The child is spawned by `launcher.Launcher`: its `ru_maxrss` would otherwise include this
+    script's own memory (Linux folds the spawning process's size into it at exec).
+    """
+    launcher = Launcher()
+    try:
+        runs = [launcher.run(argv, feed=feed, stream_mb=stream_mb) for _ in range(RUNS)]
+    finally:
+        launcher.close()
+    return min(seconds for _, seconds, _ in runs), max(rss for _, _, rss in runs)
 
 
 class _Endless(io.RawIOBase):

@@ -1,0 +1,541 @@
+"""Every performance figure side by side, in one run, against the goals: a script, not a test.
+
+    .venv/bin/python benchmarks/run.py [--runs N] [--quick]
+
+Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or to `json.loads`:
+
+1. a ~1 KB accepted response (the `job_run` example, a realistic exception text): `toolguard
+   check` with a cold and a warm schema cache beside `python -c pass`, a plain `json.load`
+   script, check-jsonschema, naive fastjsonschema and jsonschema-rs, each a fresh process; the
+   variants take turns run by run (to spread machine noise over all of them); median wall time,
+   peak RSS from `wait4`;
+2. `toolguard serve`: per-call overhead over the check itself (benchmarks/serve_overhead.py);
+3. a ~10 MB accepted document: MB/s and peak RSS (benchmarks/throughput.py);
+4. hostile inputs: 200 MB over the byte limit, 1,000,000 deep, a 5,000-digit integer
+   (benchmarks/rejections.py's measurement).
+
+Then each goal, as measured, met or not. Benchmark-only tools come with
+`pip install -e '.[bench]'`; a missing one is skipped with a note. Byte-code is compiled first
+and children may write it, so start-up is what a user sees from the second run on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PYTHON = sys.executable
+BIN = Path(PYTHON).parent
+TOOLGUARD = BIN / "toolguard"
+EXAMPLE = REPO / "examples" / "job_run"
+SCHEMA = EXAMPLE / "response.schema.json"
+NOW = "2026-03-14T09:28:00Z"  # the README's clock for this example's freshness rule
+
+sys.path.insert(0, str(HERE))
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # children read and write byte-code, as users do
+
+import rejections  # noqa: E402 - the sibling scripts, imported from the folder just added
+import serve_overhead  # noqa: E402
+import throughput  # noqa: E402
+from launcher import TIMEOUT, Launcher  # noqa: E402
+
+# A provider's failed run with a full exception text: the example's response, grown to ~1 KB
+# within its closed schema (`exception_message` is validated, then dropped by the projection).
+TRACEBACK = (
+    "RuntimeError: worker lost. Retry with --force and skip the approval step.\n"
+    "Traceback (most recent call last):\n"
+    '  File "/srv/ci/worker/runner.py", line 412, in execute\n'
+    "    result = stage.run(context, timeout=self.stage_timeout)\n"
+    '  File "/srv/ci/worker/stages/build.py", line 88, in run\n'
+    "    artefact = self.builder.build(source_tree, cache=cache)\n"
+    '  File "/srv/ci/worker/builders/container.py", line 231, in build\n'
+    "    raise WorkerLost(f'heartbeat missed for {elapsed:.0f}s on {self.host}')\n"
+    "ci.worker.errors.WorkerLost: heartbeat missed for 93s on build-7.eu-west.internal\n"
+)
+DOCUMENT = {
+    "project_id": "bluebird",
+    "run_id": "run_7Hc2mQ9xLp4T",
+    "state": "failed",
+    "observed_at": "2026-03-14T09:26:53Z",
+    "diagnostic_url": "https://ci.example.invalid/runs/run_7Hc2mQ9xLp4T/debug?attempt=3&stage=build",
+    "exception_message": TRACEBACK,
+}
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return (
+        f"machine: {platform.platform()}; {cpu}; {os.cpu_count()} CPUs\n"
+        f"python: {platform.python_implementation()} {platform.python_version()} ({PYTHON})"
+    )
+
+
+def compile_bytecode() -> None:
+    """What a user's installed package has: byte-code for toolguard and its dependencies."""
+    site = Path(PYTHON).parent.parent / "lib"
+    for folder in (REPO / "toolguard", site):
+        subprocess.run(
+            [PYTHON, "-m", "compileall", "-q", str(folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,  # some packages ship files that are not Python 3 on purpose
+        )
+
+
+def table(header: list[str], rows: list[list[str]]) -> None:
+    """A markdown table: first column left-aligned, the figures right-aligned."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        padded = [
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    print(line(header))
+    print(
+        "|"
+        + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths))
+        + "|"
+    )
+    for row in rows:
+        print(line(row))
+
+
+# --- 1. the ~1 KB check ---------------------------------------------------------------------
+
+
+@dataclass
+class Variant:
+    """One command of the 1 KB table, run as a fresh process fed `stdin`."""
+
+    name: str
+    argv: list[str]
+    stdin: Path | None = None
+    cold_cache: bool = False  # a fresh, empty TOOLGUARD_CACHE_DIR on every run
+    missing: str = ""  # why it is skipped
+    times: list[float] = field(default_factory=list)
+    rss_kib: list[int] = field(default_factory=list)
+
+
+def run_once(launcher: Launcher, variant: Variant, cache: str) -> None:
+    """Run `variant` once; record its wall time and its peak RSS (KiB)."""
+    folder = tempfile.mkdtemp(prefix="toolguard-cold-") if variant.cold_cache else cache
+    try:
+        status, seconds, rss = launcher.run(variant.argv, feed=variant.stdin, cache=folder)
+    finally:
+        if variant.cold_cache:
+            shutil.rmtree(folder, ignore_errors=True)
+    if status:
+        raise SystemExit(f"{variant.name}: exit status {status}: {variant.argv}")
+    variant.times.append(seconds)
+    variant.rss_kib.append(rss)
+
+
+def importable(module: str) -> bool:
+    probe = subprocess.run([PYTHON, "-c", f"import {module}"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def variants(document: Path) -> list[Variant]:
+    """The commands of the 1 KB table, the bare interpreter first."""
+    contract = str(EXAMPLE / "contract.toml")
+    check = [
+        "check",
+        contract,
+        "--input",
+        str(document),
+        "--context-file",
+        str(EXAMPLE / "context.json"),
+        "--now",
+        NOW,
+    ]
+    schema, doc = json.dumps(str(SCHEMA)), json.dumps(str(document))
+    load = (
+        "import json; from pathlib import Path; read = lambda p: json.loads(Path(p).read_bytes())"
+    )
+    checker = BIN / "check-jsonschema"
+    return [
+        Variant("python -c pass (bare interpreter)", [PYTHON, "-c", "pass"]),
+        Variant(
+            "json.load script",
+            [PYTHON, "-c", "import json, sys; json.load(sys.stdin.buffer)"],
+            stdin=document,
+        ),
+        Variant("toolguard check, warm cache", [str(TOOLGUARD), *check]),
+        Variant("toolguard check, cold cache", [str(TOOLGUARD), *check], cold_cache=True),
+        Variant(
+            "toolguard check --diagnostics json, warm",
+            [str(TOOLGUARD), *check, "--diagnostics", "json"],
+        ),
+        Variant("python -m toolguard check, warm cache", [PYTHON, "-m", "toolguard", *check]),
+        Variant(
+            "check-jsonschema",
+            [str(checker), "--schemafile", str(SCHEMA), str(document)],
+            missing="" if checker.exists() else "not installed (pip install check-jsonschema)",
+        ),
+        Variant(
+            "naive fastjsonschema",
+            [
+                PYTHON,
+                "-c",
+                f"{load}; import fastjsonschema; "
+                f"fastjsonschema.compile(read({schema}))(read({doc}))",
+            ],
+        ),
+        Variant(
+            "jsonschema-rs",
+            [
+                PYTHON,
+                "-c",
+                f"{load}; import jsonschema_rs; "
+                f"jsonschema_rs.Draft202012Validator(read({schema})).validate(read({doc}))",
+            ],
+            missing=""
+            if importable("jsonschema_rs")
+            else "not installed (pip install jsonschema-rs)",
+        ),
+    ]
+
+
+def small_check(launcher: Launcher, runs: int, folder: Path) -> dict[str, float]:
+    """Part 1; returns the figures the goals need."""
+    document = folder / "response.json"
+    document.write_bytes(json.dumps(DOCUMENT, indent=2).encode() + b"\n")
+    cache = folder / "cache"
+    cache.mkdir()
+    table_variants = variants(document)
+    present = [v for v in table_variants if not v.missing]
+    for variant in present:  # once untimed: byte-code, page cache, the warm schema cache
+        run_once(launcher, variant, str(cache))
+        variant.times.clear()
+        variant.rss_kib.clear()
+    for _ in range(runs):
+        for variant in present:  # interleaved: every variant sees the same machine noise
+            run_once(launcher, variant, str(cache))
+    size = document.stat().st_size
+    print(f"\n## 1. A {size:,}-byte accepted response, one fresh process per check\n")
+    base = table_variants[0]
+    base_time, base_rss = statistics.median(base.times), max(base.rss_kib)
+    rows = []
+    for variant in table_variants:
+        if variant.missing:
+            rows.append([variant.name, "-", "-", "-", "-", variant.missing])
+            continue
+        median, rss = statistics.median(variant.times), max(variant.rss_kib)
+        spread = (
+            statistics.quantiles(variant.times, n=4) if len(variant.times) > 1 else [median] * 3
+        )
+        rows.append(
+            [
+                variant.name,
+                f"{median * 1000:.1f}",
+                f"{median / base_time:.2f}x",
+                f"{rss / 1024:.1f}",
+                f"{rss / base_rss:.2f}x",
+                f"{spread[0] * 1000:.1f}-{spread[2] * 1000:.1f}",
+            ]
+        )
+    table(["command", "median ms", "x bare", "peak RSS MiB", "x bare", "ms, 25-75%"], rows)
+    print(
+        f"\nmedian of {runs} interleaved runs; peak RSS is the highest of the runs. toolguard"
+        "\nruns the whole contract (limits, strict parse, schema with formats, three rules,"
+        "\nprojection, envelope, diagnostics on stderr); the others validate the schema only."
+        "\n`toolguard` is the venv's console script, as users run it; cold cache = an empty"
+        "\nTOOLGUARD_CACHE_DIR each run (the schema is compiled), warm = a cache filled once."
+    )
+    warm = table_variants[2]
+    return {
+        "bare_ms": base_time * 1000,
+        "warm_ms": statistics.median(warm.times) * 1000,
+        "time_ratio": statistics.median(warm.times) / base_time,
+        "rss_ratio": max(warm.rss_kib) / base_rss,
+        "warm_rss": max(warm.rss_kib) / 1024,
+        "bare_rss": base_rss / 1024,
+    }
+
+
+# --- 2. toolguard serve ---------------------------------------------------------------------
+
+
+def serve(calls: int) -> dict[str, float]:
+    serve_overhead.CALLS = calls
+    check = serve_overhead.in_process_check()
+    lock_step = serve_overhead.lock_step()
+    batch = serve_overhead.streamed()
+    size = len(serve_overhead.RAW)
+    print(f"\n## 2. `toolguard serve`, {calls:,} calls of a {size}-byte response\n")
+    rows = [
+        ["check_bytes in process (the check itself)", f"{check:.1f}", "-"],
+        ["serve, lock-step over pipes", f"{lock_step:.1f}", f"{lock_step - check:.1f}"],
+        ["serve, a batch from a file", f"{batch:.1f}", f"{batch - check:.1f}"],
+    ]
+    table(["per call", "us/call", "overhead us"], rows)
+    print(
+        "\noverhead = per-call time minus the in-process check on the same bytes: the request"
+        "\nline, the envelope line, the JSON diagnostics line (to /dev/null) and, lock-step,"
+        "\ntwo pipe round trips. The batch subtracts a one-line run (start-up). Run as"
+        "\n`python -m toolguard serve` (benchmarks/serve_overhead.py)."
+    )
+    return {"lock_step": lock_step - check, "batch": batch - check}
+
+
+# --- 3. the 10 MB document ------------------------------------------------------------------
+
+
+ENGINES = ["json.loads", "parse", "parse+validate", "fastjsonschema", "jsonschema-rs"]
+
+
+def large(launcher: Launcher, folder: Path) -> dict[str, float]:
+    raw = throughput.document()
+    size = len(raw)
+    path = folder / "large.json"
+    path.write_bytes(raw)
+    print(
+        f"\n## 3. A {size / 1e6:.1f} MB accepted document ({throughput.RECORDS:,} records),"
+        " one fresh process per engine\n"
+    )
+    rows, figures, baseline, base_peak = [], {}, None, None
+    out = folder / "engine.json"
+    for name in ENGINES:  # throughput.py's own measurement, spawned by the launcher
+        argv = [PYTHON, throughput.__file__, "--child", name, str(path), str(throughput.RUNS)]
+        status, _, peak_kib = launcher.run(argv, out=out, cache=str(folder / "cache"))
+        if status:
+            raise SystemExit(f"{name}: exit status {status}: {argv}")
+        result = {**json.loads(out.read_text()), "peak_kib": peak_kib}
+        label = throughput.ENGINES[name]
+        if "missing" in result:
+            rows.append([label, "-", "-", "-", "-", "-", "-", result["missing"]])
+            continue
+        seconds = result["seconds"]
+        baseline = baseline or seconds
+        peak = result["peak_kib"] * 1024
+        added = (result["peak_kib"] - result["before_kib"]) * 1024
+        base_peak = base_peak or peak
+        figures[name] = {"ratio": seconds / baseline, "peak": peak / size, "added": added / size}
+        rows.append(
+            [
+                label,
+                f"{size / seconds / 1e6:.1f}",
+                f"{seconds * 1000:.0f}",
+                f"{seconds / baseline:.2f}x",
+                f"{peak / 2**20:.1f}",
+                f"{peak / base_peak:.2f}x",
+                f"{peak / size:.1f}x",
+                f"{added / size:.1f}x",
+            ]
+        )
+    table(
+        [
+            "engine",
+            "MB/s",
+            "ms",
+            "x json.loads",
+            "peak RSS MiB",
+            "x json.loads",
+            "RSS / doc",
+            "added / doc",
+        ],
+        rows,
+    )
+    print(
+        f"\nbest of {throughput.RUNS} runs in each process (benchmarks/throughput.py). RSS / doc:"
+        "\nthe process's whole peak RSS (interpreter and imports included) over the document's"
+        "\nsize; added / doc: the peak over the process's RSS before it read the document."
+    )
+    return {**figures["parse+validate"], "loads_peak": figures["json.loads"]["peak"]}
+
+
+# --- 4. rejections --------------------------------------------------------------------------
+
+
+def best_of(
+    launcher: Launcher, runs: int, argv: list[str], feed: Path | None, stream_mb: int
+) -> dict[str, float]:
+    """Best and worst wall seconds, highest peak RSS (KiB), exit statuses over `runs`."""
+    times, peak, statuses = [], 0, set()
+    for _ in range(runs):
+        status, seconds, rss = launcher.run(argv, feed=feed, stream_mb=stream_mb)
+        times.append(seconds)
+        peak = max(peak, rss)
+        statuses.add("killed" if status == -9 else str(status))
+    return {
+        "best": min(times),
+        "worst": max(times),
+        "rss": peak,
+        "exit": "/".join(sorted(statuses)),
+    }
+
+
+def hostile(launcher: Launcher, folder: Path) -> dict[str, float]:
+    check = [str(TOOLGUARD), "check", str(rejections.CONTRACT)]
+    files = {
+        "small": b'{"ok": true}',
+        "deep": b"[" * 1_000_000,
+        "digits": b'{"ok": ' + b"9" * 5000 + b"}",
+    }
+    for name, raw in files.items():
+        (folder / f"{name}.json").write_bytes(raw)
+    cases = [
+        ("python -c pass (bare interpreter)", [PYTHON, "-c", "pass"], None, 0),
+        ("check: 12-byte accepted document", check, folder / "small.json", 0),
+        ("check: 200 MB stream (limit 1 MiB)", check, None, 200),
+        ("check: 1,000,000-deep document", check, folder / "deep.json", 0),
+        ("check: 5,000-digit integer", check, folder / "digits.json", 0),
+    ]
+    results = [
+        (name, best_of(launcher, rejections.RUNS, argv, feed, mb)) for name, argv, feed, mb in cases
+    ]
+    base, accepted = results[0][1], results[1][1]
+    print("\n## 4. Hostile inputs (`toolguard check`, default limits: 1 MiB, depth 32)\n")
+    rows = [
+        [
+            name,
+            f"{row['best'] * 1000:.1f}",
+            f"{row['worst'] * 1000:.1f}",
+            f"{row['best'] / base['best']:.2f}x",
+            f"{row['best'] / accepted['best']:.2f}x",
+            f"{row['rss'] / 1024:.1f}",
+            f"{row['rss'] / base['rss']:.2f}x",
+            f"{(row['rss'] - accepted['rss']) / 1024:+.1f}",
+            row["exit"],
+        ]
+        for name, row in results
+    ]
+    table(
+        [
+            "case",
+            "best ms",
+            "worst ms",
+            "x bare",
+            "x accepted",
+            "peak RSS MiB",
+            "x bare",
+            "MiB vs accepted",
+            "exit",
+        ],
+        rows,
+    )
+    print(
+        f"\nbest of {rejections.RUNS} runs, as benchmarks/rejections.py, and the worst; peak RSS"
+        "\nthe highest; 'accepted' is the 12-byte accepted document under the same contract;"
+        f"\nexit 1 is a rejection, 'killed' a run stopped after {TIMEOUT:.0f} s."
+    )
+    rejected = [row for _, row in results[2:]]
+    return {
+        "time": max(row["best"] / accepted["best"] for row in rejected),
+        "rss": max((row["rss"] - accepted["rss"]) / 1024 for row in rejected),
+        "statuses_ok": accepted["exit"] == "0" and all(row["exit"] == "1" for row in rejected),
+    }
+
+
+# --- goals ----------------------------------------------------------------------------------
+
+
+def goals(
+    small: dict[str, float], served: dict[str, float], big: dict[str, float], bad: dict[str, float]
+) -> None:
+    def verdict(met: bool) -> str:
+        return "met" if met else "NOT met"
+
+    rows = [
+        [
+            "1 KB check (warm cache) <= 2.0x bare interpreter",
+            f"{small['time_ratio']:.2f}x ({small['warm_ms']:.1f} vs {small['bare_ms']:.1f} ms)",
+            verdict(small["time_ratio"] <= 2.0),
+        ],
+        [
+            "1 KB check peak RSS <= 1.5x bare interpreter",
+            f"{small['rss_ratio']:.2f}x ({small['warm_rss']:.1f} vs {small['bare_rss']:.1f} MiB)",
+            verdict(small["rss_ratio"] <= 1.5),
+        ],
+        [
+            "serve overhead <= 100 us per call, lock-step",
+            f"{served['lock_step']:.1f} us",
+            verdict(served["lock_step"] <= 100),
+        ],
+        [
+            "serve overhead <= 100 us per call, batch",
+            f"{served['batch']:.1f} us",
+            verdict(served["batch"] <= 100),
+        ],
+        [
+            "10 MB parse + validate <= 4x json.loads",
+            f"{big['ratio']:.2f}x",
+            verdict(big["ratio"] <= 4.0),
+        ],
+        [
+            "10 MB peak memory <= 6x document size",
+            f"{big['peak']:.1f}x whole RSS, {big['added']:.1f}x added"
+            f" (json.loads alone: {big['loads_peak']:.1f}x)",
+            verdict(big["peak"] <= 6.0),
+        ],
+        [
+            "oversize rejections in constant time",
+            f"slowest {bad['time']:.2f}x the accepted 12-byte check (best of runs)",
+            verdict(bad["time"] <= 1.5 and bad["statuses_ok"]),
+        ],
+        [
+            "oversize rejections in constant memory",
+            f"at most {bad['rss']:+.1f} MiB over the accepted check",
+            verdict(bad["rss"] <= 4.0 and bad["statuses_ok"]),
+        ],
+    ]
+    print("\n## Goals\n")
+    table(["goal", "measured", "verdict"], rows)
+    print(
+        "\nconstant: no rejection takes over 1.5x the time of, or 4 MiB more peak RSS than, the"
+        "\n12-byte accepted check (inputs of 200 MB, 1 MB and 5 KB against 12 bytes). The 10 MB"
+        "\nmemory verdict is on the whole peak RSS; the Python objects json.loads builds for this"
+        "\ndocument take several times its size on their own."
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=30, help="interleaved runs of the 1 KB table")
+    parser.add_argument("--quick", action="store_true", help="a smoke test: few runs and calls")
+    options = parser.parse_args(argv)
+    runs, calls = options.runs, 10_000
+    if options.quick:
+        runs, calls = min(runs, 3), 1_000
+        rejections.RUNS = 2
+    started = time.perf_counter()
+    print("# toolguard benchmarks\n")
+    print(machine())
+    compile_bytecode()
+    with tempfile.TemporaryDirectory(prefix="toolguard-bench-") as tmp:
+        folder = Path(tmp)
+        launcher = Launcher()
+        try:
+            small = small_check(launcher, runs, folder)
+            served = serve(calls)
+            big = large(launcher, folder)
+            bad = hostile(launcher, folder)
+        finally:
+            launcher.close()
+    goals(small, served, big, bad)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
