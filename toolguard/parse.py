@@ -73,10 +73,6 @@ def _strict_parse(raw: bytes, limits: Limits = _DEFAULT_LIMITS) -> Any:
 
 def _admit(raw: bytes, limits: Limits) -> str | None:
     """The checks before any parse; returns the decoded text if decoding was needed."""
-    if localeconv()["decimal_point"] != ".":
-        # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
-        # locale "1.5" would silently become 1.0. Refuse to parse rather than guess.
-        raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
     if len(raw) > limits.max_bytes:
         raise LimitExceeded(
             "too_large",
@@ -88,6 +84,11 @@ def _admit(raw: bytes, limits: Limits) -> str | None:
 
 def _strict(raw: bytes, limits: Limits) -> Any:
     """The strict path: yajl events, our builder; a rejection gets its exact offset by replay."""
+    if localeconv()["decimal_point"] != ".":
+        # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
+        # locale "1.5" would silently become 1.0. Refuse to parse rather than guess. (The
+        # fast path reads numbers with Python's own parser, which ignores the locale.)
+        raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
     window = [0, 0]
     try:
         return _build(_events(raw, window), limits)

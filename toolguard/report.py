@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import IO, TYPE_CHECKING, Any
 
 from toolguard.result import AttemptRecord, Diagnostics
@@ -35,7 +35,7 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
 
 def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
     if mode == "json":
-        _json_line(asdict(diagnostics), stream)
+        _json_line(_as_dict(diagnostics), stream)
         return
     lines = _lines(diagnostics)
     if _is_terminal(stream):
@@ -44,6 +44,19 @@ def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
     # NOTE: what rich would print to a pipe, without importing it (~20 ms of start-up).
     stream.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
     stream.flush()
+
+
+_DIAGNOSTICS = tuple(item.name for item in fields(Diagnostics))
+_ATTEMPT = tuple(item.name for item in fields(AttemptRecord))
+
+
+def _as_dict(diagnostics: Diagnostics) -> dict[str, Any]:
+    """`dataclasses.asdict` without its deep copies (a quarter of `serve`'s cost per call)."""
+    values = {name: getattr(diagnostics, name) for name in _DIAGNOSTICS}
+    values["attempts"] = [
+        {name: getattr(attempt, name) for name in _ATTEMPT} for attempt in diagnostics.attempts
+    ]
+    return values
 
 
 def _json_line(values: dict[str, Any], stream: IO[str]) -> None:
