@@ -70,6 +70,11 @@ class Contract:
         return self.text(raw, self.limits) if self.text else parse(raw, self.limits)
 
     @property
+    def adapter(self) -> dict[str, str]:
+        """What turns the raw bytes into the payload: the strict JSON parser or a text adapter."""
+        return self.text.describe() if self.text else {"kind": "json"}
+
+    @property
     def envelope_schema(self) -> dict[str, Any]:
         """The schema of every envelope this contract produces (a fresh copy each time)."""
         result: dict[str, Any] = json.loads(self.envelope_schema_json)

@@ -41,6 +41,17 @@ class JcAdapter:
             raise ContractError(f"jc has no parser {parser!r}", source=source, field="text.jc")
         return cls(parser)
 
+    def describe(self) -> dict[str, str]:
+        """What made the payload, for the audit record: jc's version and its parser's."""
+        import jc  # noqa: PLC0415 - loaded already: `load` and every call import it
+
+        info = jc.parser_info(self.parser) or {}
+        return {
+            "kind": "jc",
+            "parser": f"{self.parser} {info.get('version', '?')}",
+            "version": jc.__version__,
+        }
+
     def __call__(self, raw: bytes, limits: Limits) -> dict[str, Any]:
         """The document jc makes of the text, or a `ParseError` / `LimitExceeded`."""
         text = strict_text(raw)

@@ -66,6 +66,10 @@ class TextAdapter:
     min_lines: int = 1
     max_lines: int = 1000
 
+    def describe(self) -> dict[str, str]:
+        """What made the payload, for the audit record (toolguard's own line adapter)."""
+        return {"kind": "lines"}
+
     def __call__(self, raw: bytes, limits: Limits) -> dict[str, Any]:
         """The JSON document the text stands for, or a `ParseError` / `LimitExceeded`."""
         if len(raw) > limits.max_bytes:

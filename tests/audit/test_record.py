@@ -487,3 +487,36 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
     elif isinstance(value, str):
         yield value
+
+
+@pytest.mark.parametrize(
+    ("contract_file", "context", "expected"),
+    [
+        ("review_status/contract.toml", CONTEXT, {"kind": "json"}),
+        ("disk_usage/contract.toml", {}, {"kind": "lines"}),
+    ],
+)
+def test_the_record_names_the_adapter_that_made_the_payload(
+    contract_file: str, context: dict[str, str], expected: dict[str, str]
+) -> None:
+    """JSON contracts say `json`; a `[text]` contract says which adapter read the lines."""
+    contract = load_contract(REPO / "examples" / contract_file)
+    request = make_request(REQUEST_ID, context)
+    outcome = contract.check(
+        b"not what the contract expects", request_id=REQUEST_ID, context=context
+    )
+    rec = record.build(outcome, contract, request, command="check", source=STDIN)
+    assert rec["adapter"] == expected
+    assert record.decode(record.encode(rec)) is not None
+
+
+def test_a_jc_contract_records_jc_and_its_parser_versions() -> None:
+    """The article's provenance: which parser, at which version, produced the object."""
+    jc = pytest.importorskip("jc")
+    contract = load_contract(REPO / "examples" / "disk_usage" / "contract.jc.toml")
+    outcome = contract.check(b"", request_id=REQUEST_ID)
+    rec = record.build(outcome, contract, make_request(REQUEST_ID), command="check", source=STDIN)
+    assert rec["adapter"]["kind"] == "jc"
+    assert rec["adapter"]["version"] == jc.__version__
+    assert rec["adapter"]["parser"] == f"df {jc.parser_info('df')['version']}"
+    assert record.decode(record.encode(rec)) is not None
