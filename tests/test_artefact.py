@@ -94,3 +94,24 @@ def test_an_empty_cache_setting_turns_the_artefact_off(
     monkeypatch.setattr(toolguard.schema, "_conforms_to_metaschema", _refuse)
     with pytest.raises(AssertionError, match="artefact should have saved"):
         load_contract(contract_copy)
+
+
+def test_a_relative_load_checks_the_same_files_from_any_folder(
+    contract_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loaded once by a relative path, the artefact still watches the contract's own schema.
+
+    Another folder holding an old copy of the schema under the same relative name must not
+    make an edited schema look unchanged.
+    """
+    folder = contract_copy.parent
+    monkeypatch.chdir(folder)
+    load_contract(Path("contract.toml"))
+    schema = folder / "response.schema.json"
+    decoy = tmp_path / "elsewhere"
+    decoy.mkdir()
+    shutil.copy(schema, decoy / "response.schema.json")
+    schema.write_text(schema.read_text().replace('"approved"', '"approved-no-more"'))
+    monkeypatch.chdir(decoy)
+    reloaded = load_contract(contract_copy)
+    assert reloaded.check(RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"

@@ -143,3 +143,10 @@ def test_common_command_lines_take_the_fast_path(
 def test_anything_unusual_is_left_to_click(arguments: list[str]) -> None:
     """Help, a missing file, a bad choice or count, a repeat, two contracts: click decides."""
     assert parse_check(arguments) is None
+
+
+def test_a_count_too_long_for_int_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 5,000-digit --raw-max-file is click's to refuse (exit 2), not a crash in the parser."""
+    arguments = ["contract.toml", "--raw-max-file", "9" * 5000]
+    assert parse_check(arguments) is None
+    assert _clicks(arguments, monkeypatch) is None

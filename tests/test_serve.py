@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import signal
@@ -395,3 +396,16 @@ def test_sigterm_while_reading_stops_at_once(review: Contract) -> None:
     status = Server([review]).serve(stdin, out, None)  # type: ignore[arg-type]
     assert status == ExitStatus.SUCCESS
     assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0003"]
+
+
+def test_an_over_long_line_that_starts_blank_is_still_refused(review: Contract) -> None:
+    """Padding a request with whitespace past the line cap cannot get it answered."""
+    server = Server([review])
+    padded = b" " * (server.line_cap + 10) + request(OK, "req.pad.0001")
+    stdin = io.BytesIO(padded + request(OK, "req.pad.0002"))
+    out = io.BytesIO()
+    status = server.serve(stdin, out, None)  # type: ignore[arg-type]
+    assert status == ExitStatus.SUCCESS
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert answers[0] == BAD_REQUEST
+    assert [answer["request_id"] for answer in answers[1:]] == ["req.pad.0002"]

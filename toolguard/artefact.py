@@ -9,7 +9,7 @@ stale validator. Stored with the validator cache (`schema/cache.py`): private, a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 from toolguard.schema import Validator
 from toolguard.schema.cache import Entry, files_unchanged, key_of, load, store
 
-FORMAT = 1
+FORMAT = 2  # 2: every file path absolute, so a load from another folder checks the same files
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,21 @@ def write(
 ) -> None:
     """Store what `load_contract` built; a document marshal cannot hold is simply not stored."""
     stored = tuple(
-        (label, (v.entry.name, v.entry.code, v.entry.bundled, v.entry.formats, v.entry.files))
+        (
+            label,
+            (
+                v.entry.name,
+                v.entry.code,
+                v.entry.bundled,
+                v.entry.formats,
+                _absolute(v.entry.files),
+            ),
+        )
         for label, v in validators.items()
     )
-    store(f"contract-{artefact_key}", (FORMAT, document, stored, tuple(files)))
+    store(f"contract-{artefact_key}", (FORMAT, document, stored, _absolute(files)))
+
+
+def _absolute(files: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """(path, digest) pairs with each path made absolute: the key holds the contract's."""
+    return tuple((str(Path(path).absolute()), digest) for path, digest in files)

@@ -30,6 +30,7 @@ _VALUES: dict[str, tuple[str, str | tuple[str, ...]]] = {
     "--raw-max-age": ("raw_max_age_seconds", "count"),
     "--audit-key": ("key_file", "file path"),
 }
+_COUNT_DIGITS = 18  # more and click's own range check (or int()'s digit limit) should decide
 _SWITCHES = {"--fsync": "fsync", "--audit-optional": "optional"}
 _ENVIRONMENT = {
     "--audit-log": "TOOLGUARD_AUDIT_LOG",
@@ -127,7 +128,9 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
     if kind == "text":
         return text
     if kind == "count":
-        return int(text) if text.isascii() and text.isdigit() and int(text) >= 1 else None
+        if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
+            return None  # a sign, spaces, underscores or a huge number: click decides
+        return int(text) if int(text) >= 1 else None
     try:
         info = Path(text).stat()
     except (OSError, ValueError):

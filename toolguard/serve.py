@@ -129,8 +129,9 @@ class Server:
                     return ExitStatus.INTERNAL
                 if not line:
                     break
-                if not line.strip(b" \t\r\n"):
-                    continue
+                over_long = len(line) > self.line_cap and not line.endswith(b"\n")
+                if not over_long and not line.strip(b" \t\r\n"):
+                    continue  # blank: no answer (an over-long line is refused, blank or not)
                 answer = self.handle(line)
                 try:
                     stdout.write(answer.line)
@@ -140,7 +141,7 @@ class Server:
                     report.error(why, ExitStatus.INTERNAL, mode, stderr)
                     return ExitStatus.INTERNAL
                 _tell_operator(answer, mode, stderr)
-                if len(line) > self.line_cap and not line.endswith(b"\n"):
+                if over_long:
                     with contextlib.suppress(_Stopped, OSError), stop.reading():
                         _discard_rest(stdin)
         return ExitStatus.SUCCESS

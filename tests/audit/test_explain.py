@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -257,3 +258,22 @@ def test_rich_output_tells_the_recheck_and_the_raw_copy(trail: Trail) -> None:
     assert "contract unchanged; then INVALID_RESPONSE, now failure INVALID_RESPONSE" in flat
     assert "the same envelope" in flat
     assert "".join(f"kept as {entry['input']['sha256']}".split()) in "".join(text.split())
+
+
+def test_a_leap_second_timestamp_is_reported_not_a_crash(trail: Trail) -> None:
+    """23:59:60 is valid RFC 3339 (and in the record schema) but no Python datetime."""
+    entry = {**trail.check(DRIFTED), "timestamp": "2026-12-31T23:59:60.000000Z"}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, "cannot be replayed" in result.note) == (False, True)
+
+
+def test_a_recorded_contract_that_is_not_a_regular_file_is_not_opened(
+    trail: Trail, tmp_path: Path
+) -> None:
+    """A log that names a FIFO (or a folder) as the contract cannot make explain block."""
+    fifo = tmp_path / "contract.fifo"
+    os.mkfifo(fifo)
+    entry = trail.check(DRIFTED)
+    entry = {**entry, "contract": {**entry["contract"], "path": str(fifo)}}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, "not a regular file" in result.note) == (False, True)

@@ -25,7 +25,7 @@ from toolguard.audit.raw import Kept
 from toolguard.contract import Contract, load_contract
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
-from toolguard.rules import equals_context
+from toolguard.rules import equals_context, matches_context_pattern
 from toolguard.text import is_hidden
 
 REPO = Path(__file__).resolve().parents[2]
@@ -281,6 +281,20 @@ def test_secret_quoted_by_a_rule_message_is_not_recorded_in_clear() -> None:
     line = record.encode(build(outcome, contract, request, hash_secret=partial(keyed_hash, KEY)))
     assert record.decode(line) is not None
     assert SECRET.encode() not in line
+
+
+def test_secret_quoted_as_a_regular_expression_is_not_recorded_in_clear() -> None:
+    """`matches_context_pattern` quotes the value escaped (`sk\\-live\\.x`): withheld too."""
+    secret = "sk-live.SECRET-9f8e"
+    rule = matches_context_pattern("change_has_token", "/change_id", "CR-{token}")
+    contract = secret_contract(dataclasses.replace(CONTRACT, rules=(rule,)))
+    context = {"token": secret}
+    outcome = check(contract=contract, **context)
+    assert outcome.diagnostics.layer == "rule"
+    request = make_request(REQUEST_ID, context)
+    line = record.encode(build(outcome, contract, request, hash_secret=partial(keyed_hash, KEY)))
+    assert record.decode(line) is not None
+    assert b"SECRET" not in line
 
 
 # --- bounding ------------------------------------------------------------------------------------

@@ -176,3 +176,12 @@ def test_a_hand_written_timestamp_without_fraction_is_compared_as_an_instant(
     assert summarize(path).records == 1
     assert summarize(path, since="2026-03-01T12:00:00.5Z").records == 0
     assert summarize(path, until="2026-03-01T12:00:00.5Z").records == 1
+
+
+@pytest.mark.parametrize("bound", ["999999999d", "0001-01-01T00:00:00+23:59"])
+def test_a_bound_out_of_the_date_range_is_a_usage_error(tmp_path: Path, bound: str) -> None:
+    """A window far beyond what datetime holds is the caller's error (exit 2), not a crash."""
+    log = tmp_path / "audit.jsonl"
+    log.write_bytes(b"")
+    with pytest.raises(UsageError, match="out of the range"):
+        summarize(log, since=bound)

@@ -16,6 +16,7 @@ import toolguard.schema.generator
 import toolguard.schema.keywords
 from toolguard.errors import SchemaError
 from toolguard.schema import compile_schema
+from toolguard.shipped import shipped_schema
 
 SCHEMA = {
     "type": "object",
@@ -242,3 +243,13 @@ def test_a_schema_marshal_cannot_write_is_compiled_not_cached(cache_dir: Path) -
 
     outcome(lambda: compile_schema(Schema(type="integer")))
     assert entries(cache_dir) == []
+
+
+def test_the_stamp_covers_every_shipped_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The contract schema is compiled into artefacts: editing it must change the cache key."""
+    stamped: list[str] = []
+    monkeypatch.setattr(toolguard.schema.cache, "_stamp", lambda root, _: stamped.append(root))
+    toolguard.schema.cache._fingerprint.__wrapped__()
+    shipped = shipped_schema("contract.schema.json")
+    assert any(shipped.is_relative_to(root) for root in stamped)
+    assert any(shipped_schema("audit-record.schema.json").is_relative_to(root) for root in stamped)

@@ -9,6 +9,7 @@ the current contract on it with the recorded request id, context and clock.
 from __future__ import annotations
 
 import hashlib
+import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -75,10 +76,8 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
         return Recheck(done=False, note=f"the request cannot be rebuilt from {why}")
     try:
         raw = _read_raw(raw_dir / digest, digest)
-        contract = load_contract(contract_path or Path(entry["contract"]["path"]))
-        request = make_request(
-            entry["request_id"], entry["context"], datetime.fromisoformat(entry["timestamp"])
-        )
+        contract = load_contract(_regular_file(contract_path or Path(entry["contract"]["path"])))
+        request = make_request(entry["request_id"], entry["context"], _instant(entry["timestamp"]))
         exit_status = entry["upstream"].get("exit_status", 0)
         outcome = check_bytes(contract, raw, request, exit_status=exit_status)
     except ToolguardError as exc:
@@ -92,6 +91,25 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
         error_code=outcome.diagnostics.error_code,
         same_envelope=now == entry["envelope_sha256"],
     )
+
+
+def _instant(timestamp: str) -> datetime:
+    """The record's clock; a leap second (valid RFC 3339) is one Python cannot hold."""
+    try:
+        return datetime.fromisoformat(timestamp)
+    except ValueError:
+        raise UsageError(f"the recorded time {timestamp} cannot be replayed") from None
+
+
+def _regular_file(path: Path) -> Path:
+    """The recorded contract path, if it names a regular file (a FIFO would block `explain`)."""
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)
+    except OSError as exc:
+        raise UsageError(f"cannot read contract {path}: {exc.strerror or exc}") from None
+    if not regular:
+        raise UsageError(f"contract {path} is not a regular file")
+    return path
 
 
 def _read_raw(path: Path, digest: str) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
@@ -88,7 +89,7 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         if value is not None:
             record[name] = clean(value, _PATH) if isinstance(value, str) else value
     if diagnostics.message is not None:
-        message = _without_secrets(diagnostics.message, request, contract.audit.secret_context)
+        message = _without_secrets(diagnostics.message, contract, diagnostics.rule, request)
         record["message"] = clean(message, _MESSAGE)
     data = outcome.envelope.get("data")
     if isinstance(data, dict):
@@ -154,12 +155,26 @@ def _depth(value: object) -> int:
     return 0
 
 
-def _without_secrets(text: str, request: Request, secret: frozenset[str]) -> str:
-    """`text`, or a note in its place if it quotes a secret context value (rules quote them)."""
-    for key in secret & set(request.context):
+def _without_secrets(text: str, contract: Contract, rule: str | None, request: Request) -> str:
+    """`text`, or a note in its place if it may quote a secret context value.
+
+    A message from a rule that reads a secret key is withheld whole (rules quote the values
+    they compare, in forms no scan can enumerate); any other message is scanned for the value.
+    """
+    secret = contract.audit.secret_context & set(request.context)
+    if not secret:
+        return text
+    if any(item.name == rule and secret & set(item.context_keys) for item in contract.rules):
+        return _WITHHELD
+    for key in secret:
         value = request.context[key]
         for item in (value, *value) if isinstance(value, list) else (value,):
-            if any(form and form in text for form in (str(item), repr(item))):
+            try:  # how a value may be quoted: as text, repr, a regex, JSON, inside a repr
+                forms = {str(item), repr(item), re.escape(str(item)), json.dumps(item)}
+            except ValueError:  # an integer too long to print cannot be quoted either
+                continue
+            forms |= {repr(form)[1:-1] for form in forms}
+            if any(form and form in text for form in forms):
                 return _WITHHELD
     return text
 

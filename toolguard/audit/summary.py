@@ -90,12 +90,17 @@ def _bound(text: str | None) -> str | None:
     if text is None:
         return None
     match = _DURATION.fullmatch(text)
-    if match:
-        seconds = int(match[1]) * _SECONDS[match[2]]
-        instant = datetime.now(UTC) - timedelta(seconds=seconds)
-    else:
-        parsed = rfc3339.parse_date_time(text)
-        if parsed is None:
-            raise UsageError(f"{text!r} is neither an RFC 3339 date-time nor a duration like 24h")
-        instant = parsed
-    return record.timestamp(instant)
+    try:
+        if match:
+            seconds = int(match[1]) * _SECONDS[match[2]]
+            instant = datetime.now(UTC) - timedelta(seconds=seconds)
+        else:
+            parsed = rfc3339.parse_date_time(text)
+            if parsed is None:
+                raise UsageError(
+                    f"{text!r} is neither an RFC 3339 date-time nor a duration like 24h"
+                )
+            instant = parsed
+        return record.timestamp(instant)
+    except (OverflowError, ValueError):
+        raise UsageError(f"{text!r} is out of the range of dates toolguard can compare") from None

@@ -168,7 +168,7 @@ def _fingerprint() -> str:
     from toolguard.shipped import shipped_schema  # noqa: PLC0415
 
     stamps = [__version__, sys.implementation.cache_tag]
-    for root in (Path(__file__).parent.parent, shipped_schema("metaschemas")):
+    for root in (Path(__file__).parent.parent, shipped_schema("contract.schema.json").parent):
         _stamp(str(root), stamps)
     _stamp(_fastjsonschema_folder(), stamps)
     return hashlib.sha256("\n".join(stamps).encode()).hexdigest()
