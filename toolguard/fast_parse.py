@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
@@ -55,10 +56,13 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     """
     if b"[" * (limits.max_depth + 1) in raw:
         return DEFER  # the usual nesting attack, found by one memory scan before any pass
-    careful = _screen(raw, limits)
-    if careful is None:
-        return DEFER
-    decoder = _careful_decoder(limits) if careful else _PLAIN
+    if _small(raw, limits):
+        decoder = _careful_decoder(limits)  # per-number hooks cost nothing on a small document
+    else:
+        careful = _screen(raw, limits)
+        if careful is None:
+            return DEFER
+        decoder = _careful_decoder(limits) if careful else _PLAIN
     collecting = gc.isenabled()
     # NOTE: a parsed document holds no reference cycles; collecting while it grows only
     # re-traverses it (a quarter of json's time on a 10 MB document).
@@ -70,6 +74,20 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     finally:
         if collecting:
             gc.enable()
+
+
+def _small(raw: bytes, limits: Limits) -> bool:
+    """Whether `raw` is too small to break a structural budget, whatever it holds.
+
+    Each count bounds what it stands for (a string has no more characters than the document
+    has bytes; nesting needs an opening bracket per level; items need commas), so the screen
+    would find nothing: for agent-sized answers, skipping it halves the parse.
+    """
+    return (
+        len(raw) <= limits.max_string_length
+        and raw.count(b"[") + raw.count(b"{") <= limits.max_depth
+        and raw.count(b",") < limits.max_container_items
+    )
 
 
 def _screen(raw: bytes, limits: Limits) -> bool | None:
@@ -173,6 +191,7 @@ def _non_finite(name: str) -> Any:
 _PLAIN = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_non_finite)
 
 
+@lru_cache(maxsize=32)
 def _careful_decoder(limits: Limits) -> json.JSONDecoder:
     """A decoder that also refuses integers over the budgets and floats that overflow."""
     bound = min(10**limits.max_integer_digits - 1, _INT64_MAX)
