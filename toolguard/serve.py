@@ -13,7 +13,6 @@ import binascii
 import contextlib
 import signal
 import threading
-import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -21,6 +20,7 @@ from types import FrameType
 from typing import IO, Any, BinaryIO
 
 from toolguard import envelope, report
+from toolguard.answer import abandoned, trace
 from toolguard.audit.policy import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
@@ -29,7 +29,7 @@ from toolguard.limits import READ_CHUNK, Limits
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.request import REQUEST_ID, Request, make_request
-from toolguard.result import Diagnostics, Outcome
+from toolguard.result import Diagnostics
 
 MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
 ENCODINGS = ("text", "base64")
@@ -94,7 +94,7 @@ class Server:
         except _BadRequest as exc:
             return Answer(_bad_request(exc.request_id), refused=exc.why)
         except Exception:  # noqa: BLE001 - a bug must not desynchronise the caller
-            why = f"internal error reading the request: {traceback.format_exc(limit=-3)}"
+            why = f"internal error reading the request: {trace()}"
             return Answer(_bad_request(None), refused=why)
         warning = None
         try:
@@ -105,7 +105,7 @@ class Server:
                     outcome, contract, request, command="serve", source=_STDIN
                 )
         except Exception:  # noqa: BLE001 - the caller still gets an envelope
-            outcome = _internal(contract, request, traceback.format_exc(limit=-3))
+            outcome = abandoned(contract, request, f"internal error: {trace()}")
         line_out = envelope.dumps(outcome.envelope).encode("ascii")
         return Answer(line_out, outcome.diagnostics, warning=warning)
 
@@ -200,21 +200,6 @@ def _raw(value: Any, encoding: Any) -> bytes:
 def _bad_request(request_id: str | None) -> bytes:
     answer = {"outcome": "error", "request_id": request_id, "error": {"code": "BAD_REQUEST"}}
     return envelope.dumps(answer).encode("ascii")
-
-
-def _internal(contract: Contract, request: Request, why: str) -> Outcome:
-    """A toolguard bug on one request: a non-retryable failure for it, the server goes on."""
-    failure = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
-    diagnostics = Diagnostics(
-        tool=contract.tool,
-        request_id=request.request_id,
-        contract=str(contract.path),
-        outcome="internal",
-        reason="internal_error",
-        message=f"internal error: {why}",
-        error_code="UPSTREAM_UNAVAILABLE",
-    )
-    return Outcome(failure, diagnostics)
 
 
 def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:
