@@ -1,4 +1,7 @@
-"""Operator diagnostics: the only writer of stderr (and of `validate`'s report). Decides nothing.
+"""Operator diagnostics of `check`, `run` and `serve` on stderr (and `validate`'s report).
+
+Decides nothing. (`toolguard test` draws its own progress bar; `explain` and `audit summary`
+render through `audit/render.py`.)
 
 Everything quoted from a response or a schema is hostile until shown otherwise: control
 characters (ANSI escapes included) and bidirectional overrides are escaped, rich markup is
