@@ -6,7 +6,6 @@ one situation (all pass, wrong layer, empty folder, missing folder, stale golden
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from toolguard import load_contract
 from toolguard.errors import UsageError
 from toolguard.expectation import Expectation, FixtureError, golden_diff
-from toolguard.fixture_run import SuiteResult, run_case, run_suite, write_atomic
+from toolguard.fixture_run import SuiteResult, run_case, run_suite
 from toolguard.fixtures import Problem, Settings, Suite, contract_paths, discover
 from toolguard.result import Diagnostics
 
@@ -352,19 +351,6 @@ def test_an_unreadable_context_is_an_error_of_that_case(tree: Path) -> None:
     result = run(tree)
     errors = {case.case.id for case in result.results if case.status == "error"}
     assert errors == {"accept/other_project"}
-
-
-def test_write_atomic_gives_new_files_the_umask_mode(tmp_path: Path) -> None:
-    """A new golden is an ordinary file (not the 0600 of the temporary it was written to)."""
-    path = tmp_path / "new.expected.json"
-    previous = os.umask(0o022)
-    try:
-        write_atomic(path, b"{}\n")
-    finally:
-        os.umask(previous)
-    assert path.read_bytes() == b"{}\n"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o644
-    assert [p.name for p in tmp_path.iterdir()] == ["new.expected.json"]
 
 
 def test_suite_counts_include_folder_problems() -> None:

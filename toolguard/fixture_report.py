@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from toolguard.fixture_run import CaseResult, Status, SuiteResult, write_atomic
+from toolguard.files import public_mode, write_atomic
+from toolguard.fixture_run import CaseResult, Status, SuiteResult
 from toolguard.report import _json_line
 from toolguard.text import clean
 
@@ -185,7 +186,8 @@ def write_junit(results: Sequence[SuiteResult], path: Path) -> None:
                 detail = ET.SubElement(case, tag, message=clean(result.message), type=kind)
                 detail.text = "\n".join(clean(line) for line in result.diff.splitlines()) or None
     ET.indent(root)
-    write_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    data = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    write_atomic(path, data, mode=public_mode(path))
 
 
 def _testcase(parent: ET.Element, tool: str, name: str, file: str, ms: float) -> ET.Element:

@@ -8,8 +8,6 @@ envelope. `--update` rewrites goldens atomically. Rendering is `fixture_report.p
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolguard import envelope
 from toolguard.errors import UsageError
 from toolguard.expectation import Expectation, FixtureError, describe, golden_diff, observed
+from toolguard.files import public_mode, write_atomic
 from toolguard.fixtures import EXPECT, GOLDEN, SETTINGS_FILE, Case, Settings, Suite
 from toolguard.request import read_context_file
 
@@ -148,7 +147,7 @@ def _judge(case: Case, expect: Expectation | None, outcome: Outcome, update: boo
     if previous == actual or (previous is None and not update):
         return CaseResult(case, "pass", expected)
     if update:
-        write_atomic(golden, actual)
+        write_atomic(golden, actual, mode=public_mode(golden))
         written: Literal["created", "updated"] = "created" if previous is None else "updated"
         return CaseResult(case, "pass", "success + golden", golden=written)
     diff = golden_diff(previous or b"", actual, golden.name)
@@ -160,22 +159,3 @@ def _serialised(result: dict[str, Any]) -> bytes:
     buffer = io.StringIO()
     envelope.write(result, buffer)
     return buffer.getvalue().encode("ascii")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one rename; a new file gets the umask's usual mode."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        Path(temporary).chmod(mode)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -6,13 +6,13 @@ without the log revealing the token, even to a dictionary attack by someone with
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import os
 from pathlib import Path
 
 from toolguard.errors import AuditError
+from toolguard.files import write_atomic
 
 KEY_BYTES = 32
 _MAX_KEY_BYTES = 4096
@@ -38,17 +38,5 @@ def load_key(path: Path) -> bytes:
 
 
 def _create(path: Path) -> None:
-    """Write a new key under a temporary name and link it in: the first of racing writers wins."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            os.write(fd, os.urandom(KEY_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        with contextlib.suppress(FileExistsError):
-            os.link(temporary, path)
-    finally:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+    """Write a new random key; of racing writers, the first one's key is everyone's."""
+    write_atomic(path, os.urandom(KEY_BYTES), durable=True, replace=False)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolguard.errors import AuditError
+from toolguard.files import TEMPORARY_SUFFIX, write_atomic
 
 _NAME_LENGTH = 64  # hex SHA-256
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
@@ -88,20 +89,7 @@ class RawStore:
         if target.exists():
             os.utime(target)  # same bytes: refresh its age instead of writing them again
             return
-        temporary = self.folder / f".{digest}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        try:
-            view = memoryview(raw)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
-        os.close(fd)
-        temporary.replace(target)
+        write_atomic(target, raw, durable=True)
 
     def _prune(self, keep: str) -> None:
         """Delete copies past the age cap, then the oldest until under the total cap."""
@@ -110,7 +98,7 @@ class RawStore:
         entries: list[tuple[float, int, str]] = []
         with os.scandir(self.folder) as scan:
             for entry in scan:
-                if entry.name.endswith(".tmp") and _older(entry, now - _STALE_TEMPORARY):
+                if entry.name.endswith(TEMPORARY_SUFFIX) and _older(entry, now - _STALE_TEMPORARY):
                     _remove(self.folder / entry.name)  # left by a process that died writing
                     continue
                 if len(entry.name) != _NAME_LENGTH or not entry.is_file(follow_symlinks=False):

@@ -34,6 +34,7 @@ from types import CodeType
 from typing import Any
 
 from toolguard.errors import SchemaError
+from toolguard.files import write_atomic
 from toolguard.schema.runtime import DynamicScope, is_multiple
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
@@ -241,18 +242,8 @@ def store(key: str, value: Any) -> None:
         body = marshal.dumps(value)
     except ValueError:
         return
-    path = folder / f"{key}.bin"
     try:
-        import tempfile  # noqa: PLC0415 - only a miss writes, and it costs 3 ms to import
-
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".bin")
-        try:
-            with os.fdopen(handle, "wb") as stream:  # mkstemp creates it 0600
-                stream.write(hashlib.sha256(body).digest() + body)
-            Path(temporary).replace(path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(folder / f"{key}.bin", hashlib.sha256(body).digest() + body)
     except OSError:
         return  # a full disk or a vanished folder only costs the next call a compile
 

@@ -1,0 +1,72 @@
+"""The one atomic writer: whole files or none, exact modes, first writer wins when asked."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from toolguard.files import public_mode, write_atomic
+
+
+def test_a_new_file_gets_exactly_the_mode_asked_whatever_the_umask(tmp_path: Path) -> None:
+    """Private files are 0600 even under a permissive umask, and no temporary is left."""
+    previous = os.umask(0)
+    try:
+        assert write_atomic(tmp_path / "key", b"secret")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "key").stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["key"]
+
+
+def test_replace_swaps_the_whole_file(tmp_path: Path) -> None:
+    """An existing file is replaced by the new bytes in one rename."""
+    target = tmp_path / "entry.bin"
+    target.write_bytes(b"old and longer")
+    assert write_atomic(target, b"new", durable=True)
+    assert target.read_bytes() == b"new"
+
+
+def test_without_replace_the_first_writer_wins(tmp_path: Path) -> None:
+    """With replace off, an existing file is kept and the call says it wrote nothing."""
+    target = tmp_path / "audit.key"
+    assert write_atomic(target, b"first", replace=False)
+    assert not write_atomic(target, b"second", replace=False)
+    assert target.read_bytes() == b"first"
+    assert [p.name for p in tmp_path.iterdir()] == ["audit.key"]
+
+
+def test_a_path_relative_to_an_open_folder_is_written_there(tmp_path: Path) -> None:
+    """With dir_fd, the name is resolved in the folder opened, not by path."""
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        write_atomic(Path("x.bin"), b"data", dir_fd=fd)
+    finally:
+        os.close(fd)
+    assert (tmp_path / "x.bin").read_bytes() == b"data"
+
+
+def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A target that cannot be replaced (a folder) raises, and the temporary is removed."""
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(OSError):
+        write_atomic(tmp_path / "taken", b"data")
+    assert [p.name for p in tmp_path.iterdir()] == ["taken"]
+
+
+def test_public_mode_keeps_an_existing_mode_and_follows_the_umask_for_a_new_file(
+    tmp_path: Path,
+) -> None:
+    """A golden keeps its own mode; a new one is an ordinary file, not a private temporary."""
+    existing = tmp_path / "old.json"
+    existing.write_bytes(b"{}")
+    existing.chmod(0o640)
+    previous = os.umask(0o022)
+    try:
+        assert public_mode(existing) == 0o640
+        assert public_mode(tmp_path / "new.json") == 0o644
+    finally:
+        os.umask(previous)
