@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from toolguard import load_contract
-from toolguard.audit import explain, record
-from toolguard.audit.summary import summarize
+from toolguard.audit import record
+from toolguard.explain import find as explain
+from toolguard.explain.summary import summarize
 from toolguard.pipeline import check_bytes
 from toolguard.request import make_request
 

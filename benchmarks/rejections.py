@@ -21,7 +21,7 @@ from typing import Any
 
 from launcher import Launcher
 
-from toolguard import load_contract
+from toolguard import check, load_contract
 from toolguard.pipeline import check_stream
 from toolguard.request import make_request
 
@@ -67,13 +67,13 @@ def in_process() -> None:
     contract = load_contract(CONTRACT)
     request = make_request("req.benchmark")
     cases: list[tuple[str, Any]] = [
-        ("12-byte accepted document", lambda: contract.check(b'{"ok": true}')),
-        ("1,000,000-deep document", lambda: contract.check(b"[" * 1_000_000)),
+        ("12-byte accepted document", lambda: check(contract, b'{"ok": true}')),
+        ("1,000,000-deep document", lambda: check(contract, b"[" * 1_000_000)),
         (
             "200 MB stream (limit 1 MiB)",
             lambda: check_stream(contract, io.BufferedReader(_Endless(200 << 20)), request),
         ),
-        ("5,000-digit integer", lambda: contract.check(b'{"ok": ' + b"9" * 5000 + b"}")),
+        ("5,000-digit integer", lambda: check(contract, b'{"ok": ' + b"9" * 5000 + b"}")),
     ]
     print(f"\n{'in-process case':40} {'best ms':>9} {'peak alloc MiB':>15} {'outcome':>30}")
     for name, run in cases:

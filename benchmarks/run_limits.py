@@ -21,9 +21,9 @@ GIB = 1 << 30
 # Runs the CLI in this process, then reports its own peak RSS (KiB) on stderr's last line.
 WRAPPER = """
 import resource, sys
-from toolguard.cli import main
+from toolguard.cli.app import cli
 try:
-    main(sys.argv[1:], prog_name="toolguard")
+    cli(sys.argv[1:], prog_name="toolguard")
 finally:
     print("PEAK_RSS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 """
@@ -58,7 +58,7 @@ def measure(producer: list[str]) -> tuple[float, int, str]:
 
 def time_to_kill() -> float:
     """In-process: seconds from spawning a 1 GiB producer to its group killed (1 MiB read)."""
-    from toolguard.source import run_command  # noqa: PLC0415 - only this row needs it
+    from toolguard.run.spawn import run_command  # noqa: PLC0415 - only this row needs it
 
     attempt = run_command(
         ["head", "-c", str(GIB), "/dev/zero"], max_bytes=1 << 20, timeout=10, env={}
@@ -70,10 +70,10 @@ def time_to_kill() -> float:
 def main() -> None:
     """Print one row per producer, after the interpreter's own start-up for scale."""
     started = time.perf_counter()
-    subprocess.run([PYTHON, "-c", "import toolguard.cli"], check=True)
+    subprocess.run([PYTHON, "-c", "import toolguard.cli.app"], check=True)
     startup = time.perf_counter() - started
     print(f"toolguard run on {CONTRACT.relative_to(HERE.parent)} (max_bytes 1 MiB, timeout 1 s)")
-    print(f"start-up alone (python -c 'import toolguard.cli'): {startup:.3f}s")
+    print(f"start-up alone (python -c 'import toolguard.cli.app'): {startup:.3f}s")
     print(f"{'producer':34} {'wall':>8} {'peak RSS':>10}  envelope")
     for name, producer in PRODUCERS.items():
         elapsed, peak, verdict = measure(producer)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,9 @@ from typing import Any
 import pytest
 
 from toolguard import Contract, compile_schema, load_contract
-from toolguard.envelope import ERROR_CODES, failure, success, write
+from toolguard.envelope import dumps, failure, success
+from toolguard.errors import ERROR_CODES
+from toolguard.pipeline import check
 from toolguard.request import read_context_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,16 +55,14 @@ def test_error_codes_are_the_three_documented() -> None:
     assert set(ERROR_CODES) == {"NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"}
 
 
-def test_write_prints_one_compact_ascii_line() -> None:
-    """write() emits one newline-terminated line of compact ASCII JSON that round-trips."""
+def test_dumps_gives_one_compact_ascii_line() -> None:
+    """dumps() gives one newline-terminated line of compact ASCII JSON that round-trips."""
     envelope = success(
         "ticket_status",
         REQUEST_ID,
         {"untrusted_display_text": "caf\u00e9 \u202e\nnext\u2028line \x1b[31m", "n": [1, 2]},
     )
-    stream = io.StringIO()
-    write(envelope, stream)
-    text = stream.getvalue()
+    text = dumps(envelope)
     assert text.endswith("\n")
     assert text.count("\n") == 1
     assert "\r" not in text
@@ -75,11 +74,9 @@ def test_write_prints_one_compact_ascii_line() -> None:
     assert json.loads(text) == envelope
 
 
-def test_write_keeps_key_order() -> None:
-    """The written line lists keys in envelope order."""
-    stream = io.StringIO()
-    write(failure("t", REQUEST_ID, "NOT_FOUND", False), stream)
-    assert stream.getvalue() == (
+def test_dumps_keeps_key_order() -> None:
+    """The line lists keys in envelope order."""
+    assert dumps(failure("t", REQUEST_ID, "NOT_FOUND", False)) == (
         '{"tool":"t","request_id":"req.envelope.01","outcome":"failure",'
         '"error":{"code":"NOT_FOUND","retryable":false}}\n'
     )
@@ -91,7 +88,7 @@ def _check_example(example: Path) -> tuple[Contract, dict[str, Any]]:
     # A contract with a [text] adapter answers in text (response.txt), the others in JSON.
     answer = example / "response.json"
     raw = (answer if answer.exists() else example / "response.txt").read_bytes()
-    envelope, diagnostics = contract.check(raw, request_id=REQUEST_ID, context=context, now=NOW)
+    envelope, diagnostics = check(contract, raw, request_id=REQUEST_ID, context=context, now=NOW)
     assert diagnostics.outcome == "success", diagnostics
     return contract, envelope
 

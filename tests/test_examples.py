@@ -15,8 +15,8 @@ import pytest
 
 from toolguard import envelope
 from toolguard.contract import Contract, load_contract
-from toolguard.fixture_run import run_case
-from toolguard.fixtures import GOLDEN, Case, Suite, contract_paths, discover
+from toolguard.fixtures.discover import GOLDEN, Case, Suite, contract_paths, discover
+from toolguard.fixtures.run import run_case
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUITES = [discover(path) for path in contract_paths([EXAMPLES])]

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from toolguard import ContractError, SchemaError
-from toolguard.cli import LINT_FORMATS
+from toolguard.cli.authoring import LINT_FORMATS
 from toolguard.lint import LINT_RULES, LintReport, lint_paths
 from toolguard.lint.locate import json_lines, line_of, toml_lines
 from toolguard.lint.patterns import bounded_pattern

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import toolguard.contract
-import toolguard.pipeline
+import toolguard.adapters.strict_json
+import toolguard.result
 from toolguard import Contract, Diagnostics, Outcome, UsageError, load_contract
 from toolguard.errors import ExitStatus
+from toolguard.pipeline import check
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = Path(__file__).resolve().parent / "data" / "contracts" / "good"
@@ -51,7 +52,7 @@ JOB_RESPONSE = {
 def check_job(contract: Contract, payload: Any = None, raw: bytes | None = None) -> Outcome:
     if raw is None:
         raw = json.dumps(JOB_RESPONSE if payload is None else payload).encode()
-    return contract.check(raw, request_id=REQUEST_ID, context=JOB_CONTEXT, now=NOW)
+    return check(contract, raw, request_id=REQUEST_ID, context=JOB_CONTEXT, now=NOW)
 
 
 def test_success_outcome_carries_only_projected_data(job_run: Contract) -> None:
@@ -90,8 +91,8 @@ def test_success_diagnostics_identify_the_bytes(job_run: Contract) -> None:
 
 def test_generated_request_id_is_echoed(job_run: Contract) -> None:
     """Without a request id, the generated one appears in both envelope and diagnostics."""
-    envelope, diagnostics = job_run.check(
-        json.dumps(JOB_RESPONSE).encode(), context=JOB_CONTEXT, now=NOW
+    envelope, diagnostics = check(
+        job_run, json.dumps(JOB_RESPONSE).encode(), context=JOB_CONTEXT, now=NOW
     )
     assert envelope["request_id"] == diagnostics.request_id
     assert envelope["request_id"].startswith("req.")
@@ -164,7 +165,7 @@ def test_parse_rejection_reports_a_byte_offset(job_run: Contract) -> None:
 def test_projection_rejection_for_an_optional_field(ticket: Contract) -> None:
     """A schema-valid payload lacking a projected optional field fails at layer projection."""
     raw = json.dumps({"ticket": 1, "title": "t", "labels": []}).encode()
-    envelope, diagnostics = ticket.check(raw, request_id=REQUEST_ID)
+    envelope, diagnostics = check(ticket, raw, request_id=REQUEST_ID)
     assert envelope["outcome"] == "failure"
     assert diagnostics.layer == "projection"
     assert diagnostics.reason == "missing_field"
@@ -173,7 +174,7 @@ def test_projection_rejection_for_an_optional_field(ticket: Contract) -> None:
 def test_unsafe_display_text_fails_at_projection(ticket: Contract) -> None:
     """Display text holding an ANSI escape fails at layer projection, not on the terminal."""
     raw = json.dumps({"ticket": 1, "title": "\x1b[2J", "labels": [], "note": "n"}).encode()
-    envelope, diagnostics = ticket.check(raw, request_id=REQUEST_ID)
+    envelope, diagnostics = check(ticket, raw, request_id=REQUEST_ID)
     assert envelope["outcome"] == "failure"
     assert (diagnostics.layer, diagnostics.reason) == ("projection", "unsafe_display_text")
 
@@ -181,7 +182,7 @@ def test_unsafe_display_text_fails_at_projection(ticket: Contract) -> None:
 def test_display_text_reaches_data(ticket: Contract) -> None:
     """Safe display text is passed under untrusted_display_text next to the projected fields."""
     raw = json.dumps({"ticket": 1, "title": "Fix CI", "labels": ["ci"], "note": "n"}).encode()
-    envelope, _ = ticket.check(raw, request_id=REQUEST_ID)
+    envelope, _ = check(ticket, raw, request_id=REQUEST_ID)
     assert envelope["data"] == {
         "ticket": 1,
         "labels": ["ci"],
@@ -228,16 +229,18 @@ def test_missing_context_raises_before_parsing(
 ) -> None:
     """A request without the context a rule needs raises UsageError and reads no byte."""
     calls: list[bytes] = []
-    monkeypatch.setattr(toolguard.contract, "parse", lambda raw, _limits: calls.append(raw))
+    monkeypatch.setattr(
+        toolguard.adapters.strict_json, "parse", lambda raw, _limits: calls.append(raw)
+    )
     with pytest.raises(UsageError, match="project_runs"):
-        job_run.check(b"not json", request_id=REQUEST_ID, context={"project_id": "bluebird"})
+        check(job_run, b"not json", request_id=REQUEST_ID, context={"project_id": "bluebird"})
     assert calls == []
 
 
 def test_missing_context_is_a_usage_error_even_for_oversized_input(job_run: Contract) -> None:
     """Missing context is reported as a usage error, not masked by a limits rejection."""
     with pytest.raises(UsageError):
-        job_run.check(b"x" * (job_run.limits.max_bytes + 1), request_id=REQUEST_ID)
+        check(job_run, b"x" * (job_run.limits.max_bytes + 1), request_id=REQUEST_ID)
 
 
 @pytest.mark.parametrize(
@@ -254,13 +257,14 @@ def test_bad_request_parts_raise_usage_error(job_run: Contract, kwargs: dict[str
     """A bad request id, context or now raises UsageError rather than returning an envelope."""
     arguments: dict[str, Any] = {"request_id": REQUEST_ID, "context": JOB_CONTEXT, "now": NOW}
     with pytest.raises(UsageError):
-        job_run.check(json.dumps(JOB_RESPONSE).encode(), **{**arguments, **kwargs})
+        check(job_run, json.dumps(JOB_RESPONSE).encode(), **{**arguments, **kwargs})
 
 
 def test_member_of_context_needs_a_list(job_run: Contract) -> None:
     """A scalar where member_of_context needs a list is a UsageError, not a rejection."""
     with pytest.raises(UsageError, match="project_runs"):
-        job_run.check(
+        check(
+            job_run,
             json.dumps(JOB_RESPONSE).encode(),
             request_id=REQUEST_ID,
             context={**JOB_CONTEXT, "project_runs": "run_7Hc2mQ9xLp4T"},
@@ -281,9 +285,9 @@ def test_internal_error_in_a_stage_is_a_failure_envelope(
 ) -> None:
     """A stage raising RuntimeError yields a failure envelope, outcome internal and exit 4."""
     if stage == "parse":
-        monkeypatch.setattr(toolguard.contract, "parse", _boom)
+        monkeypatch.setattr(toolguard.adapters.strict_json, "parse", _boom)
     else:
-        monkeypatch.setattr(toolguard.pipeline.envelope, "success", _boom)
+        monkeypatch.setattr(toolguard.result.envelope, "success", _boom)
     raw = json.dumps({**JOB_RESPONSE, "exception_message": CANARY}).encode()
     envelope, diagnostics = check_job(job_run, raw=raw)
     assert envelope["outcome"] == "failure"
@@ -351,8 +355,8 @@ def test_rejected_envelope_never_holds_response_bytes(
 ) -> None:
     """Whatever the response holds, a failure envelope never contains any of its text."""
     assert CANARY.encode() in raw
-    envelope, diagnostics = canary_contract.check(
-        raw, request_id=REQUEST_ID, context={"owner": "alice"}
+    envelope, diagnostics = check(
+        canary_contract, raw, request_id=REQUEST_ID, context={"owner": "alice"}
     )
     if envelope["outcome"] == "failure":
         assert diagnostics.outcome in {"failure", "internal"}
@@ -371,15 +375,18 @@ def test_rejected_envelope_canary_examples(canary_contract: Contract) -> None:
     }
     layers = set()
     for payload in cases.values():
-        envelope, diagnostics = canary_contract.check(
-            json.dumps(payload).encode(), request_id=REQUEST_ID, context={"owner": "alice"}
+        envelope, diagnostics = check(
+            canary_contract,
+            json.dumps(payload).encode(),
+            request_id=REQUEST_ID,
+            context={"owner": "alice"},
         )
         layers.add(diagnostics.layer)
         assert envelope["outcome"] == "failure"
         assert CANARY not in json.dumps(envelope)
     raw = f'{{"owner": "alice", "owner": "{CANARY}", "count": 1}}'.encode()
-    envelope, diagnostics = canary_contract.check(
-        raw, request_id=REQUEST_ID, context={"owner": "alice"}
+    envelope, diagnostics = check(
+        canary_contract, raw, request_id=REQUEST_ID, context={"owner": "alice"}
     )
     layers.add(diagnostics.layer)
     assert CANARY not in json.dumps(envelope)

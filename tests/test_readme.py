@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from toolguard.cli import main
+from toolguard.cli.app import cli as main
 from toolguard.errors import ExitStatus
 from toolguard.schema.vocabulary import ANNOTATIONS
 

@@ -384,7 +384,7 @@ def test_rules_are_frozen(kind: str) -> None:
         "max_age_seconds": 1,
         "pattern": "{c}",
     }
-    factory = RULE_BY_KIND[kind]
+    factory = RULE_BY_KIND[kind].build
     accepted = inspect.signature(factory).parameters
     rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
     with pytest.raises(AttributeError):
@@ -394,7 +394,7 @@ def test_rules_are_frozen(kind: str) -> None:
 @pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
 def test_factory_documents_the_rule(kind: str) -> None:
     """Each registered factory is named after its kind and has a docstring (the rule's doc)."""
-    factory = RULE_BY_KIND[kind]
+    factory = RULE_BY_KIND[kind].build
     assert factory.__name__ == kind
     assert factory.__doc__
     assert factory.__doc__.strip()

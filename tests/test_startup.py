@@ -25,7 +25,7 @@ sys.argv = ["toolguard", *json.loads(sys.argv[1])]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
 try:
-    from toolguard.entry import main
+    from toolguard.cli import main
     main()
 except SystemExit as exit:
     status = exit.code
@@ -38,19 +38,23 @@ NEVER = (
     "click",
     "rich",
     "fastjsonschema",
-    "toolguard.cli",
+    "toolguard.cli.app",
+    "toolguard.cli.answering",
+    "toolguard.cli.authoring",
+    "toolguard.cli.reading",
     "toolguard.lint",
     "toolguard.diff",
+    "toolguard.explain",
     "toolguard.fixtures",
     "toolguard.validate",
     "toolguard.serve",
     "toolguard.schema.keywords",
     "toolguard.schema.generator",
     "toolguard.schema.formats",
-    "toolguard.source",
+    "toolguard.run.spawn",
     "subprocess",
-    "toolguard.lines",
-    "toolguard.jc_adapter",
+    "toolguard.adapters.lines",
+    "toolguard.adapters.jc",
     "toolguard.audit.record",
     "toolguard.audit.raw",
     "secrets",
@@ -104,7 +108,7 @@ def test_a_cold_check_compiles_but_still_skips_click_and_rich(tmp_path: Path) ->
     status, modules = _modules(CHECK, tmp_path / "cache", EXAMPLE / "response.json")
     assert status == 0
     assert "fastjsonschema" in modules  # the probe sees a real compile
-    assert sorted(modules & {"click", "rich", "toolguard.cli"}) == []
+    assert sorted(modules & {"click", "rich", "toolguard.cli.app"}) == []
 
 
 def test_help_and_other_commands_still_go_through_click(tmp_path: Path) -> None:

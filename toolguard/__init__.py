@@ -1,7 +1,7 @@
 """toolguard: make AI-agent tool output earn its way into the agent's context.
 
-Load a contract once with `load_contract`, then `contract.check(raw)` each response: you get
-the envelope for the agent and the diagnostics for the operator, as two separate values.
+Load a contract once with `load_contract`, then `toolguard.check(contract, raw)` each response:
+you get the envelope for the agent and the diagnostics for the operator, as two separate values.
 """
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from toolguard.version import __version__
 
 # NOTE: names are imported on first use (PEP 562): `toolguard check` pays only for the
 # modules its path needs, and start-up is most of what a 1 KB check costs.
 _EXPORTS = {
+    "check": "toolguard.pipeline",
     "Contract": "toolguard.contract",
     "load_contract": "toolguard.contract",
     "ContractError": "toolguard.errors",
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         ValidationError,
     )
     from toolguard.limits import Limits
+    from toolguard.pipeline import check
     from toolguard.result import Diagnostics, Outcome
     from toolguard.schema import Validator, compile_schema
 
@@ -56,6 +58,7 @@ __all__ = [
     "ValidationError",
     "Validator",
     "__version__",
+    "check",
     "compile_schema",
     "load_contract",
 ]

@@ -1,5 +1,5 @@
 """`python -m toolguard` runs the same command line as the `toolguard` script."""
 
-from toolguard.entry import main
+from toolguard.cli import main
 
 main()

@@ -2,16 +2,21 @@
 
 Rejections describe the *response* and become failure envelopes (exit 1); the other errors
 describe the *invocation* (a flag, a contract, a bug) and never produce a success envelope.
-`cli.py` turns these into exit statuses in one place, using `ExitStatus`.
+`cli/respond.py` turns these into exit statuses in one place, using `ExitStatus`.
+
+`ErrorCode` is the one list of agent-facing codes: the envelope schema, the contract schema and
+the audit record schema are checked against it (`tests/test_errors.py`).
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 Layer = Literal["upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"]
 ErrorCode = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+LAYERS: tuple[Layer, ...] = get_args(Layer)
 
 
 class ExitStatus(IntEnum):
@@ -22,7 +27,7 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad flag, request id or request context; nothing on stdout
     CONTRACT = 3  # bad contract or schema (refused before any input is read); nothing on stdout
     INTERNAL = 4  # a toolguard bug; a failure envelope is printed if the request id is known
-    INTERRUPTED = 130  # SIGINT/SIGTERM before a response was read; nothing on stdout
+    INTERRUPTED = 130  # SIGINT/SIGTERM during set-up, before a request exists; nothing on stdout
 
 
 class ToolguardError(Exception):

@@ -1,8 +1,9 @@
-"""The only place that runs the stages, in order: read -> parse -> schema -> rules -> project.
+"""The only place that runs the stages, in order.
 
-Every path ends in one `Outcome`: the envelope for the agent and the diagnostics for the
-operator, kept apart. Rejections become failure envelopes; a toolguard bug becomes a failure
-envelope too, flagged `internal` so the CLI exits with its own status.
+read -> error documents -> schema -> rules -> projection -> envelope check. Every path ends in
+one `Outcome`: the envelope for the agent and the diagnostics for the operator, kept apart.
+Rejections become failure envelopes; a toolguard bug becomes a failure envelope too, flagged
+`internal` so the CLI exits with its own status.
 """
 
 from __future__ import annotations
@@ -10,27 +11,45 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from toolguard import envelope
+from toolguard import error_documents, result
 from toolguard.errors import (
     ProjectionError,
     Rejection,
     RuleViolation,
+    UpstreamError,
     UsageError,
     ValidationError,
 )
 from toolguard.limits import read_at_most
-from toolguard.request import Request
+from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
 
 if TYPE_CHECKING:
     from toolguard.contract import Contract
-    from toolguard.retry import Clock
-    from toolguard.source import Attempt
+    from toolguard.run.retry import Clock
+    from toolguard.run.spawn import Attempt
+
+
+def check(
+    contract: Contract,
+    raw: bytes,
+    *,
+    request_id: str | None = None,
+    context: Mapping[str, Any] | None = None,
+    now: datetime | str | None = None,
+) -> Outcome:
+    """Check one response against `contract`; unpack the outcome as `(envelope, diagnostics)`.
+
+    Raises `UsageError` only for a bad request id, context or `now`, or if `raw` is not
+    bytes; never because of anything in the response.
+    """
+    return check_bytes(contract, raw, make_request(request_id, context, now))
 
 
 def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outcome:
@@ -42,21 +61,16 @@ def check_stream(contract: Contract, stream: BinaryIO, request: Request) -> Outc
         # the diagnostics still get the size and SHA-256 of what was read.
         raw = read_at_most(stream, contract.limits.max_bytes + 1)
     except Rejection as rejection:
-        return _rejected(contract, request, rejection, None, started)
+        return result.rejected(contract, request, rejection, None, started)
     return _check(contract, raw, request, started)
 
 
-def check_bytes(
-    contract: Contract, raw: bytes, request: Request, *, exit_status: int = 0
-) -> Outcome:
-    """Check a response already in memory (the library entry point).
-
-    `exit_status` is the upstream command's, when the bytes are a command's output.
-    """
+def check_bytes(contract: Contract, raw: bytes, request: Request) -> Outcome:
+    """Check a response already in memory."""
     if not isinstance(raw, bytes | bytearray | memoryview):
         raise UsageError(f"the response must be bytes, not {type(raw).__name__}")
     require_context(contract, request)
-    return _check(contract, bytes(raw), request, time.perf_counter(), exit_status)
+    return _check(contract, bytes(raw), request, time.perf_counter())
 
 
 def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
@@ -75,8 +89,8 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     every attempt. An attempt's timeout never runs past the retry budget.
     """
     # NOTE: imported here, not at the top: `check` never starts a process (start-up budget).
-    from toolguard.retry import RealClock  # noqa: PLC0415
-    from toolguard.source import run_command  # noqa: PLC0415
+    from toolguard.run.retry import RealClock  # noqa: PLC0415
+    from toolguard.run.spawn import run_command  # noqa: PLC0415
 
     require_context(contract, request)
     clock = clock or RealClock()
@@ -110,12 +124,46 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     return Outcome(outcome.envelope, diagnostics, tuple(responses))
 
 
+def require_context(contract: Contract, request: Request) -> None:
+    """Refuse a request whose context a rule cannot use, before any byte is read."""
+    missing = sorted(
+        {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
+    )
+    if missing:
+        raise UsageError(f"missing request context: {', '.join(missing)} (use --context K=V)")
+    for rule in contract.rules:
+        for key in rule.context_keys:
+            if not isinstance(request.context[key], rule.context_shape):
+                shape = "a list (use --context-file)" if rule.context_shape is list else "a scalar"
+                raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
+
+
+def check_attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
+    """Check what one run of the command produced (`explain --recheck` replays a record)."""
+    require_context(contract, request)
+    return _attempt(contract, attempt, request)
+
+
 def _attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
+    """One attempt's outcome: a failed command's output is read only for an error document."""
     started = time.perf_counter()
     failure = contract.run.before_output(attempt)
+    if failure is None and attempt.exit_status:
+        from toolguard.run.policy import unmapped_exit  # noqa: PLC0415 - `run` only
+
+        failure = _reported_error(contract, attempt.stdout) or unmapped_exit(attempt.exit_status)
     if failure is not None:
-        return _rejected(contract, request, failure, attempt.stdout, started)
-    return _check(contract, attempt.stdout, request, started, attempt.exit_status or 0)
+        return result.rejected(contract, request, failure, attempt.stdout, started)
+    return _check(contract, attempt.stdout, request, started)
+
+
+def _reported_error(contract: Contract, raw: bytes) -> UpstreamError | None:
+    """The error document a failed command printed, if its output is one."""
+    try:
+        payload = contract.adapter(raw, contract.limits)
+    except Rejection:
+        return None  # its output was never the answer
+    return error_documents.match(contract.error_documents, payload)
 
 
 def _record(number: int, attempt: Attempt, diagnostics: Diagnostics) -> AttemptRecord:
@@ -138,25 +186,12 @@ def _record(number: int, attempt: Attempt, diagnostics: Diagnostics) -> AttemptR
     )
 
 
-def require_context(contract: Contract, request: Request) -> None:
-    """Refuse a request whose context a rule cannot use, before any byte is read."""
-    missing = sorted(
-        {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
-    )
-    if missing:
-        raise UsageError(f"missing request context: {', '.join(missing)} (use --context K=V)")
-    for rule in contract.rules:
-        for key in rule.context_keys:
-            if not isinstance(request.context[key], rule.context_shape):
-                shape = "a list (use --context-file)" if rule.context_shape is list else "a scalar"
-                raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
-
-
-def _check(
-    contract: Contract, raw: bytes, request: Request, started: float, exit_status: int = 0
-) -> Outcome:
+def _check(contract: Contract, raw: bytes, request: Request, started: float) -> Outcome:
     try:
-        payload = _answer(contract, raw, exit_status)
+        payload = contract.adapter(raw, contract.limits)
+        reported = error_documents.match(contract.error_documents, payload)
+        if reported is not None:
+            raise reported
         contract.validator.validate(payload)
         for rule in contract.rules:
             try:
@@ -165,89 +200,15 @@ def _check(
                 violation.message = f"{violation.message} (rule {rule!r})"
                 raise
         data = contract.projection(payload)
-        result = envelope.success(contract.tool, request.request_id, data)
+        answer = result.accepted(contract, request, data, raw, started)
         try:
-            contract.envelope_validator.validate(result)
+            contract.envelope_validator.validate(answer.envelope)
         except ValidationError as exc:
             raise ProjectionError(
                 "envelope_invalid", exc.message, schema_path=exc.schema_path
             ) from None
     except Rejection as rejection:
-        return _rejected(contract, request, rejection, raw, started)
+        return result.rejected(contract, request, rejection, raw, started)
     except Exception:  # noqa: BLE001 - any bug must still end in a failure envelope
-        return _internal(contract, request, raw, started)
-    return Outcome(result, _diagnostics(contract, request, raw, started, outcome="success"), (raw,))
-
-
-def _answer(contract: Contract, raw: bytes, exit_status: int) -> Any:
-    """The parsed (or adapted) payload, unless it is an error document or a failed command's."""
-    try:
-        payload = contract.read(raw)
-    except Rejection:
-        if exit_status != 0:
-            from toolguard.upstream import unmapped_exit  # noqa: PLC0415 - `run` only
-
-            raise unmapped_exit(exit_status) from None  # its output was never the answer
-        raise
-    contract.run.after_output(payload, exit_status)
-    return payload
-
-
-def _rejected(
-    contract: Contract, request: Request, rejection: Rejection, raw: bytes | None, started: float
-) -> Outcome:
-    diagnostics = _diagnostics(
-        contract,
-        request,
-        raw,
-        started,
-        outcome="failure",
-        layer=rejection.layer,
-        reason=rejection.reason,
-        message=rejection.message,
-        offset=rejection.offset,
-        schema_path=rejection.schema_path,
-        instance_path=rejection.instance_path,
-        rule=rejection.rule,
-        error_code=rejection.code,
-    )
-    result = envelope.failure(
-        contract.tool, request.request_id, rejection.code, rejection.retryable
-    )
-    return Outcome(result, diagnostics, () if raw is None else (raw,))
-
-
-def _internal(contract: Contract, request: Request, raw: bytes | None, started: float) -> Outcome:
-    import traceback  # noqa: PLC0415 - only a toolguard bug gets here
-
-    summary = traceback.format_exc(limit=-3)
-    diagnostics = _diagnostics(
-        contract,
-        request,
-        raw,
-        started,
-        outcome="internal",
-        reason="internal_error",
-        message=summary,
-        error_code="UPSTREAM_UNAVAILABLE",
-    )
-    result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
-    return Outcome(result, diagnostics, () if raw is None else (raw,))
-
-
-def _diagnostics(
-    contract: Contract,
-    request: Request,
-    raw: bytes | None,
-    started: float,
-    **fields: Any,
-) -> Diagnostics:
-    return Diagnostics(
-        tool=contract.tool,
-        request_id=request.request_id,
-        contract=str(contract.path),
-        size=None if raw is None else len(raw),
-        sha256=None if raw is None else hashlib.sha256(raw).hexdigest(),
-        duration_ms=round((time.perf_counter() - started) * 1000, 3),
-        **fields,
-    )
+        return result.internal(contract, request, result.trace(), raw=raw, started=started)
+    return answer

@@ -38,7 +38,7 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
 
 def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
     if mode == "json":
-        _json_line(_as_dict(diagnostics), stream)
+        json_line(_as_dict(diagnostics), stream)
         return
     lines = _lines(diagnostics)
     if _is_terminal(stream):
@@ -62,7 +62,7 @@ def _as_dict(diagnostics: Diagnostics) -> dict[str, Any]:
     return values
 
 
-def _json_line(values: dict[str, Any], stream: IO[str]) -> None:
+def json_line(values: dict[str, Any], stream: IO[str]) -> None:
     """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
     stream.write(
         json.dumps(cleaned(values, drop_none=True), ensure_ascii=True, separators=(",", ":")) + "\n"
@@ -74,7 +74,7 @@ def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -
     """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
     stream = stream if stream is not None else sys.stdout
     if mode == "json":
-        _json_line(asdict(result), stream)
+        json_line(asdict(result), stream)
         return
     if result.valid:
         stream.write(f"{clean(result.instance)}: valid\n")

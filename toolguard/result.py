@@ -1,12 +1,22 @@
-"""Results: what one check produced, as values; `envelope.py` and `report.py` render them."""
+"""Results: what one check produced, as values, and every way an outcome is built.
+
+An `Outcome` pairs the agent's envelope with the operator's diagnostics. The builders below
+are the only places that make one: accepted, rejected, a toolguard bug, an interrupt, and an
+answer whose audit record could not be written. `envelope.py` and `report.py` render them.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
-from toolguard.errors import ErrorCode, ExitStatus, Layer
+from toolguard import envelope
+from toolguard.errors import AuditError, ErrorCode, ExitStatus, Layer, Rejection
+from toolguard.request import Request
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +84,143 @@ class Outcome:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.envelope, self.diagnostics))
+
+
+class Answering(Protocol):
+    """What an outcome needs of the contract that answered (a `Contract` is one)."""
+
+    @property
+    def tool(self) -> str:
+        """The tool name every envelope carries."""
+
+    @property
+    def path(self) -> Path:
+        """The contract file, for the operator."""
+
+
+def accepted(
+    contract: Answering, request: Request, data: dict[str, Any], raw: bytes, started: float
+) -> Outcome:
+    """The success envelope around the projected `data`."""
+    result = envelope.success(contract.tool, request.request_id, data)
+    diagnostics = _diagnostics(contract, request, raw, started, outcome="success")
+    return Outcome(result, diagnostics, (raw,))
+
+
+def rejected(
+    contract: Answering,
+    request: Request,
+    rejection: Rejection,
+    raw: bytes | None,
+    started: float | None,
+) -> Outcome:
+    """A failure envelope with the rejection's code; the operator gets everything it said."""
+    diagnostics = _diagnostics(
+        contract,
+        request,
+        raw,
+        started,
+        outcome="failure",
+        layer=rejection.layer,
+        reason=rejection.reason,
+        message=rejection.message,
+        offset=rejection.offset,
+        schema_path=rejection.schema_path,
+        instance_path=rejection.instance_path,
+        rule=rejection.rule,
+        error_code=rejection.code,
+    )
+    result = envelope.failure(
+        contract.tool, request.request_id, rejection.code, rejection.retryable
+    )
+    return Outcome(result, diagnostics, () if raw is None else (raw,))
+
+
+def internal(  # noqa: PLR0913 - where it happened, all keyword-only
+    contract: Answering,
+    request: Request,
+    why: str,
+    *,
+    raw: bytes | None = None,
+    started: float | None = None,
+    upstream: tuple[str, ...] | None = None,
+) -> Outcome:
+    """A toolguard bug: the agent still gets a failure envelope; the CLI exits 4."""
+    diagnostics = _diagnostics(
+        contract,
+        request,
+        raw,
+        started,
+        outcome="internal",
+        reason="internal_error",
+        message=why,
+        error_code="UPSTREAM_UNAVAILABLE",
+        upstream=upstream,
+    )
+    result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", False)
+    return Outcome(result, diagnostics, () if raw is None else (raw,))
+
+
+def interrupted(
+    contract: Answering, request: Request, why: str, upstream: tuple[str, ...] | None = None
+) -> Outcome:
+    """SIGINT or SIGTERM once the request exists: a retryable failure; the operator learns why."""
+    diagnostics = _diagnostics(
+        contract,
+        request,
+        None,
+        None,
+        outcome="failure",
+        layer="input",
+        reason="interrupted",
+        message=why,
+        error_code="UPSTREAM_UNAVAILABLE",
+        upstream=upstream,
+    )
+    result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", True)
+    return Outcome(result, diagnostics)
+
+
+def unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
+    """The failure the agent gets when the trail cannot be written; the operator learns why."""
+    before = outcome.diagnostics
+    verdict = "accepted" if before.outcome == "success" else f"{before.layer}: {before.reason}"
+    diagnostics = replace(
+        before,
+        outcome="internal" if before.outcome == "internal" else "failure",
+        layer=error.layer,
+        reason=error.reason,
+        message=f"{error.message} (the response itself was {verdict})",
+        error_code=error.code,
+        schema_path=None,
+        instance_path=None,
+        rule=None,
+        offset=None,
+    )
+    failure = envelope.failure(before.tool, before.request_id, error.code, error.retryable)
+    return Outcome(failure, diagnostics, outcome.responses)
+
+
+def trace() -> str:
+    """The last frames of the exception being handled, for an internal error's message."""
+    import traceback  # noqa: PLC0415 - only a toolguard bug gets here (start-up budget)
+
+    return traceback.format_exc(limit=-3)
+
+
+def _diagnostics(
+    contract: Answering,
+    request: Request,
+    raw: bytes | None,
+    started: float | None,
+    **fields: Any,
+) -> Diagnostics:
+    return Diagnostics(
+        tool=contract.tool,
+        request_id=request.request_id,
+        contract=str(contract.path),
+        size=None if raw is None else len(raw),
+        sha256=None if raw is None else hashlib.sha256(raw).hexdigest(),
+        duration_ms=0.0 if started is None else round((time.perf_counter() - started) * 1000, 3),
+        **fields,
+    )

@@ -1,6 +1,7 @@
 """Semantic rules: what a schema cannot say, checked against the request on schema-valid payloads.
 
-Each rule kind is one factory named after its contract keyword, registered in `RULE_BY_KIND`;
+Each rule kind is one factory named after its contract keyword, registered in `RULE_BY_KIND`
+with what lint and diff need to know of it (the field it reads, the parameters that widen it);
 the contract schema lists the same kinds (a test keeps them in step). A rule is a frozen
 callable: `rule(payload, request)` returns None or raises `RuleViolation` naming itself.
 """
@@ -11,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from toolguard import rfc3339
 from toolguard.errors import RuleViolation
@@ -23,6 +24,10 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
 class Rule(Protocol):
     """A named semantic check; `context_keys` are the request context values it reads."""
+
+    @property
+    def kind(self) -> str:
+        """Its key in `RULE_BY_KIND`."""
 
     @property
     def name(self) -> str:
@@ -62,6 +67,7 @@ def _same(left: Any, right: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _EqualsContext:
+    kind: ClassVar[str] = "equals_context"
     name: str
     pointer: str
     context: str
@@ -92,6 +98,7 @@ def equals_context(name: str, pointer: str, context: str) -> Rule:
 
 @dataclass(frozen=True, slots=True)
 class _EqualsRequestId:
+    kind: ClassVar[str] = "equals_request_id"
     name: str
     pointer: str
     context_keys: tuple[str, ...] = ()
@@ -117,6 +124,7 @@ def equals_request_id(name: str, pointer: str) -> Rule:
 
 @dataclass(frozen=True, slots=True)
 class _Fresh:
+    kind: ClassVar[str] = "fresh"
     name: str
     pointer: str
     max_age_seconds: int
@@ -167,6 +175,7 @@ def fresh(name: str, pointer: str, max_age_seconds: int, max_future_seconds: int
 
 @dataclass(frozen=True, slots=True)
 class _MemberOfContext:
+    kind: ClassVar[str] = "member_of_context"
     name: str
     pointer: str
     context: str
@@ -197,6 +206,7 @@ def member_of_context(name: str, pointer: str, context: str) -> Rule:
 
 @dataclass(frozen=True, slots=True)
 class _MatchesContextPattern:
+    kind: ClassVar[str] = "matches_context_pattern"
     name: str
     pointer: str
     pattern: str
@@ -235,10 +245,26 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     return _MatchesContextPattern(name, pointer, pattern)
 
 
-RULE_BY_KIND: Mapping[str, Callable[..., Rule]] = {
-    "equals_context": equals_context,
-    "equals_request_id": equals_request_id,
-    "fresh": fresh,
-    "member_of_context": member_of_context,
-    "matches_context_pattern": matches_context_pattern,
+FieldType = Literal["scalar", "string", "date-time"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleKind:
+    """One rule kind: its factory, and what lint and diff must know about it."""
+
+    build: Callable[..., Rule]
+    reads: FieldType  # what the pointed field must be (lint TG011)
+    wider_when_higher: frozenset[str] = frozenset()  # parameters that accept more as they grow
+
+
+RULE_BY_KIND: Mapping[str, RuleKind] = {
+    "equals_context": RuleKind(equals_context, reads="scalar"),
+    "equals_request_id": RuleKind(equals_request_id, reads="string"),
+    "fresh": RuleKind(
+        fresh,
+        reads="date-time",
+        wider_when_higher=frozenset({"max_age_seconds", "max_future_seconds"}),
+    ),
+    "member_of_context": RuleKind(member_of_context, reads="scalar"),
+    "matches_context_pattern": RuleKind(matches_context_pattern, reads="string"),
 }

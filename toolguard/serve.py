@@ -20,8 +20,7 @@ from types import FrameType
 from typing import IO, Any, BinaryIO
 
 from toolguard import envelope, report
-from toolguard.answer import abandoned, trace
-from toolguard.audit.policy import Source
+from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
@@ -29,7 +28,7 @@ from toolguard.limits import READ_CHUNK, Limits
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.request import REQUEST_ID, Request, make_request
-from toolguard.result import Diagnostics
+from toolguard.result import Diagnostics, internal, trace
 
 MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
 ENCODINGS = ("text", "base64")
@@ -61,7 +60,7 @@ class Server:
     """Contracts loaded once, answering one request line at a time (`handle`, `serve`).
 
     A request names its contract by tool name or by path; with one contract it may omit it.
-    `trail_options=None` records nothing (like `Contract.check`); the CLI always passes its
+    `trail_options=None` records nothing (like `toolguard.check`); the CLI always passes its
     flags, so the contracts' `[audit]` tables apply there as they do for `check`.
     """
 
@@ -105,7 +104,7 @@ class Server:
                     outcome, contract, request, command="serve", source=_STDIN
                 )
         except Exception:  # noqa: BLE001 - the caller still gets an envelope
-            outcome = abandoned(contract, request, f"internal error: {trace()}")
+            outcome = internal(contract, request, f"internal error: {trace()}")
         line_out = envelope.dumps(outcome.envelope).encode("ascii")
         return Answer(line_out, outcome.diagnostics, warning=warning)
 
@@ -198,8 +197,7 @@ def _raw(value: Any, encoding: Any) -> bytes:
 
 
 def _bad_request(request_id: str | None) -> bytes:
-    answer = {"outcome": "error", "request_id": request_id, "error": {"code": "BAD_REQUEST"}}
-    return envelope.dumps(answer).encode("ascii")
+    return envelope.dumps(envelope.bad_request(request_id)).encode("ascii")
 
 
 def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:

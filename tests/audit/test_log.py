@@ -28,6 +28,7 @@ import dataclasses, os, sys
 from pathlib import Path
 from toolguard.audit import log, record
 from toolguard.contract import load_contract
+from toolguard.pipeline import check
 from toolguard.request import make_request
 
 repo, target = Path(sys.argv[1]), Path(sys.argv[2])
@@ -39,7 +40,7 @@ templates = []
 for variant in range(36):
     context = {"change_id": "CR-1042"}
     context.update((f"pad{n}", "\\x1b[31m\\u202e" * 40) for n in range(variant % 9))
-    outcome = contract.check(responses[variant % 2], request_id="w00.s0000", context=context)
+    outcome = check(contract, responses[variant % 2], request_id="w00.s0000", context=context)
     if variant % 4 >= 2:
         message = "[bold red]x[/]\\x1b[2J\\U000e0001" * (variant * 3)
         diagnostics = dataclasses.replace(outcome.diagnostics, message=message)

@@ -16,13 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import json_values
 
-from toolguard import envelope
+from toolguard import envelope, pipeline
 from toolguard.audit import record
 from toolguard.audit.keys import keyed_hash
 from toolguard.audit.log import MAX_RECORD_BYTES
-from toolguard.audit.policy import AuditPolicy
 from toolguard.audit.raw import Kept
 from toolguard.contract import Contract, load_contract
+from toolguard.contract.audit_policy import AuditPolicy
+from toolguard.errors import ERROR_CODES
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
 from toolguard.rules import equals_context, matches_context_pattern
@@ -66,7 +67,7 @@ HOSTILE = (
 
 def check(raw: bytes = RESPONSE, contract: Contract = CONTRACT, **context: Any) -> Outcome:
     """The outcome of checking `raw` against `contract` for the standard request."""
-    return contract.check(raw, request_id=REQUEST_ID, context=context or CONTEXT)
+    return pipeline.check(contract, raw, request_id=REQUEST_ID, context=context or CONTEXT)
 
 
 def build(
@@ -199,7 +200,7 @@ def test_deeply_nested_projected_values_still_give_a_decodable_record(tmp_path: 
     tree: Any = 1
     for _ in range(20):
         tree = [tree]
-    outcome = contract.check(json.dumps({"tree": tree}).encode(), request_id=REQUEST_ID)
+    outcome = pipeline.check(contract, json.dumps({"tree": tree}).encode(), request_id=REQUEST_ID)
     assert outcome.diagnostics.outcome == "success"
     built = build(outcome, contract, make_request(REQUEST_ID))
     decoded = record.decode(record.encode(built))
@@ -415,7 +416,7 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
         answer = envelope.failure(
             tool,
             REQUEST_ID,
-            draw(st.sampled_from(envelope.ERROR_CODES)),
+            draw(st.sampled_from(ERROR_CODES)),
             draw(st.booleans()),
         )
     diagnostics = Diagnostics(
@@ -516,8 +517,8 @@ def test_the_record_names_the_adapter_that_made_the_payload(
     """JSON contracts say `json`; a `[text]` contract says which adapter read the lines."""
     contract = load_contract(REPO / "examples" / contract_file)
     request = make_request(REQUEST_ID, context)
-    outcome = contract.check(
-        b"not what the contract expects", request_id=REQUEST_ID, context=context
+    outcome = pipeline.check(
+        contract, b"not what the contract expects", request_id=REQUEST_ID, context=context
     )
     rec = record.build(outcome, contract, request, command="check", source=STDIN)
     assert rec["adapter"] == expected
@@ -528,7 +529,7 @@ def test_a_jc_contract_records_jc_and_its_parser_versions() -> None:
     """The article's provenance: which parser, at which version, produced the object."""
     jc = pytest.importorskip("jc")
     contract = load_contract(REPO / "examples" / "disk_usage" / "contract.jc.toml")
-    outcome = contract.check(b"", request_id=REQUEST_ID)
+    outcome = pipeline.check(contract, b"", request_id=REQUEST_ID)
     rec = record.build(outcome, contract, make_request(REQUEST_ID), command="check", source=STDIN)
     assert rec["adapter"]["kind"] == "jc"
     assert rec["adapter"]["version"] == jc.__version__

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from toolguard.answer import abandoned
 from toolguard.audit import record
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract, load_contract
 from toolguard.pipeline import check_bytes
 from toolguard.request import make_request
-from toolguard.result import Outcome
+from toolguard.result import Outcome, internal, interrupted
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
@@ -219,7 +218,7 @@ def test_abandoned_outcomes_are_recorded_as_valid_records(
     contract = review(tmp_path)
     log = tmp_path / "audit.jsonl"
     request = make_request(REQUEST_ID, {"change_id": "CR-1042"})
-    given_up = abandoned(contract, request, why)
+    given_up = (interrupted if outcome == "failure" else internal)(contract, request, why)
     trail = AuditTrail.build(TrailOptions(log=log), contract)
     sealed, _ = trail.seal(
         given_up, contract, request, command="check", source=record.Source("stdin")

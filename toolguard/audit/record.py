@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from toolguard import __version__, envelope
+from toolguard import envelope
+from toolguard.audit import Command, Source
 from toolguard.audit.log import MAX_RECORD_BYTES
-from toolguard.audit.policy import Command, Source
 from toolguard.audit.raw import Kept
 from toolguard.errors import Rejection
 from toolguard.limits import Limits
@@ -28,6 +28,7 @@ from toolguard.schema import Validator, compile_schema
 from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
 from toolguard.text import clean
+from toolguard.version import __version__
 
 if TYPE_CHECKING:
     from toolguard.contract import Contract
@@ -69,7 +70,9 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
             "version": contract.version,
             "sha256": contract.digest,
         },
-        "adapter": {key: clean(value, _VALUE) for key, value in contract.adapter.items()},
+        "adapter": {
+            key: clean(value, _VALUE) for key, value in contract.adapter.describe().items()
+        },
         "context": _context(request, contract.audit.secret_context, hash_secret),
         "upstream": _upstream(source, diagnostics.upstream, diagnostics.attempts),
         "outcome": diagnostics.outcome,

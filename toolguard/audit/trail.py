@@ -8,14 +8,14 @@ be written is replaced by `UPSTREAM_UNAVAILABLE` (retryable), unless the operato
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolguard import envelope
-from toolguard.audit.policy import Command, RawKeep, Source
+from toolguard.audit import Command, Source
+from toolguard.contract.audit_policy import RawKeep
 from toolguard.errors import AuditError
-from toolguard.result import Outcome
+from toolguard.result import Outcome, unrecorded
 
 if TYPE_CHECKING:
     from toolguard.audit.raw import Kept, RawStore
@@ -133,7 +133,7 @@ class AuditTrail:
         if self.optional:
             warnings.append(f"audit trail not written (--audit-optional): {error.message}")
             return outcome
-        return _unrecorded(outcome, error)
+        return unrecorded(outcome, error)
 
     def _keep(self, outcome: Outcome) -> list[Kept]:
         if self.raw is None:
@@ -160,23 +160,3 @@ class AuditTrail:
 
 def _first(*values: int | None) -> int:
     return next(value for value in values if value is not None)
-
-
-def _unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
-    """The failure the agent gets when the trail cannot be written; the operator learns why."""
-    before = outcome.diagnostics
-    verdict = "accepted" if before.outcome == "success" else f"{before.layer}: {before.reason}"
-    diagnostics = replace(
-        before,
-        outcome="internal" if before.outcome == "internal" else "failure",
-        layer=error.layer,
-        reason=error.reason,
-        message=f"{error.message} (the response itself was {verdict})",
-        error_code=error.code,
-        schema_path=None,
-        instance_path=None,
-        rule=None,
-        offset=None,
-    )
-    failure = envelope.failure(before.tool, before.request_id, error.code, error.retryable)
-    return Outcome(failure, diagnostics, outcome.responses)

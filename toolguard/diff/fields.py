@@ -18,10 +18,7 @@ from toolguard.diff.change import (
     widened,
 )
 from toolguard.diff.graph import always_present
-from toolguard.rules import Rule
-
-# Rule parameters that widen the window a value may fall in as they grow (`fresh`).
-_WIDER_WHEN_HIGHER = frozenset({"max_age_seconds", "max_future_seconds"})
+from toolguard.rules import RULE_BY_KIND, Rule
 
 
 def tool_changes(old: Contract, new: Contract) -> list[Change]:
@@ -149,10 +146,11 @@ def _rule_impact(old: Rule, new: Rule) -> Upstream:
     if type(old) is not type(new) or not dataclasses.is_dataclass(old):
         return NONE if repr(old) == repr(new) and type(old) is type(new) else BOTH
     impacts = []
+    wider_when_higher = RULE_BY_KIND[old.kind].wider_when_higher
     for field in dataclasses.fields(old):
         before, after = getattr(old, field.name), getattr(new, field.name)
         if before != after:
-            impacts.append(widened(before, after) if field.name in _WIDER_WHEN_HIGHER else BOTH)
+            impacts.append(widened(before, after) if field.name in wider_when_higher else BOTH)
     return merge(impacts)
 
 

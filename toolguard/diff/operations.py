@@ -7,6 +7,7 @@ upstream behaviours end in a success.
 
 from __future__ import annotations
 
+from toolguard.adapters import ADAPTER_BY_KIND
 from toolguard.contract import Contract
 from toolguard.diff.change import (
     BOTH,
@@ -23,9 +24,9 @@ from toolguard.diff.change import (
     widened,
 )
 from toolguard.diff.graph import json_key
-from toolguard.lines import TextAdapter
-from toolguard.retry import RetryPolicy
-from toolguard.upstream import Mapped, unmapped_exit
+from toolguard.error_documents import Mapped
+from toolguard.run.policy import unmapped_exit
+from toolguard.run.retry import RetryPolicy
 
 _UNMAPPED = Mapped(unmapped_exit(1).code, unmapped_exit(1).retryable)
 
@@ -55,8 +56,8 @@ def run_changes(old: Contract, new: Contract) -> list[Change]:
 
 def _error_document_changes(old: Contract, new: Contract) -> list[Change]:
     """Error documents, matched by schema: a new one turns matching answers into failures."""
-    before = {json_key(doc.validator.schema): doc for doc in old.run.error_documents}
-    after = {json_key(doc.validator.schema): doc for doc in new.run.error_documents}
+    before = {json_key(doc.validator.schema): doc for doc in old.error_documents}
+    after = {json_key(doc.validator.schema): doc for doc in new.error_documents}
     changes: list[Change] = []
     for key, doc in before.items():
         where = f"run.error_documents.{doc.source}"
@@ -112,31 +113,28 @@ def retry_changes(old: Contract, new: Contract) -> list[Change]:
 
 
 def text_changes(old: Contract, new: Contract) -> list[Change]:
-    """The text adapter: patterns and types cannot be compared, line counts can."""
-    before, after = old.text, new.text
-    if before == after:
-        return []
-    if not (isinstance(before, TextAdapter) and isinstance(after, TextAdapter)):
-        detail = f"{_adapter(before)} -> {_adapter(after)}"
-        return [change("text", "text adapter changed", detail, BOTH)]
+    """The adapter: another kind reads differently; its settings as each declares their sense."""
+    if old.adapter_kind != new.adapter_kind:
+        labels = (ADAPTER_BY_KIND[old.adapter_kind].label, ADAPTER_BY_KIND[new.adapter_kind].label)
+        return [change("text", "text adapter changed", " -> ".join(labels), BOTH)]
+    before, after = old.adapter.settings(), new.adapter.settings()
     changes: list[Change] = []
-    for name in ("line", "header"):
-        was, now = getattr(before, name), getattr(after, name)
-        if (was and was.source) != (now and now.source):
-            detail = f"{show(was and was.source)} -> {show(now and now.source)}"
-            changes.append(change(f"text.{name}", f"{name} pattern changed", detail, BOTH))
-    for name, sense in (("min_lines", -1), ("max_lines", 1)):
-        was, now = getattr(before, name), getattr(after, name)
-        if was != now:
-            upstream = widened(was, now) if sense > 0 else flip(widened(was, now))
-            how = "raised" if now > was else "lowered"
-            changes.append(change(f"text.{name}", f"{name} {how}", f"{was} -> {now}", upstream))
-    types_before, types_after = dict(before.types or {}), dict(after.types or {})
-    for group in sorted(set(types_before) | set(types_after)):
-        was, now = types_before.get(group, "string"), types_after.get(group, "string")
-        if was != now:
-            detail = f"{group}: {was} -> {now}"
-            changes.append(change(f"text.types.{group}", "group type changed", detail, BOTH))
+    for name in [*before, *(name for name in after if name not in before)]:
+        was, now = before.get(name), after.get(name)
+        setting = now or was
+        if setting is None or (was and was.value) == (now and now.value):
+            continue
+        old_value, new_value = was and was.value, now and now.value
+        where = f"text.{name}"
+        if setting.grows and isinstance(old_value, int) and isinstance(new_value, int):
+            upstream = widened(old_value, new_value)
+            how = "raised" if new_value > old_value else "lowered"
+            detail = f"{old_value} -> {new_value}"
+            impact = upstream if setting.grows > 0 else flip(upstream)
+            changes.append(change(where, f"{setting.label} {how}", detail, impact))
+        else:
+            detail = f"{show(old_value)} -> {show(new_value)}"
+            changes.append(change(where, f"{setting.label} changed", detail, BOTH))
     return changes
 
 
@@ -153,10 +151,3 @@ def _mapped(meaning: Mapped) -> str:
 
 def _env(names: tuple[str, ...] | None) -> str:
     return "all variables" if names is None else show_all(names) or "none"
-
-
-def _adapter(adapter: object) -> str:
-    if adapter is None:
-        return "JSON"
-    parser = getattr(adapter, "parser", None)
-    return f"jc {parser}" if parser else "line patterns"

@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from toolguard.adapters import ADAPTER_BY_KIND, kind_of
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, LintRule
 from toolguard.lint.views import Document
 from toolguard.lint.walk import resolve_field
 from toolguard.pointer import escape, is_index, tokens
+from toolguard.rules import RULE_BY_KIND
 from toolguard.schema.locate import declared_location
 
 MAX_SANE_BYTES = Limits().max_bytes  # 1 MiB: above it, an answer is a dump, not evidence
@@ -47,10 +49,9 @@ class ContractSubject:
             yield "/display_text/pointer", display["pointer"], "the display text"
 
     @property
-    def line_adapter(self) -> bool:
-        """Whether a `[text]` line adapter builds the payload (its depth is fixed, at 3)."""
-        text = self.document.get("text")
-        return isinstance(text, dict) and "jc" not in text
+    def fixed_depth(self) -> bool:
+        """Whether the adapter builds documents of its own depth (a `[text]` line adapter)."""
+        return ADAPTER_BY_KIND[kind_of(self.document)].fixed_depth
 
 
 def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
@@ -105,10 +106,11 @@ def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
             continue
         types = view.value_types
         kind = rule["kind"]
-        if kind == "fresh":
+        reads = RULE_BY_KIND[kind].reads
+        if reads == "date-time":
             dated = any(node.get("format") == "date-time" for _, node in view.dicts)
             needs, ok = "a string with format: date-time", types <= {"string"} and dated
-        elif kind in {"equals_request_id", "matches_context_pattern"}:
+        elif reads == "string":
             needs, ok = "a string", types <= {"string"}
         else:
             needs, ok = "a scalar", not types & {"object", "array"}
@@ -168,7 +170,7 @@ def limits_unset(contract: ContractSubject) -> Iterator[Hit]:
     limits = contract.document.get("limits", {})
     if "max_bytes" not in limits:
         yield Hit(contract.file, "/limits/max_bytes", "max_bytes is not set (default: 1 MiB)")
-    if "max_depth" not in limits and not contract.line_adapter:
+    if "max_depth" not in limits and not contract.fixed_depth:
         yield Hit(contract.file, "/limits/max_depth", "max_depth is not set (default: 32)")
 
 

@@ -12,9 +12,9 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolguard import __version__
 from toolguard.lint.findings import Finding, LintReport
 from toolguard.lint.rules import LINT_RULES
+from toolguard.version import __version__
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

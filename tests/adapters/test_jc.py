@@ -1,0 +1,115 @@
+"""The jc text adapter fails closed where jc itself fails open (`toolguard[jc]`)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolguard import load_contract
+from toolguard.adapters.jc import JcAdapter
+from toolguard.errors import ContractError, Rejection
+from toolguard.fixtures.discover import discover
+from toolguard.limits import Limits
+from toolguard.pipeline import check
+
+jc = pytest.importorskip("jc", reason="jc is not installed (pip install 'toolguard-cli[jc]')")
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "disk_usage"
+CONTRACT = EXAMPLE / "contract.jc.toml"
+REQUEST_ID = "req.fixture.0001"
+GARBAGE = "total garbage\nnot df output at all\n"
+
+
+def fixtures(kind: str) -> list[Any]:
+    """The line adapter's fixtures, found by `toolguard test`'s own walk (goldens do not apply)."""
+    cases = discover(CONTRACT).cases
+    return [pytest.param(case.response, id=case.name) for case in cases if case.kind == kind]
+
+
+@pytest.mark.parametrize("path", fixtures("accept"))
+def test_accept_fixture_is_accepted_through_jc(path: Path) -> None:
+    """The line adapter's accepted `df -P` outputs are accepted through jc's `df` too."""
+    envelope, diagnostics = check(load_contract(CONTRACT), path.read_bytes(), request_id=REQUEST_ID)
+    assert diagnostics.outcome == "success", diagnostics
+    assert {record["mounted_on"] for record in envelope["data"]["file_systems"]} >= {"/"}
+
+
+@pytest.mark.parametrize("path", fixtures("reject"))
+def test_reject_fixture_is_rejected_through_jc(path: Path) -> None:
+    """Garbage, banners, warnings and truncated output are rejected, whatever jc made of them."""
+    raw = path.read_bytes()
+    envelope, diagnostics = check(load_contract(CONTRACT), raw, request_id=REQUEST_ID)
+    assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert diagnostics.layer in {"parse", "limits", "schema"}
+    assert set(envelope) == {"tool", "request_id", "outcome", "error"}
+
+
+def test_jc_invents_records_from_garbage_and_the_schema_rejects_them() -> None:
+    """jc's `df` turns two lines of garbage into a record; the closed schema refuses it."""
+    assert jc.parse("df", GARBAGE, quiet=True)  # jc fails open: a record out of nothing
+    _, diagnostics = check(load_contract(CONTRACT), GARBAGE.encode(), request_id=REQUEST_ID)
+    assert (diagnostics.layer, diagnostics.reason) == ("schema", "required")
+
+
+def test_an_empty_jc_result_is_a_rejection() -> None:
+    """jc's `ifconfig` returns [] for garbage, with no error: toolguard rejects it."""
+    assert jc.parse("ifconfig", GARBAGE, quiet=True) == []
+    with pytest.raises(Rejection, match="found nothing"):
+        JcAdapter("ifconfig")(GARBAGE.encode(), Limits())
+
+
+def test_jc_results_are_held_to_the_contract_limits() -> None:
+    """The document jc builds is re-read by the strict parser, within the contract's budgets."""
+    text = (EXAMPLE / "response.txt").read_bytes()
+    with pytest.raises(Rejection) as caught:
+        JcAdapter("df")(text, Limits(max_string_length=3))
+    assert caught.value.layer == "limits"
+
+
+@given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
+def test_any_bytes_get_a_document_or_a_rejection(raw: bytes) -> None:
+    """Whatever the bytes, the jc adapter returns a document or raises a `Rejection`."""
+    try:
+        document = JcAdapter("df")(raw, Limits())
+    except Rejection:
+        return
+    assert set(document) <= {"records", "record"}
+
+
+def test_unknown_jc_parser_is_a_contract_error() -> None:
+    """A parser jc does not have is refused when the contract loads."""
+    with pytest.raises(ContractError, match="no parser"):
+        JcAdapter.load("no_such_parser", "contract.toml")
+
+
+def test_missing_jc_is_a_contract_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the jc extra, a contract naming a jc parser is refused with the install hint."""
+    real = importlib.import_module
+
+    def without_jc(name: str, *args: Any) -> Any:
+        if name == "jc":
+            raise ImportError(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_jc)
+    with pytest.raises(ContractError, match=r"toolguard-cli\[jc\]"):
+        JcAdapter.load("df", "contract.toml")
+
+
+def test_jc_and_line_patterns_together_are_refused(tmp_path: Path) -> None:
+    """A `[text]` table is either line patterns or a jc parser, never both."""
+    contract = tmp_path / "contract.toml"
+    contract.write_text(
+        CONTRACT.read_text(encoding="utf-8").replace('jc = "df"', "jc = \"df\"\nline = '^x$'"),
+        encoding="utf-8",
+    )
+    (tmp_path / "jc.response.schema.json").write_bytes(
+        (EXAMPLE / "jc.response.schema.json").read_bytes()
+    )
+    with pytest.raises(ContractError):
+        load_contract(contract)

@@ -1,0 +1,550 @@
+"""The audit trail end to end, through real subprocesses: records, raw copies, explain."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run
+
+from toolguard.audit import record
+
+REPO = Path(__file__).resolve().parents[2]
+REVIEW = REPO / "examples" / "review_status"
+DEPLOY = REPO / "examples" / "deploy_status"
+ID = "req.cli.audit.0001"
+OK = (REVIEW / "response.json").read_bytes()
+DRIFTED = OK.replace(b'"approved"', b'"maybe"')
+HOSTILE = "\x1b[31m[bold red]x[/]\u202eevil"
+UNAVAILABLE = {
+    "tool": "review_status",
+    "request_id": ID,
+    "outcome": "failure",
+    "error": {"code": "UPSTREAM_UNAVAILABLE", "retryable": True},
+}
+_DROPPED = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+_ENV = {
+    key: value
+    for key, value in os.environ.items()
+    if key not in _DROPPED and not key.startswith(("TOOLGUARD_AUDIT", "TOOLGUARD_RAW"))
+}
+_ENV["TERM"] = "dumb"
+
+
+def toolguard(*args: str | Path, stdin: bytes = b"", **env: str | Path) -> Run:
+    """Run the CLI piped, without the caller's audit variables, plus `env`."""
+    done = subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
+        [sys.executable, "-m", "toolguard", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=REPO,
+        env={**_ENV, **{key: str(value) for key, value in env.items()}},
+        timeout=60,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def review(folder: Path, audit: str = "") -> Path:
+    """A copy of the review_status example (contract, schema, context, response) + `audit`."""
+    for name in ("contract.toml", "response.schema.json", "context.json", "response.json"):
+        shutil.copy(REVIEW / name, folder / name)
+    contract = folder / "contract.toml"
+    contract.write_text(contract.read_text() + audit)
+    return contract
+
+
+def check(contract: Path, response: bytes = OK, *flags: str | Path, **env: str | Path) -> Run:
+    return toolguard(
+        "check", contract, "--request-id", ID, "--context", "change_id=CR-1042", *flags,
+        stdin=response, **env,
+    )  # fmt: skip
+
+
+def run_cat(contract: Path, *flags: str | Path) -> Run:
+    """`toolguard run` with `cat` of the contract folder's response.json as the upstream."""
+    return toolguard(
+        "run", contract, "--request-id", ID, "--context", "change_id=CR-1042", *flags,
+        "--", "cat", contract.with_name("response.json"),
+    )  # fmt: skip
+
+
+def records(log: Path) -> list[dict[str, Any]]:
+    """Every line of the log, each a valid record."""
+    decoded = [record.decode(line) for line in log.read_bytes().splitlines()]
+    assert None not in decoded, f"invalid record in {log.read_bytes()!r}"
+    return decoded  # type: ignore[return-value]
+
+
+def only_record(log: Path) -> dict[str, Any]:
+    (entry,) = records(log)
+    return entry
+
+
+@pytest.fixture
+def contract(tmp_path: Path) -> Path:
+    return review(tmp_path)
+
+
+# --- where records go ---------------------------------------------------------------------------
+
+
+def test_check_appends_one_valid_record_per_check(contract: Path, tmp_path: Path) -> None:
+    """Two checks, two records, each holding the digest of the exact envelope line printed."""
+    log = tmp_path / "audit.jsonl"
+    runs = [check(contract, OK, "--audit-log", log), check(contract, DRIFTED, "--audit-log", log)]
+    assert [run.status for run in runs] == [0, 1]
+    entries = records(log)
+    assert [entry["outcome"] for entry in entries] == ["success", "failure"]
+    for run, entry in zip(runs, entries, strict=True):
+        assert entry["envelope_sha256"] == hashlib.sha256(run.stdout).hexdigest()
+        assert (entry["command"], entry["upstream"]["kind"]) == ("check", "stdin")
+    assert log.stat().st_mode & 0o777 == 0o600
+
+
+def test_run_appends_a_record_of_the_command(contract: Path, tmp_path: Path) -> None:
+    """`toolguard run` records the argv and the attempt it made."""
+    log = tmp_path / "audit.jsonl"
+    run = run_cat(contract, "--audit-log", log)
+    assert run.status == 0, run.stderr
+    entry = only_record(log)
+    assert entry["command"] == "run"
+    assert entry["upstream"]["argv"] == ["cat", str(contract.with_name("response.json"))]
+    assert [attempt["exit_status"] for attempt in entry["upstream"]["attempts"]] == [0]
+
+
+@pytest.mark.parametrize(
+    ("flag", "env", "winner"),
+    [(False, False, "contract"), (False, True, "env"), (True, True, "flag")],
+    ids=["contract-table", "env-over-contract", "flag-over-env"],
+)
+def test_flag_beats_environment_beats_contract(
+    tmp_path: Path, flag: bool, env: bool, winner: str
+) -> None:
+    """The contract's log (relative to its folder) is the default; the env, then the flag win."""
+    folder = tmp_path / "contract"
+    folder.mkdir()
+    contract = review(folder, '\n[audit]\nlog = "logs/contract.jsonl"\n')
+    (folder / "logs").mkdir()
+    logs = {
+        "contract": folder / "logs" / "contract.jsonl",
+        "env": tmp_path / "env.jsonl",
+        "flag": tmp_path / "flag.jsonl",
+    }
+    flags = ("--audit-log", logs["flag"]) if flag else ()
+    variables = {"TOOLGUARD_AUDIT_LOG": logs["env"]} if env else {}
+    assert check(contract, OK, *flags, **variables).status == 0
+    assert [name for name, path in logs.items() if path.exists()] == [winner]
+    assert only_record(logs[winner])["outcome"] == "success"
+
+
+def test_raw_dir_from_the_environment_keeps_a_rejected_response(
+    contract: Path, tmp_path: Path
+) -> None:
+    """TOOLGUARD_RAW_DIR alone: the rejected bytes are kept under their SHA-256."""
+    raw = tmp_path / "raw"
+    assert check(contract, DRIFTED, TOOLGUARD_RAW_DIR=raw).status == 1
+    assert (raw / hashlib.sha256(DRIFTED).hexdigest()).read_bytes() == DRIFTED
+
+
+# --- fail closed --------------------------------------------------------------------------------
+
+
+def _dev_full(tmp_path: Path) -> tuple[str, Path]:
+    return "--audit-log", Path("/dev/full")
+
+
+def _missing_folder(tmp_path: Path) -> tuple[str, Path]:
+    return "--audit-log", tmp_path / "missing" / "audit.jsonl"
+
+
+def _raw_dir_under_a_file(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / "file").write_bytes(b"")
+    return "--raw-dir", tmp_path / "file" / "raw"  # ENOTDIR when it is created
+
+
+BROKEN = {
+    "disk-full": (_dev_full, "No space left on device"),
+    "missing-folder": (_missing_folder, "No such file or directory"),
+    "raw-dir-under-a-file": (_raw_dir_under_a_file, "cannot keep raw response"),
+}
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+@pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
+def test_an_unwritable_trail_gives_the_agent_only_a_retryable_failure(
+    contract: Path, tmp_path: Path, command: str, case: str
+) -> None:
+    """Whatever the response, the agent gets UPSTREAM_UNAVAILABLE (retryable), exit 1, and why."""
+    make, why = BROKEN[case]
+    flags = (*make(tmp_path), "--raw-keep", "all")
+    run = check(contract, OK, *flags) if command == "check" else run_cat(contract, *flags)
+    assert run.status == 1
+    assert run.envelope() == UNAVAILABLE
+    assert b"alice" not in run.stdout
+    text = run.stderr.decode()
+    assert "layer audit" in text
+    assert why in text
+    assert "the response itself was accepted" in text
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_audit_optional_answers_and_warns(contract: Path, command: str) -> None:
+    """--audit-optional: the original envelope is printed; stderr says the trail was lost."""
+    flags = ("--audit-log", "/dev/full", "--audit-optional")
+    run = check(contract, OK, *flags) if command == "check" else run_cat(contract, *flags)
+    assert run.status == 0
+    assert run.envelope()["data"]["reviewed_by"] == "alice@example.com"
+    assert b"audit trail not written (--audit-optional)" in run.stderr
+    assert b"No space left on device" in run.stderr
+
+
+# --- raw copies ---------------------------------------------------------------------------------
+
+
+def test_raw_copies_are_private_and_only_rejected_ones_by_default(
+    contract: Path, tmp_path: Path
+) -> None:
+    """Default "rejected": no copy of the accepted response; the rejected one 0600 in a 0700 dir."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, OK, "--audit-log", log, "--raw-dir", raw)
+    check(contract, DRIFTED, "--audit-log", log, "--raw-dir", raw)
+    accepted, rejected = records(log)
+    digest = hashlib.sha256(DRIFTED).hexdigest()
+    assert "raw" not in accepted
+    assert rejected["raw"] == [{"sha256": digest, "kept": True}]
+    assert sorted(path.name for path in raw.iterdir() if not path.name.startswith(".")) == [digest]
+    assert raw.stat().st_mode & 0o777 == 0o700
+    assert (raw / digest).stat().st_mode & 0o777 == 0o600
+
+
+def test_raw_keep_all_keeps_the_accepted_response(contract: Path, tmp_path: Path) -> None:
+    """--raw-keep all: the accepted bytes are kept and the record names them."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, OK, "--audit-log", log, "--raw-dir", raw, "--raw-keep", "all")
+    digest = hashlib.sha256(OK).hexdigest()
+    assert only_record(log)["raw"] == [{"sha256": digest, "kept": True}]
+    assert (raw / digest).read_bytes() == OK
+
+
+def test_a_response_over_raw_max_file_is_not_kept_and_the_record_says_why(
+    contract: Path, tmp_path: Path
+) -> None:
+    """--raw-max-file 10: only the digest is recorded, with the reason; no file is written."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, DRIFTED, "--audit-log", log, "--raw-dir", raw, "--raw-max-file", "10")
+    (kept,) = only_record(log)["raw"]
+    assert kept == {
+        "sha256": hashlib.sha256(DRIFTED).hexdigest(),
+        "kept": False,
+        "why": "over raw_max_file_bytes=10",
+    }
+    assert not raw.exists() or not any(raw.glob("[0-9a-f]*"))
+
+
+# --- what a record holds ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key_flag", [False, True], ids=["key-beside-log", "audit-key"])
+def test_secret_context_is_only_a_keyed_hash(tmp_path: Path, key_flag: bool) -> None:
+    """[audit] secret_context: an HMAC in the record, never the value; the key file is 0600."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    log = tmp_path / "audit.jsonl"
+    key = tmp_path / "keys" / "audit.key" if key_flag else tmp_path / "audit.jsonl.key"
+    key.parent.mkdir(exist_ok=True)
+    flags = ("--audit-key", key) if key_flag else ()
+    assert check(contract, OK, "--audit-log", log, *flags).status == 0
+    entry = only_record(log)
+    assert list(entry["context"]["change_id"]) == ["hmac_sha256"]
+    assert b"CR-1042" not in log.read_bytes()
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert key_flag != (tmp_path / "audit.jsonl.key").exists()
+
+
+@pytest.mark.parametrize("record_values", [False, True])
+def test_projected_names_are_recorded_values_only_when_asked(
+    tmp_path: Path, record_values: bool
+) -> None:
+    """projected_fields always; projected_values only with [audit] record_values = true."""
+    table = "\n[audit]\nrecord_values = true\n" if record_values else ""
+    log = tmp_path / "audit.jsonl"
+    check(review(tmp_path, table), OK, "--audit-log", log)
+    entry = only_record(log)
+    assert entry["projected_fields"] == ["change_id", "decision", "reviewed_by"]
+    assert ("projected_values" in entry) == record_values
+    assert (b"alice@example.com" in log.read_bytes()) == record_values
+
+
+REJECTIONS = {
+    "limits": (b'{"reviewed_by": "' + b"a" * 5000 + b'"}', "CR-1042", "limits"),
+    "parse": (b"Welcome!\n" + OK, "CR-1042", "parse"),
+    "schema": (DRIFTED, "CR-1042", "schema"),
+    "rule": (OK, "CR-7", "rule"),
+}
+
+
+@pytest.mark.parametrize("case", REJECTIONS)
+def test_each_rejection_layer_leaves_a_valid_record(
+    contract: Path, tmp_path: Path, case: str
+) -> None:
+    """Limits, parse, schema and rule rejections are recorded with their layer and code."""
+    response, change_id, layer = REJECTIONS[case]
+    log = tmp_path / "audit.jsonl"
+    run = toolguard(
+        "check", contract, "--request-id", ID, "--context", f"change_id={change_id}",
+        "--audit-log", log, stdin=response,
+    )  # fmt: skip
+    assert run.status == 1
+    entry = only_record(log)
+    assert (entry["layer"], entry["error_code"], entry["retryable"]) == (
+        layer,
+        "INVALID_RESPONSE",
+        False,
+    )
+    assert entry["input"]["sha256"] == hashlib.sha256(response[:4097]).hexdigest()
+
+
+DEPLOY_ARGS = (
+    "run",
+    DEPLOY / "contract.toml",
+    "--request-id",
+    ID,
+    "--context",
+    "environment=staging",
+)
+
+
+def test_a_run_with_retries_records_every_attempt(tmp_path: Path) -> None:
+    """Exit 255 three times: one record, three attempts with their stderr, retryable failure."""
+    log = tmp_path / "audit.jsonl"
+    raw = tmp_path / "raw"
+    run = toolguard(
+        *DEPLOY_ARGS, "--audit-log", log, "--raw-dir", raw,
+        "--", sys.executable, DEPLOY / "upstream.py", "--fail", "255",
+    )  # fmt: skip
+    assert run.status == 1
+    entry = only_record(log)
+    attempts = entry["upstream"]["attempts"]
+    assert [attempt["number"] for attempt in attempts] == [1, 2, 3]
+    assert {attempt["exit_status"] for attempt in attempts} == {255}
+    assert "backend unreachable" in attempts[0]["stderr"]
+    assert (entry["error_code"], entry["retryable"], entry["layer"]) == (
+        "UPSTREAM_UNAVAILABLE",
+        True,
+        "upstream",
+    )
+    assert len(entry["raw"]) == 3  # one per attempt (all empty: one file)
+
+
+def test_the_error_document_is_recorded_as_not_found(tmp_path: Path) -> None:
+    """The service's own error document: NOT_FOUND, recorded with its layer."""
+    log = tmp_path / "audit.jsonl"
+    toolguard(
+        *DEPLOY_ARGS, "--audit-log", log, "--",
+        sys.executable, DEPLOY / "upstream.py", "--not-found",
+    )  # fmt: skip
+    entry = only_record(log)
+    assert (entry["error_code"], entry["layer"]) == ("NOT_FOUND", "upstream")
+
+
+def test_an_interrupted_run_is_recorded(contract: Path, tmp_path: Path) -> None:
+    """SIGTERM while the command runs: the agent gets a retryable failure, the log says why."""
+    log = tmp_path / "audit.jsonl"
+    started = tmp_path / "started"
+    script = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
+    argv = [
+        sys.executable, "-m", "toolguard", "run", str(contract), "--request-id", ID,
+        "--context", "change_id=CR-1042", "--audit-log", str(log),
+        "--", sys.executable, "-I", "-c", script,
+    ]  # fmt: skip
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV
+    ) as process:
+        deadline = time.monotonic() + 10
+        while not started.exists():
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)
+        stdout, _ = process.communicate(timeout=10)
+    assert json.loads(stdout) == UNAVAILABLE
+    entry = only_record(log)
+    assert (entry["reason"], entry["error_code"], entry["retryable"]) == (
+        "interrupted",
+        "UPSTREAM_UNAVAILABLE",
+        True,
+    )
+
+
+# --- explain ------------------------------------------------------------------------------------
+
+
+def test_explain_finds_the_record_among_noise(contract: Path, tmp_path: Path) -> None:
+    """Other ids, garbage and a 10 MB line around it: explain tells the one story, exit 0."""
+    log = tmp_path / "audit.jsonl"
+    toolguard(
+        "check", contract, "--request-id", "req.cli.audit.other", "--context",
+        f"change_id={ID}", "--audit-log", log, stdin=OK,
+    )  # fmt: skip
+    with log.open("ab") as stream:
+        stream.write(b"{not a record}\n" + b"z" * 10_000_000 + b"\n")
+    check(contract, DRIFTED, "--audit-log", log)
+    run = toolguard("explain", ID, "--audit-log", log)
+    assert run.status == 0, run.stderr
+    text = run.stdout.decode()
+    assert f"request {ID}: 1 record\n" in text
+    assert "failure INVALID_RESPONSE (retryable: false)" in text
+    assert "/properties/decision/enum" in text
+
+
+def test_explain_of_an_absent_request_exits_1(contract: Path, tmp_path: Path) -> None:
+    """A request the log does not hold: exit 1, and stderr says so."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    run = toolguard("explain", "req.cli.audit.absent", "--audit-log", log)
+    assert run.status == 1
+    assert b"no record of req.cli.audit.absent" in run.stderr
+
+
+def test_explain_of_a_malformed_request_id_exits_2(contract: Path, tmp_path: Path) -> None:
+    """A request id that could never have been recorded is a usage error; nothing is printed."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    run = toolguard("explain", "../etc/passwd", "--audit-log", log)
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"is not a request id" in run.stderr
+
+
+def test_recheck_reports_a_changed_contract_and_a_different_envelope(
+    contract: Path, tmp_path: Path
+) -> None:
+    """Rejected then, the enum narrowed since: same bytes, contract changed, verdict still no."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, OK, "--audit-log", log, "--raw-dir", raw, "--raw-keep", "all")
+    schema = contract.with_name("response.schema.json")
+    schema.write_text(schema.read_text().replace('"approved", ', ""))
+    run = toolguard(
+        "explain", ID, "--audit-log", log, "--raw-dir", raw, "--recheck", "--format", "json"
+    )
+    assert run.status == 0, run.stderr
+    (found,) = json.loads(run.stdout)["records"]
+    assert found["recheck"] == {
+        "done": True,
+        "note": "re-checked with the recorded request id, context and clock",
+        "contract_changed": True,
+        "outcome": "failure",
+        "error_code": "INVALID_RESPONSE",
+        "same_envelope": False,
+    }
+    rich = toolguard("explain", ID, "--audit-log", log, "--raw-dir", raw, "--recheck")
+    flat = " ".join(rich.stdout.decode().split())
+    assert "contract changed since; then accepted, now failure INVALID_RESPONSE" in flat
+    assert "a different envelope" in flat
+
+
+def test_recheck_refuses_a_raw_copy_altered_on_disk(contract: Path, tmp_path: Path) -> None:
+    """A kept copy whose bytes no longer hash to the record's digest is reported, not re-checked."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, DRIFTED, "--audit-log", log, "--raw-dir", raw)
+    (raw / hashlib.sha256(DRIFTED).hexdigest()).write_bytes(OK)
+    run = toolguard("explain", ID, "--audit-log", log, "--raw-dir", raw, "--recheck")
+    assert run.status == 0
+    flat = " ".join(run.stdout.decode().split())
+    assert "re-check not done:" in flat
+    assert "does not match its digest: it was altered" in flat
+
+
+def test_recheck_needs_a_raw_dir(contract: Path, tmp_path: Path) -> None:
+    """--recheck without --raw-dir (or TOOLGUARD_RAW_DIR) is a usage error."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    run = toolguard("explain", ID, "--audit-log", log, "--recheck")
+    assert run.status == 2
+    assert b"--recheck needs --raw-dir" in run.stderr
+
+
+def assert_shown_safely(run: Run) -> None:
+    assert run.status == 0, run.stderr
+    assert b"\x1b" not in run.stdout
+    assert "\u202e".encode() not in run.stdout
+    assert "[bold red]x[/]" in run.stdout.decode()
+
+
+def test_hostile_text_recorded_for_real_is_shown_escaped(tmp_path: Path) -> None:
+    """A hostile context value quoted by the rule and a hostile stderr: escaped, markup literal."""
+    contract = review(tmp_path)
+    log = tmp_path / "audit.jsonl"
+    toolguard(
+        "run", contract, "--request-id", ID, "--context", f"change_id={HOSTILE}",
+        "--audit-log", log, "--", "sh", "-c",
+        f"printf '%s' '{HOSTILE}' >&2; cat {contract.with_name('response.json')}",
+    )  # fmt: skip
+    entry = only_record(log)
+    assert entry["layer"] == "rule"
+    assert "\\x1b[31m" in entry["message"]
+    assert "\\x1b[31m" in entry["upstream"]["attempts"][0]["stderr"]
+    for output in ("rich", "json"):
+        run = toolguard("explain", ID, "--audit-log", log, "--format", output)
+        assert_shown_safely(run)
+    assert b"\\\\x1b[31m[bold red]x[/]\\\\u202eevil" in run.stdout  # json: escaped twice over
+
+
+def test_a_hostile_record_written_by_hand_is_shown_escaped_and_bounded(
+    contract: Path, tmp_path: Path
+) -> None:
+    """Raw ESC, bidi and markup in a valid hand-written record; a 3,000-character message."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, DRIFTED, "--audit-log", log)
+    entry = only_record(log)
+    entry.update(message=HOSTILE + "M" * 3000, reason=HOSTILE)
+    entry["contract"]["tool"] = HOSTILE
+    forged = json.dumps(entry, separators=(",", ":")).encode()
+    assert b"\\u001b" in forged
+    assert record.decode(forged) is not None
+    log.write_bytes(forged + b"\n")
+    rich = toolguard("explain", ID, "--audit-log", log)
+    assert_shown_safely(rich)
+    assert b"M" * 600 not in rich.stdout
+    assert len(rich.stdout) < 4000
+    as_json = toolguard("explain", ID, "--audit-log", log, "--format", "json")
+    assert_shown_safely(as_json)
+    shown = json.loads(as_json.stdout)["records"][0]["record"]
+    assert shown["reason"] == "\\x1b[31m[bold red]x[/]\\u202eevil"
+    assert len(shown["message"]) < 2200
+
+
+# --- audit summary ------------------------------------------------------------------------------
+
+
+def test_audit_summary_counts_the_log(contract: Path, tmp_path: Path) -> None:
+    """Per tool, outcome, code and layer, with malformed lines counted, as one JSON line."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    check(contract, DRIFTED, "--audit-log", log)
+    with log.open("ab") as stream:
+        stream.write(b"garbage\n")
+    run = toolguard("audit", "summary", log, "--since", "1h", "--format", "json")
+    assert run.status == 0, run.stderr
+    document = json.loads(run.stdout)
+    assert (document["records"], document["malformed"]) == (2, 1)
+    assert document["totals"]["layer"] == {"-": 1, "schema": 1}
+    rich = toolguard("audit", "summary", log, "--until", "2000-01-01T00:00:00Z")
+    assert rich.status == 0
+    assert rich.stdout.startswith(b"0 records from the start until 2000-01-01T00:00:00.000000Z;")
+
+
+@pytest.mark.parametrize("flag", ["--since", "--until"])
+def test_audit_summary_refuses_a_bad_bound(contract: Path, tmp_path: Path, flag: str) -> None:
+    """A bound that is neither RFC 3339 nor a duration: exit 2, nothing on stdout."""
+    log = tmp_path / "audit.jsonl"
+    log.write_bytes(b"")
+    run = toolguard("audit", "summary", log, flag, "last tuesday")
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"neither an RFC 3339 date-time nor a duration" in run.stderr

@@ -1,0 +1,286 @@
+"""`toolguard run` end to end: a real command, one envelope on stdout, diagnostics apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, RunToolguard
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "examples" / "deploy_status"
+DISK_USAGE = REPO / "examples" / "disk_usage"
+PROBE = REPO / "tests" / "data" / "contracts" / "good" / "run_probe" / "contract.toml"
+REQUEST_ID = "req.run.test.0001"
+CANARY = "Qz7RUNCANARYxK"
+PYTHON = (sys.executable, "-I", "-c")
+DEPLOY_ARGS = (
+    "run",
+    DEPLOY / "contract.toml",
+    "--request-id",
+    REQUEST_ID,
+    "--context",
+    "environment=staging",
+    "--diagnostics",
+    "json",
+)
+UPSTREAM = (sys.executable, DEPLOY / "upstream.py")
+DEPLOY_DATA = {"environment": "staging", "revision": "a83f19c", "state": "healthy"}
+
+
+def failure(tool: str, code: str, retryable: bool) -> dict[str, Any]:
+    return {
+        "tool": tool,
+        "request_id": REQUEST_ID,
+        "outcome": "failure",
+        "error": {"code": code, "retryable": retryable},
+    }
+
+
+def deploy(run_toolguard: RunToolguard, *upstream_args: str | Path) -> Run:
+    """`toolguard run` on the deploy_status contract with the example upstream and `args`."""
+    return run_toolguard(*DEPLOY_ARGS, "--", *UPSTREAM, *upstream_args)
+
+
+def test_success_envelope_from_the_example_upstream(run_toolguard: RunToolguard) -> None:
+    """The example upstream's answer passes: a success envelope, exit 0, one attempt."""
+    run = deploy(run_toolguard)
+    assert run.status == 0, run.stderr
+    assert run.envelope() == {
+        "tool": "deploy_status",
+        "request_id": REQUEST_ID,
+        "outcome": "success",
+        "data": DEPLOY_DATA,
+    }
+    diagnostics = run.diagnostics()
+    assert diagnostics["outcome"] == "success"
+    assert diagnostics["upstream"] == [*map(str, UPSTREAM)]
+    assert [attempt["exit_status"] for attempt in diagnostics["attempts"]] == [0]
+
+
+@pytest.mark.parametrize(
+    ("flag", "code", "layer", "reason"),
+    [
+        ("--broken", "INVALID_RESPONSE", "schema", None),
+        ("--banner", "INVALID_RESPONSE", "parse", None),
+        ("--not-found", "NOT_FOUND", "upstream", "error_document"),
+    ],
+)
+def test_bad_answers_become_final_failures(
+    run_toolguard: RunToolguard, flag: str, code: str, layer: str, reason: str | None
+) -> None:
+    """Drift, a banner and the error document each give their code, once, with exit 1."""
+    run = deploy(run_toolguard, flag)
+    assert run.status == 1, run.stderr
+    assert run.envelope() == failure("deploy_status", code, False)
+    diagnostics = run.diagnostics()
+    assert diagnostics["layer"] == layer
+    if reason is not None:
+        assert diagnostics["reason"] == reason
+    assert len(diagnostics["attempts"]) == 1
+
+
+def test_exit_255_is_retried_up_to_max_attempts(run_toolguard: RunToolguard) -> None:
+    """ssh's 255 is retryable: three attempts (the contract's max), reported retryable."""
+    run = deploy(run_toolguard, "--fail", "255")
+    assert run.status == 1
+    assert run.envelope() == failure("deploy_status", "UPSTREAM_UNAVAILABLE", True)
+    attempts = run.diagnostics()["attempts"]
+    assert [attempt["number"] for attempt in attempts] == [1, 2, 3]
+    assert {attempt["exit_status"] for attempt in attempts} == {255}
+
+
+def test_other_exit_status_is_final(run_toolguard: RunToolguard) -> None:
+    """Exit 2 is not retryable: one attempt, retryable false."""
+    run = deploy(run_toolguard, "--fail", "2")
+    assert run.status == 1
+    assert run.envelope() == failure("deploy_status", "UPSTREAM_UNAVAILABLE", False)
+    diagnostics = run.diagnostics()
+    assert [attempt["exit_status"] for attempt in diagnostics["attempts"]] == [2]
+    assert diagnostics["reason"] == "exit_status"
+
+
+def test_command_not_found_is_a_failure_envelope_and_a_clear_message(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A missing command yields a failure envelope and says on stderr it could not start."""
+    missing = tmp_path / "no-such-command"
+    run = run_toolguard(*DEPLOY_ARGS[:-2], "--", missing)
+    assert run.status == 1
+    assert run.envelope() == failure("deploy_status", "UPSTREAM_UNAVAILABLE", False)
+    text = run.stderr.decode()
+    assert "not started (No such file or directory)" in text
+    assert "cannot run the command" in text
+    assert str(missing) in text
+
+
+def test_child_stderr_reaches_diagnostics_never_stdout(run_toolguard: RunToolguard) -> None:
+    """What the command writes to stderr is shown to the operator, escaped, never to the agent."""
+    script = (
+        f"import sys; print('\\x1b[31m' + {CANARY!r}, file=sys.stderr); "
+        f"sys.stdout.write(open(sys.argv[1]).read())"
+    )
+    run = run_toolguard(*DEPLOY_ARGS, "--", *PYTHON, script, DEPLOY / "response.json")
+    assert run.status == 0, run.stderr
+    assert CANARY.encode() not in run.stdout
+    assert run.envelope()["data"] == DEPLOY_DATA
+    (attempt,) = run.diagnostics()["attempts"]
+    assert attempt["stderr"] == f"\\x1b[31m{CANARY}\\n"  # control characters escaped
+    assert attempt["stderr_size"] == len(CANARY) + 6
+    assert b"\x1b" not in run.stderr
+
+
+def test_no_byte_of_a_rejected_response_reaches_stdout(run_toolguard: RunToolguard) -> None:
+    """A rejected answer carrying a canary leaves stdout holding only the failure envelope."""
+    drifted = {"environment": "staging", "revision": "a83f19c", "state": {"recovery": CANARY}}
+    script = f"print({json.dumps(drifted)!r})"
+    run = run_toolguard(*DEPLOY_ARGS, "--", *PYTHON, script)
+    assert run.status == 1
+    expected = failure("deploy_status", "INVALID_RESPONSE", False)
+    assert run.stdout == json.dumps(expected, separators=(",", ":")).encode() + b"\n"
+    assert CANARY.encode() not in run.stdout
+
+
+def test_stdin_from_feeds_the_command(run_toolguard: RunToolguard) -> None:
+    """--stdin-from gives the command that file as its stdin."""
+    script = "import sys; sys.stdout.write(sys.stdin.read())"
+    run = run_toolguard(
+        *DEPLOY_ARGS, "--stdin-from", DEPLOY / "response.json", "--", *PYTHON, script
+    )
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"] == DEPLOY_DATA
+
+
+def test_timeout_flag_overrides_the_contract(run_toolguard: RunToolguard) -> None:
+    """--timeout 0.5 ends a sleeping command long before the contract's 5 s."""
+    started = time.monotonic()
+    run = run_toolguard(
+        "run", PROBE, "--request-id", REQUEST_ID, "--diagnostics", "json", "--timeout", "0.5",
+        "--", *PYTHON, "import time; time.sleep(30)",
+    )  # fmt: skip
+    assert time.monotonic() - started < 4.5
+    assert run.status == 1
+    assert run.envelope() == failure("run_probe", "UPSTREAM_UNAVAILABLE", True)
+    diagnostics = run.diagnostics()
+    assert diagnostics["reason"] == "timeout"
+    (attempt,) = diagnostics["attempts"]
+    assert attempt["timed_out"] is True
+    assert 500 <= attempt["duration_ms"] < 2500
+
+
+@pytest.mark.parametrize("after", [(), ("--",)], ids=["no-command", "empty-command"])
+def test_missing_command_is_a_usage_error(run_toolguard: RunToolguard, after: tuple[str]) -> None:
+    """`run CONTRACT` without a command is a usage error: exit 2, nothing on stdout."""
+    run = run_toolguard("run", DEPLOY / "contract.toml", *after)
+    assert run.status == 2
+    assert run.stdout == b""
+    assert b"COMMAND" in run.stderr
+
+
+def test_contract_env_allow_list_is_all_the_command_sees(run_toolguard: RunToolguard) -> None:
+    """With `env = [...]` the command gets only the listed variables that are set."""
+    env_program = shutil.which("env")
+    if env_program is None or not Path("/proc/self/environ").exists():
+        pytest.skip("needs env(1) and /proc/self/environ")
+    # NOTE: /proc/self/environ is what exec gave the child, before Python's locale coercion
+    # could add LC_CTYPE to os.environ.
+    script = (
+        "import json; raw = open('/proc/self/environ', 'rb').read(); "
+        "print(json.dumps({'env': dict(i.decode().split('=', 1) for i in raw.split(b'\\0') if i)}))"
+    )
+    launcher = [
+        env_program,
+        "TOOLGUARD_PROBE_KEPT=kept value",
+        "TOOLGUARD_PROBE_DROPPED=secret",
+        sys.executable,
+        "-m",
+        "toolguard",
+    ]
+    run = run_toolguard(
+        "run", PROBE, "--request-id", REQUEST_ID, "--", *PYTHON, script, command=launcher
+    )
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"]["env"] == {
+        "PATH": os.environ["PATH"],
+        "TOOLGUARD_PROBE_KEPT": "kept value",
+    }
+
+
+def test_disk_usage_example_reads_real_df_output(run_toolguard: RunToolguard) -> None:
+    """The text adapter accepts this machine's own `df -P` through `toolguard run`."""
+    df = shutil.which("df")
+    if df is None:
+        pytest.skip("no df(1) on this machine")
+    run = run_toolguard(
+        "run", DISK_USAGE / "contract.toml", "--request-id", REQUEST_ID, "--", df, "-P"
+    )
+    assert run.status == 0, run.stderr
+    file_systems = run.envelope()["data"]["file_systems"]
+    assert any(entry["mount"] == "/" for entry in file_systems)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_ends_run_promptly_and_kills_the_command(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """A signal to a running `toolguard run` kills the command's group and still answers."""
+    pids = tmp_path / "pids"
+    script = (
+        "import os, subprocess, sys, time\n"
+        "grand = subprocess.Popen([sys.executable, '-I', '-c', 'import time; time.sleep(60)'])\n"
+        "with open(sys.argv[1] + '.tmp', 'w') as f: f.write(f'{os.getpid()} {grand.pid}')\n"
+        "os.replace(sys.argv[1] + '.tmp', sys.argv[1])\n"
+        "time.sleep(60)\n"
+    )
+    argv = [
+        sys.executable, "-m", "toolguard", "run", str(PROBE), "--request-id", REQUEST_ID,
+        "--diagnostics", "json", "--", *PYTHON, script, str(pids),
+    ]  # fmt: skip
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+    ) as toolguard:
+        deadline = time.monotonic() + 10
+        while not pids.exists():
+            assert time.monotonic() < deadline, "the command never started"
+            assert toolguard.poll() is None, toolguard.communicate()
+            time.sleep(0.02)
+        child, grandchild = map(int, pids.read_text().split())
+        signalled = time.monotonic()
+        toolguard.send_signal(signum)
+        stdout, stderr = toolguard.communicate(timeout=10)
+    assert time.monotonic() - signalled < 2
+    assert toolguard.returncode == 1, stderr
+    assert json.loads(stdout) == failure("run_probe", "UPSTREAM_UNAVAILABLE", True)
+    assert b"interrupted" in stderr
+    for pid in (child, grandchild):
+        assert gone(pid), f"process {pid} of the command's group survived"
+
+
+def gone(pid: int, within: float = 2.0) -> bool:
+    """Whether `pid` has ended (a zombie nobody reaped counts as ended) within `within` s."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        except OSError:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            state = "R"
+        if state == "Z":
+            return True
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)  # do not leave it behind for the rest of the run
+            return False
+        time.sleep(0.01)

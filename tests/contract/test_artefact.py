@@ -1,0 +1,117 @@
+"""The contract artefact: a warm load skips TOML, the contract schema and every compile."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolguard.contract.load
+import toolguard.schema
+from toolguard.contract import artefact, load_contract
+from toolguard.pipeline import check
+from toolguard.schema import cache
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "review_status"
+RESPONSE = (EXAMPLE / "response.json").read_bytes()
+CONTEXT = {"change_id": "CR-1042"}
+
+
+@pytest.fixture
+def contract_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of review_status and an empty cache of its own."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "review_status"
+    shutil.copytree(EXAMPLE, folder)
+    return folder / "contract.toml"
+
+
+def _refuse(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("a warm load did work the artefact should have saved")
+
+
+def test_a_warm_load_reads_no_toml_checks_no_contract_and_compiles_nothing(
+    contract_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second load is built from the artefact alone, and checks responses the same way."""
+    first = load_contract(contract_copy)
+    monkeypatch.setattr(toolguard.contract.load, "_decode_toml", _refuse)
+    monkeypatch.setattr(toolguard.contract.load, "_contract_validator", _refuse)
+    monkeypatch.setattr(toolguard.contract.load, "read_schema", _refuse)
+    monkeypatch.setattr(toolguard.contract.load, "compile_schema", _refuse)
+    second = load_contract(contract_copy)
+    assert second.digest == first.digest
+    assert check(second, RESPONSE, request_id="req.00000001", context=CONTEXT).envelope == (
+        check(first, RESPONSE, request_id="req.00000001", context=CONTEXT).envelope
+    )
+    assert second.envelope_schema == first.envelope_schema
+
+
+def test_an_edited_schema_is_a_miss_never_a_stale_validator(contract_copy: Path) -> None:
+    """Narrowing the schema after a load makes the next load reject what it accepted."""
+    assert check(load_contract(contract_copy), RESPONSE, context=CONTEXT).envelope["outcome"] == (
+        "success"
+    )
+    schema = contract_copy.parent / "response.schema.json"
+    schema.write_text(schema.read_text().replace('"approved"', '"approved-no-more"'))
+    reloaded = load_contract(contract_copy)
+    assert check(reloaded, RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"
+
+
+def test_an_edited_contract_is_a_miss(contract_copy: Path) -> None:
+    """A changed TOML (here its version) is a new key: the artefact is not reused."""
+    load_contract(contract_copy)
+    contract_copy.write_text(
+        contract_copy.read_text().replace('version = "1.0.0"', 'version = "1.0.1"')
+    )
+    assert load_contract(contract_copy).version == "1.0.1"
+
+
+def test_a_corrupt_artefact_is_ignored_and_rebuilt(contract_copy: Path) -> None:
+    """Flipped bytes fail the checksum: the contract is compiled again, not trusted."""
+    load_contract(contract_copy)
+    key = artefact.key(contract_copy, contract_copy.read_bytes())
+    assert key is not None
+    stored = Path(cache._folder() or "", f"contract-{key}.bin")
+    blob = bytearray(stored.read_bytes())
+    blob[-1] ^= 0xFF
+    stored.write_bytes(bytes(blob))
+    assert artefact.read(key) is None
+    assert check(load_contract(contract_copy), RESPONSE, context=CONTEXT).envelope["outcome"] == (
+        "success"
+    )
+    assert artefact.read(key) is not None
+
+
+def test_an_empty_cache_setting_turns_the_artefact_off(
+    contract_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TOOLGUARD_CACHE_DIR='' means every load compiles, and nothing is written."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", "")
+    load_contract(contract_copy)
+    monkeypatch.setattr(toolguard.schema, "_conforms_to_metaschema", _refuse)
+    with pytest.raises(AssertionError, match="artefact should have saved"):
+        load_contract(contract_copy)
+
+
+def test_a_relative_load_checks_the_same_files_from_any_folder(
+    contract_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loaded once by a relative path, the artefact still watches the contract's own schema.
+
+    Another folder holding an old copy of the schema under the same relative name must not
+    make an edited schema look unchanged.
+    """
+    folder = contract_copy.parent
+    monkeypatch.chdir(folder)
+    load_contract(Path("contract.toml"))
+    schema = folder / "response.schema.json"
+    decoy = tmp_path / "elsewhere"
+    decoy.mkdir()
+    shutil.copy(schema, decoy / "response.schema.json")
+    schema.write_text(schema.read_text().replace('"approved"', '"approved-no-more"'))
+    monkeypatch.chdir(decoy)
+    reloaded = load_contract(contract_copy)
+    assert check(reloaded, RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"

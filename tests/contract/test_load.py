@@ -1,0 +1,226 @@
+"""Loading contracts: good ones become frozen `Contract`s, bad ones name their file and field."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolguard
+from toolguard import ContractError, SchemaError, compile_schema, load_contract
+from toolguard.pipeline import check
+from toolguard.rules import RULE_BY_KIND
+from toolguard.shipped import shipped_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(path.parent for path in (ROOT / "examples").glob("*/contract.toml"))
+CONTRACTS = Path(__file__).resolve().parents[1] / "data" / "contracts"
+BAD = sorted(path for path in (CONTRACTS / "bad").iterdir() if path.is_dir())
+GOOD = sorted(path for path in (CONTRACTS / "good").iterdir() if path.is_dir())
+ERROR_BY_NAME = {"ContractError": ContractError, "SchemaError": SchemaError}
+
+
+def test_fixture_folders_are_not_empty() -> None:
+    """Every fixture folder holds a contract, so an empty folder cannot pass silently."""
+    assert EXAMPLES
+    assert BAD
+    assert GOOD
+    for case in [*EXAMPLES, *BAD, *GOOD]:
+        assert (case / "contract.toml").is_file(), case
+    for case in BAD:
+        assert (case / "expected.toml").is_file(), case
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.name)
+def test_example_contract_loads(example: Path) -> None:
+    """Each shipped example loads into a Contract carrying the TOML's tool and projection."""
+    document = tomllib.loads((example / "contract.toml").read_text(encoding="utf-8"))
+    contract = load_contract(example / "contract.toml")
+    assert isinstance(contract, toolguard.Contract)
+    assert contract.tool == document["tool"]
+    assert contract.version == document["version"]
+    assert dict(contract.projection.fields) == document["projection"]
+    assert [rule.name for rule in contract.rules] == [
+        rule["name"] for rule in document.get("rules", [])
+    ]
+    assert contract.limits == toolguard.Limits(**document.get("limits", {}))
+
+
+@pytest.mark.parametrize("case", GOOD, ids=lambda path: path.name)
+def test_fixture_contract_loads(case: Path) -> None:
+    """Each good fixture contract loads and keeps its tool name."""
+    document = tomllib.loads((case / "contract.toml").read_text(encoding="utf-8"))
+    assert load_contract(case / "contract.toml").tool == document["tool"]
+
+
+def test_load_contract_accepts_a_string_path() -> None:
+    """load_contract takes a str as well as a Path and records the path it read."""
+    path = EXAMPLES[0] / "contract.toml"
+    assert load_contract(str(path)).path == path
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.name)
+@pytest.mark.parametrize("attribute", ["tool", "rules", "projection", "limits", "validator"])
+def test_contract_is_frozen(example: Path, attribute: str) -> None:
+    """Assigning any attribute of a loaded Contract raises instead of changing it."""
+    contract = load_contract(example / "contract.toml")
+    with pytest.raises(AttributeError):
+        setattr(contract, attribute, None)
+
+
+def test_contract_does_not_grow_new_attributes() -> None:
+    """A loaded Contract cannot be given an attribute it was not built with."""
+    contract = load_contract(EXAMPLES[0] / "contract.toml")
+    # NOTE: CPython 3.11's frozen+slots dataclass raises TypeError here (its generated
+    # __setattr__ calls super() on the pre-slots class); either way the write is refused.
+    with pytest.raises((AttributeError, TypeError)):
+        contract.extra = 1  # type: ignore[attr-defined]
+    assert not hasattr(contract, "extra")
+
+
+def test_contract_projection_map_is_read_only() -> None:
+    """The projection field map of a loaded (frozen) Contract cannot be edited in place."""
+    contract = load_contract(EXAMPLES[0] / "contract.toml")
+    with pytest.raises(TypeError):
+        contract.projection.fields["leak"] = "/environment"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("case", BAD, ids=lambda path: path.name)
+def test_bad_contract_names_file_and_field(case: Path) -> None:
+    """A bad contract raises the expected error whose source, field and text point at the fault."""
+    expected = tomllib.loads((case / "expected.toml").read_text(encoding="utf-8"))
+    error_class = ERROR_BY_NAME[expected["error"]]
+    with pytest.raises(ContractError) as info:
+        load_contract(case / "contract.toml")
+    error = info.value
+    assert type(error) is error_class
+    assert Path(error.source) == case / expected["source"]
+    assert error.field == expected["field"]
+    text = str(error)
+    assert error.source in text
+    assert expected["field"] in text
+    for needle in expected["mentions"]:
+        assert needle in text, f"{needle!r} not in {text!r}"
+
+
+def test_missing_contract_file_is_a_contract_error(tmp_path: Path) -> None:
+    """A contract path that does not exist raises ContractError naming that path."""
+    path = tmp_path / "absent.toml"
+    with pytest.raises(ContractError) as info:
+        load_contract(path)
+    assert info.value.source == str(path)
+    assert type(info.value) is ContractError
+
+
+def test_schema_error_is_a_contract_error() -> None:
+    """SchemaError subclasses ContractError, so one except clause covers every bad contract."""
+    assert issubclass(SchemaError, ContractError)
+    assert ContractError("m").exit_status == SchemaError("m").exit_status == 3
+
+
+def _contract_schema() -> dict[str, Any]:
+    return json.loads(shipped_schema("contract.schema.json").read_text(encoding="utf-8"))
+
+
+def _then_branch(kind: str) -> dict[str, Any]:
+    branches = _contract_schema()["$defs"]["rule"]["allOf"]
+    matching = [
+        branch["then"]
+        for branch in branches
+        if branch["if"]["properties"]["kind"].get("const") == kind
+    ]
+    assert len(matching) == 1, f"{kind}: {len(matching)} if/then branches"
+    return matching[0]
+
+
+# A value of the right type for each factory parameter a rule kind may take.
+SAMPLE_OPTION = {
+    "context": "project",
+    "max_age_seconds": 300,
+    "max_future_seconds": 30,
+    "pattern": "{project}-[0-9]+",
+}
+
+
+def _factory_options(kind: str) -> tuple[dict[str, Any], set[str]]:
+    """(required options with sample values, every option name) of a rule factory."""
+    parameters = inspect.signature(RULE_BY_KIND[kind].build).parameters
+    names = set(parameters) - {"name", "pointer"}
+    required = {
+        name: SAMPLE_OPTION[name]
+        for name, parameter in parameters.items()
+        if name in names and parameter.default is inspect.Parameter.empty
+    }
+    return required, names
+
+
+def test_meta_schema_kind_enum_equals_registry() -> None:
+    """The contract schema's rule-kind enum lists exactly the kinds in RULE_BY_KIND."""
+    enum = _contract_schema()["$defs"]["rule"]["properties"]["kind"]["enum"]
+    assert len(enum) == len(set(enum))
+    assert set(enum) == set(RULE_BY_KIND)
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
+def test_every_registered_kind_is_accepted_by_the_meta_schema(kind: str) -> None:
+    """A contract using each registered kind with its required options passes the meta-schema."""
+    options, _ = _factory_options(kind)
+    document = {
+        "tool": "probe",
+        "version": "1",
+        "schema": "response.schema.json",
+        "rules": [{"kind": kind, "name": "probe_rule", "pointer": "/field", **options}],
+        "projection": {"field": "/field"},
+    }
+    compile_schema(_contract_schema()).validate(document)
+    rule = RULE_BY_KIND[kind].build(name="probe_rule", pointer="/field", **options)
+    assert rule.name == "probe_rule"
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
+def test_meta_schema_rule_options_match_factory_parameters(kind: str) -> None:
+    """Each kind's meta-schema branch allows exactly its factory's parameters (plus kind)."""
+    required, names = _factory_options(kind)
+    branch = _then_branch(kind)
+    assert set(branch["properties"]) == {"kind", "name", "pointer", *names}
+    assert branch["additionalProperties"] is False
+    assert set(branch.get("required", [])) == set(required)
+
+
+def test_every_registered_kind_is_reachable_from_a_contract_file() -> None:
+    """The all_rules fixture builds one rule of every registered kind through load_contract."""
+    contract = load_contract(CONTRACTS / "good" / "all_rules" / "contract.toml")
+    built = {rule.name: type(rule) for rule in contract.rules}
+    document = tomllib.loads(
+        (CONTRACTS / "good" / "all_rules" / "contract.toml").read_text(encoding="utf-8")
+    )
+    assert {rule["kind"] for rule in document["rules"]} == set(RULE_BY_KIND)
+    assert len(set(built.values())) == len(RULE_BY_KIND)
+
+
+def test_payload_schema_with_ids_and_anchors_loads_and_projects(tmp_path: Path) -> None:
+    """A payload schema that uses $id scopes and $anchor refs gives a working envelope schema."""
+    schema = {
+        "$id": "https://example.invalid/review.json",
+        "type": "object",
+        "required": ["decision"],
+        "properties": {"decision": {"$ref": "#decision"}},
+        "additionalProperties": False,
+        "$defs": {"d": {"$anchor": "decision", "enum": ["approved", "rejected"]}},
+    }
+    (tmp_path / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    (tmp_path / "contract.toml").write_text(
+        'tool = "review"\nversion = "1"\nschema = "schema.json"\n'
+        '[projection]\ndecision = "/decision"\n',
+        encoding="utf-8",
+    )
+    contract = load_contract(tmp_path / "contract.toml")
+    envelope, _ = check(contract, b'{"decision": "approved"}', request_id="req.anchor.01")
+    assert envelope["data"] == {"decision": "approved"}
+    failure, diagnostics = check(contract, b'{"decision": "maybe"}', request_id="req.anchor.01")
+    assert failure["outcome"] == "failure"
+    assert diagnostics.layer == "schema"

@@ -1,0 +1,281 @@
+"""`explain.find` and `explain.recheck`, and how `render.explain` shows what they return."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolguard.audit import record
+from toolguard.audit.trail import AuditTrail, TrailOptions
+from toolguard.contract import load_contract
+from toolguard.errors import UsageError
+from toolguard.explain import find as explain
+from toolguard.explain import render
+from toolguard.pipeline import check_bytes
+from toolguard.request import make_request
+
+REPO = Path(__file__).resolve().parents[2]
+REVIEW = REPO / "examples" / "review_status"
+OK = (REVIEW / "response.json").read_bytes()
+DRIFTED = OK.replace(b'"approved"', b'"maybe"')
+ID = "req.explain.test.0001"
+HOSTILE = "\x1b[31m[bold red]x[/]\u202eevil\u200b"
+
+
+class Trail:
+    """A copy of review_status, an audit log and a raw folder keeping every response."""
+
+    def __init__(self, folder: Path, audit: str = "") -> None:
+        for name in ("contract.toml", "response.schema.json"):
+            shutil.copy(REVIEW / name, folder / name)
+        self.contract = folder / "contract.toml"
+        self.contract.write_text(self.contract.read_text() + audit)
+        self.log = folder / "audit.jsonl"
+        self.raw = folder / "raw"
+
+    def check(
+        self, raw: bytes, request_id: str = ID, context: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Check `raw` as `request_id`, record it, and return the record written."""
+        contract = load_contract(self.contract)
+        request = make_request(request_id, context or {"change_id": "CR-1042"})
+        trail = AuditTrail.build(
+            TrailOptions(log=self.log, raw_dir=self.raw, raw_keep="all"), contract
+        )
+        trail.seal(
+            check_bytes(contract, raw, request), contract, request,
+            command="check", source=record.Source("stdin"),
+        )  # fmt: skip
+        entry = record.decode(self.log.read_bytes().splitlines()[-1])
+        assert entry is not None
+        return entry
+
+    def append(self, line: bytes) -> None:
+        with self.log.open("ab") as stream:
+            stream.write(line + b"\n")
+
+    def find(self, request_id: str = ID) -> explain.Found:
+        return explain.find(self.log, request_id)
+
+
+@pytest.fixture
+def trail(tmp_path: Path) -> Trail:
+    return Trail(tmp_path)
+
+
+def line(entry: dict[str, Any]) -> bytes:
+    """A record as a log line, written by hand (no bounding): it must still be valid."""
+    encoded = json.dumps(entry, separators=(",", ":")).encode()
+    assert record.decode(encoded) is not None, "the hand-written record is not valid"
+    return encoded
+
+
+def test_find_returns_every_record_of_the_request_in_log_order(trail: Trail) -> None:
+    """Two checks of one request among others: both, first one first, with their offsets."""
+    first = trail.check(DRIFTED)
+    trail.check(OK, "req.explain.other.0001")
+    second = trail.check(OK)
+    found = trail.find()
+    assert [entry for _, entry in found.records] == [first, second]
+    lines = trail.log.read_bytes().splitlines(keepends=True)
+    assert [offset for offset, _ in found.records] == [0, len(lines[0]) + len(lines[1])]
+    assert found.malformed == ()
+
+
+def test_the_same_id_in_the_context_does_not_match(trail: Trail) -> None:
+    """A record that only mentions the id in its context (even as "request_id") is another's."""
+    trail.check(OK, "req.explain.other.0001", {"change_id": "CR-1042", "note": ID})
+    trail.check(OK, "req.explain.other.0002", {"change_id": "CR-1042", "request_id": ID})
+    assert f'"request_id":"{ID}"'.encode() in trail.log.read_bytes()
+    assert trail.find() == explain.Found((), ())
+
+
+def test_an_id_is_not_matched_by_a_longer_id_it_prefixes(trail: Trail) -> None:
+    """req.x.0001 does not find req.x.00011."""
+    trail.check(OK, ID + "1")
+    assert trail.find().records == ()
+
+
+def test_malformed_lines_that_name_the_id_are_reported_not_shown(trail: Trail) -> None:
+    """An invalid line naming the id and a 10 MB line naming it are malformed; noise is not."""
+    trail.append(b'{"request_id":"' + ID.encode() + b'","format":2}')
+    trail.append(b"x" * 5_000_000 + b'"request_id":"' + ID.encode() + b'"' + b"y" * 5_000_000)
+    trail.append(b"\xff\xfe garbage without the id " * 1000)
+    entry = trail.check(OK)
+    found = trail.find()
+    assert [found_entry for _, found_entry in found.records] == [entry]
+    first_length = len(trail.log.read_bytes().split(b"\n", 1)[0]) + 1
+    assert found.malformed == (0, first_length)
+
+
+def test_a_missing_record_finds_nothing(trail: Trail) -> None:
+    """A log without the id: no records, no malformed lines."""
+    trail.check(OK, "req.explain.other.0001")
+    assert trail.find() == explain.Found((), ())
+
+
+@pytest.mark.parametrize("request_id", ["short", "req/../../etc", '"req.x.0001"', ""])
+def test_a_malformed_request_id_is_a_usage_error(trail: Trail, request_id: str) -> None:
+    """The id is checked before the log is read."""
+    trail.check(OK)
+    with pytest.raises(UsageError, match="is not a request id"):
+        trail.find(request_id)
+
+
+def test_a_log_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:
+    """A folder given as the log: a usage error naming it, not a traceback."""
+    with pytest.raises(UsageError, match="cannot read audit log"):
+        explain.find(tmp_path, ID)
+
+
+def test_an_empty_log_finds_nothing(tmp_path: Path) -> None:
+    """An empty file cannot be mapped; it is simply a log without the id."""
+    log = tmp_path / "audit.jsonl"
+    log.write_bytes(b"")
+    assert explain.find(log, ID) == explain.Found((), ())
+
+
+def test_recheck_with_an_unchanged_contract_gives_the_same_envelope(trail: Trail) -> None:
+    """The kept bytes, re-checked as the recorded request, give the recorded envelope."""
+    entry = trail.check(DRIFTED)
+    result = explain.recheck(entry, trail.raw)
+    assert result == explain.Recheck(
+        done=True,
+        note=result.note,
+        contract_changed=False,
+        outcome="failure",
+        error_code="INVALID_RESPONSE",
+        same_envelope=True,
+    )
+
+
+def test_recheck_after_a_contract_change_says_so(trail: Trail) -> None:
+    """Widening the enum after the fact: the contract changed and the bytes now pass."""
+    entry = trail.check(DRIFTED)
+    schema = trail.contract.with_name("response.schema.json")
+    schema.write_text(schema.read_text().replace('"pending"]', '"pending", "maybe"]'))
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, result.contract_changed, result.outcome) == (True, True, "success")
+    assert result.same_envelope is False
+
+
+def test_recheck_with_another_contract_uses_it(trail: Trail, tmp_path: Path) -> None:
+    """--contract: today's bytes against a different contract file, not the recorded one."""
+    entry = trail.check(OK)
+    (tmp_path / "other").mkdir()
+    other = Trail(tmp_path / "other")
+    schema = other.contract.with_name("response.schema.json")
+    schema.write_text(schema.read_text().replace('"approved", ', ""))
+    result = explain.recheck(entry, trail.raw, other.contract)
+    assert (result.contract_changed, result.error_code) == (True, "INVALID_RESPONSE")
+
+
+def test_a_raw_copy_altered_on_disk_is_not_rechecked(trail: Trail) -> None:
+    """Bytes that no longer match the recorded digest are reported, never re-checked."""
+    entry = trail.check(DRIFTED)
+    (trail.raw / entry["input"]["sha256"]).write_bytes(OK)
+    result = explain.recheck(entry, trail.raw)
+    assert result.done is False
+    assert "does not match its digest" in result.note
+    assert result.outcome is None
+
+
+def test_a_missing_raw_copy_is_not_rechecked(trail: Trail, tmp_path: Path) -> None:
+    """No copy under the digest: the note says so."""
+    entry = trail.check(DRIFTED)
+    result = explain.recheck(entry, tmp_path / "elsewhere")
+    assert (result.done, result.note.startswith("no raw copy")) == (False, True)
+
+
+def test_a_record_with_secret_context_cannot_be_rechecked(tmp_path: Path) -> None:
+    """The request cannot be rebuilt from a keyed hash: the note names the key."""
+    trail = Trail(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    entry = trail.check(DRIFTED)
+    result = explain.recheck(entry, trail.raw)
+    assert result.done is False
+    assert "change_id" in result.note
+
+
+def test_a_record_without_input_has_nothing_to_recheck(trail: Trail) -> None:
+    """A record of a check that read no response (interrupted) has no bytes to re-check."""
+    entry = trail.check(OK)
+    del entry["input"]
+    assert explain.recheck(entry, trail.raw).done is False
+
+
+def hostile_record(trail: Trail) -> dict[str, Any]:
+    """A valid record whose every free-text field is hostile, some of them huge."""
+    entry = trail.check(DRIFTED)
+    entry["message"] = HOSTILE + "M" * 2500
+    entry["context"] = {"change_id": HOSTILE}
+    entry["reason"] = HOSTILE
+    entry["contract"]["tool"] = HOSTILE
+    trail.append(line(entry))
+    return entry
+
+
+def rendered(trail: Trail, mode: str, rechecks: dict[int, explain.Recheck] | None = None) -> str:
+    stream = io.StringIO()
+    render.explain(trail.find(), rechecks or {}, mode, stream, ID)
+    return stream.getvalue()
+
+
+def test_rich_output_shows_hostile_text_escaped_literal_and_bounded(trail: Trail) -> None:
+    """No ESC or bidi override reaches the terminal; markup is printed as text; 2,500 Ms are cut."""
+    hostile_record(trail)
+    text = rendered(trail, "rich")
+    assert "\x1b" not in text
+    assert "\u202e" not in text
+    assert "\u200b" not in text
+    flat = "".join(text.split())
+    assert "\\x1b[31m[boldred]x[/]\\u202eevil\\u200b" in flat
+    assert "M" * 600 not in flat
+    assert "morecharacters]" in flat
+
+
+def test_json_output_holds_hostile_text_escaped_and_bounded(trail: Trail) -> None:
+    """--format json: one ASCII line; hostile strings arrive escaped, long ones truncated."""
+    hostile_record(trail)
+    text = rendered(trail, "json")
+    assert text.count("\n") == 1
+    assert text.isascii()
+    document = json.loads(text)
+    hostile = document["records"][-1]["record"]
+    assert hostile["reason"] == "\\x1b[31m[bold red]x[/]\\u202eevil\\u200b"
+    assert len(hostile["message"]) < 2200
+
+
+def test_rich_output_tells_the_recheck_and_the_raw_copy(trail: Trail) -> None:
+    """The story names the kept copy and the re-check's verdict."""
+    entry = trail.check(DRIFTED)
+    offset = trail.find().records[0][0]
+    text = rendered(trail, "rich", {offset: explain.recheck(entry, trail.raw)})
+    flat = " ".join(text.split())
+    assert "contract unchanged; then INVALID_RESPONSE, now failure INVALID_RESPONSE" in flat
+    assert "the same envelope" in flat
+    assert "".join(f"kept as {entry['input']['sha256']}".split()) in "".join(text.split())
+
+
+def test_a_leap_second_timestamp_is_reported_not_a_crash(trail: Trail) -> None:
+    """23:59:60 is valid RFC 3339 (and in the record schema) but no Python datetime."""
+    entry = {**trail.check(DRIFTED), "timestamp": "2026-12-31T23:59:60.000000Z"}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, "cannot be replayed" in result.note) == (False, True)
+
+
+def test_a_recorded_contract_that_is_not_a_regular_file_is_not_opened(
+    trail: Trail, tmp_path: Path
+) -> None:
+    """A log that names a FIFO (or a folder) as the contract cannot make explain block."""
+    fifo = tmp_path / "contract.fifo"
+    os.mkfifo(fifo)
+    entry = trail.check(DRIFTED)
+    entry = {**entry, "contract": {**entry["contract"], "path": str(fifo)}}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, "not a regular file" in result.note) == (False, True)

@@ -1,0 +1,101 @@
+"""Reading an attempt's failure: what each way of failing means for the agent (`RunPolicy`)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from toolguard import error_documents, load_contract
+from toolguard.error_documents import Mapped
+from toolguard.errors import UpstreamError
+from toolguard.pipeline import check_attempt
+from toolguard.request import make_request
+from toolguard.run.policy import RunPolicy
+from toolguard.run.spawn import Attempt
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = RunPolicy()
+
+
+def attempt(**fields: object) -> Attempt:
+    return Attempt(b"", b"", 0, 0.25, **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason", "retryable"),
+    [
+        ({"spawn_error": "No such file or directory"}, "not_started", False),
+        ({"timed_out": True}, "timeout", True),
+        ({"signal": signal.SIGKILL}, "killed", True),
+        ({"exit_status": 255}, "exit_status", True),
+    ],
+    ids=["spawn-error", "timeout", "signal", "exit-255"],
+)
+def test_failures_decided_before_the_output_is_read(
+    fields: dict[str, object], reason: str, retryable: bool
+) -> None:
+    """Not started, timed out, killed or exit 255 are UPSTREAM_UNAVAILABLE before any parsing."""
+    failure = DEFAULT.before_output(attempt(**fields))
+    assert isinstance(failure, UpstreamError)
+    assert (failure.reason, failure.code, failure.retryable) == (
+        reason,
+        "UPSTREAM_UNAVAILABLE",
+        retryable,
+    )
+    assert failure.layer == "upstream"
+
+
+def test_signal_is_named_in_the_message() -> None:
+    """A signal is reported by name for the operator."""
+    failure = DEFAULT.before_output(attempt(signal=signal.SIGSEGV))
+    assert failure is not None
+    assert "SIGSEGV" in failure.message
+
+
+@pytest.mark.parametrize(
+    "fields", [{"exit_status": 0}, {"exit_status": 2}, {"over_limit": True, "signal": 9}]
+)
+def test_output_is_read_when_nothing_decides_before(fields: dict[str, object]) -> None:
+    """Exit 0, an unmapped status, or output over the limit go on to be read (and judged)."""
+    assert DEFAULT.before_output(attempt(**fields)) is None
+
+
+def test_unmapped_non_zero_exit_fails_even_with_a_valid_answer() -> None:
+    """An unmapped non-zero status is a non-retryable failure, however good the output."""
+    contract = load_contract(ROOT / "examples" / "deploy_status" / "contract.toml")
+    raw = (ROOT / "examples" / "deploy_status" / "response.json").read_bytes()
+    request = make_request("req.policy.0001", {"environment": "staging"}, "2026-03-14T09:30:00Z")
+    failed = check_attempt(contract, Attempt(raw, b"", 0, 0.1, exit_status=2), request)
+    assert failed.envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert failed.diagnostics.reason == "exit_status"
+    worked = check_attempt(contract, Attempt(raw, b"", 0, 0.1, exit_status=0), request)
+    assert worked.envelope["outcome"] == "success"  # exit 0 without an error document
+
+
+def test_contract_mapping_overrides_the_default() -> None:
+    """A mapped exit status gives the contract's code and retry hint."""
+    policy = RunPolicy(exit_statuses=MappingProxyType({3: Mapped("NOT_FOUND", False)}))
+    failure = policy.before_output(attempt(exit_status=3))
+    assert failure is not None
+    assert (failure.code, failure.retryable) == ("NOT_FOUND", False)
+    assert policy.before_output(attempt(exit_status=255)) is None  # no longer mapped here
+
+
+def test_error_document_gives_its_code() -> None:
+    """A payload matching a declared error document becomes that document's code."""
+    documents = load_contract(ROOT / "examples" / "deploy_status" / "contract.toml").error_documents
+    reported = error_documents.match(documents, {"error": "not_found"})
+    assert reported is not None
+    assert (reported.reason, reported.code) == ("error_document", "NOT_FOUND")
+    assert error_documents.match(documents, {"error": "not_found", "detail": "x"}) is None
+
+
+def test_environment_allow_list() -> None:
+    """The child's environment is the listed variables that are set, or everything if no list."""
+    current = {"PATH": "/bin", "HOME": "/root", "SECRET": "s"}
+    assert RunPolicy(env=("PATH", "LANG")).environment(current) == {"PATH": "/bin"}
+    assert RunPolicy(env=()).environment(current) == {}
+    assert DEFAULT.environment(current) == current

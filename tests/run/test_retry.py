@@ -1,0 +1,305 @@
+"""Bounded retries in `run_upstream`: scripted attempts and a fake clock, no real processes."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolguard import Contract, load_contract
+from toolguard.error_documents import Mapped
+from toolguard.pipeline import run_upstream
+from toolguard.request import make_request
+from toolguard.run.retry import RetryPolicy
+from toolguard.run.spawn import Attempt
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "examples" / "deploy_status"
+ARGV = ("deploy-status", "--env", "staging")
+REQUEST = make_request("req.retry.0001", {"environment": "staging"})
+ANSWER = (DEPLOY / "response.json").read_bytes()
+
+
+def ok(duration: float = 0.1) -> Attempt:
+    return Attempt(ANSWER, b"", 0, duration, exit_status=0)
+
+
+def exits(status: int, duration: float = 0.1, stdout: bytes = b"") -> Attempt:
+    return Attempt(stdout, b"backend unreachable\n", 20, duration, exit_status=status)
+
+
+def timed_out(duration: float = 1.0) -> Attempt:
+    return Attempt(b"", b"", 0, duration, timed_out=True)
+
+
+NOT_FOUND = Attempt(b'{"error": "not_found"}\n', b"", 0, 0.1, exit_status=0)
+BROKEN = Attempt(b'{"environment": "staging", "revision": ', b"", 0, 0.1, exit_status=0)
+
+
+@dataclass
+class FakeClock:
+    """Time that moves only when an attempt runs or the loop sleeps; jitter at a fixed fraction."""
+
+    now: float = 1000.0
+    jitter: float = 1.0  # where in [low, high] `uniform` lands: 1.0 is the ceiling
+    sleeps: list[float] = field(default_factory=list)
+    ranges: list[tuple[float, float]] = field(default_factory=list)
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def uniform(self, low: float, high: float) -> float:
+        self.ranges.append((low, high))
+        return low + (high - low) * self.jitter
+
+
+@dataclass
+class FakeRunner:
+    """Plays back scripted attempts, advancing the clock by each one's duration."""
+
+    clock: FakeClock
+    script: list[Attempt]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, argv: Sequence[str], **options: Any) -> Attempt:
+        self.calls.append({"argv": tuple(argv), **options})
+        assert self.script, "the retry loop ran more attempts than scripted"
+        attempt = self.script.pop(0)
+        self.clock.now += attempt.duration
+        return attempt
+
+    @property
+    def timeouts(self) -> list[float]:
+        return [call["timeout"] for call in self.calls]
+
+
+@pytest.fixture(scope="module")
+def deploy() -> Contract:
+    return load_contract(DEPLOY / "contract.toml")
+
+
+def with_retry(contract: Contract, **policy: Any) -> Contract:
+    return replace(contract, retry=RetryPolicy(**policy))
+
+
+def play(
+    contract: Contract,
+    script: list[Attempt],
+    *,
+    clock: FakeClock | None = None,
+    timeout: float | None = None,
+    stdin: Path | None = None,
+) -> tuple[dict[str, Any], Any, FakeRunner]:
+    clock = clock or FakeClock()
+    runner = FakeRunner(clock, list(script))
+    envelope, diagnostics = run_upstream(
+        contract, ARGV, REQUEST, timeout=timeout, stdin=stdin, clock=clock, runner=runner
+    )
+    return envelope, diagnostics, runner
+
+
+def test_success_at_first_attempt_runs_once(deploy: Contract) -> None:
+    """A first attempt that succeeds is the answer: no retry, one attempt recorded."""
+    envelope, diagnostics, runner = play(deploy, [ok()])
+    assert envelope["outcome"] == "success"
+    assert envelope["data"] == {"environment": "staging", "revision": "a83f19c", "state": "healthy"}
+    assert len(runner.calls) == 1
+    assert [record.number for record in diagnostics.attempts] == [1]
+    assert diagnostics.upstream == ARGV
+
+
+def test_attempts_stop_at_max_attempts(deploy: Contract) -> None:
+    """A retryable failure is retried until max_attempts, then reported retryable."""
+    contract = with_retry(deploy, max_attempts=4, budget_seconds=600)
+    envelope, diagnostics, runner = play(contract, [exits(255)] * 4)
+    assert len(runner.calls) == 4
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    assert [record.number for record in diagnostics.attempts] == [1, 2, 3, 4]
+    assert all(record.exit_status == 255 for record in diagnostics.attempts)
+
+
+def test_default_policy_is_a_single_attempt(deploy: Contract) -> None:
+    """Without a [retry] table, even a retryable failure is tried only once."""
+    envelope, diagnostics, runner = play(replace(deploy, retry=RetryPolicy()), [exits(255)])
+    assert len(runner.calls) == 1
+    assert envelope["error"]["retryable"] is True
+    assert len(diagnostics.attempts) == 1
+
+
+def test_delay_that_would_cross_the_budget_ends_the_loop(deploy: Contract) -> None:
+    """When the next backoff would end past the budget, the loop stops without sleeping."""
+    contract = with_retry(deploy, max_attempts=5, budget_seconds=1.0, initial_backoff_seconds=2.0)
+    clock = FakeClock()
+    _, diagnostics, runner = play(contract, [exits(255, duration=0.0)], clock=clock)
+    assert len(runner.calls) == 1
+    assert clock.sleeps == []
+    assert len(diagnostics.attempts) == 1
+
+
+def test_budget_counts_attempt_time_and_sleeps(deploy: Contract) -> None:
+    """Time spent running and sleeping both count: retries stop once the budget is used up."""
+    contract = with_retry(
+        deploy,
+        max_attempts=10,
+        budget_seconds=3.0,
+        initial_backoff_seconds=0.5,
+        max_backoff_seconds=0.5,
+    )
+    clock = FakeClock()
+    # t=0.8 sleep 0.5 -> 1.3; t=2.1 sleep 0.5 -> 2.6; t=3.4: 3.4 + 0.5 >= 3 ends it.
+    _, diagnostics, runner = play(contract, [exits(255, duration=0.8)] * 3, clock=clock)
+    assert len(runner.calls) == 3
+    assert clock.sleeps == [0.5, 0.5]
+    assert len(diagnostics.attempts) == 3
+
+
+@pytest.mark.parametrize(
+    ("attempt", "retry_on"),
+    [
+        (exits(2), {"UPSTREAM_UNAVAILABLE"}),  # a mapped failure, not retryable
+        (exits(255), {"NOT_FOUND"}),  # retryable, but its code is not in retry_on
+        (BROKEN, {"INVALID_RESPONSE", "UPSTREAM_UNAVAILABLE"}),  # rejections are final
+        (NOT_FOUND, {"NOT_FOUND", "UPSTREAM_UNAVAILABLE"}),  # error document, not retryable
+    ],
+    ids=["exit-2", "code-not-in-retry-on", "invalid-response", "not-found-document"],
+)
+def test_only_retryable_codes_in_retry_on_are_retried(
+    deploy: Contract, attempt: Attempt, retry_on: set[str]
+) -> None:
+    """A failure is retried only if it is retryable and its code is in retry_on."""
+    contract = with_retry(deploy, max_attempts=3, retry_on=frozenset(retry_on))
+    _, diagnostics, runner = play(contract, [attempt])
+    assert len(runner.calls) == 1
+    assert len(diagnostics.attempts) == 1
+
+
+def test_retryable_error_document_in_retry_on_is_retried(deploy: Contract) -> None:
+    """An error document the contract marks retryable is retried when its code is in retry_on."""
+    document = replace(deploy.error_documents[0], meaning=Mapped("NOT_FOUND", True))
+    contract = replace(
+        with_retry(deploy, max_attempts=3, retry_on=frozenset({"NOT_FOUND"})),
+        error_documents=(document,),
+    )
+    envelope, diagnostics, runner = play(contract, [NOT_FOUND, NOT_FOUND, ok()])
+    assert len(runner.calls) == 3
+    assert envelope["outcome"] == "success"
+    assert [record.error_code for record in diagnostics.attempts] == [
+        "NOT_FOUND",
+        "NOT_FOUND",
+        None,
+    ]
+
+
+def test_success_after_failures_lists_every_attempt_in_order(deploy: Contract) -> None:
+    """A success after failures is returned; the diagnostics list each attempt as it happened."""
+    contract = with_retry(deploy, max_attempts=3, budget_seconds=60)
+    envelope, diagnostics, _ = play(contract, [exits(255), timed_out(), ok()])
+    assert envelope["outcome"] == "success"
+    assert diagnostics.outcome == "success"
+    records = diagnostics.attempts
+    assert [record.number for record in records] == [1, 2, 3]
+    assert [record.outcome for record in records] == ["failure", "failure", "success"]
+    assert [record.exit_status for record in records] == [255, None, 0]
+    assert [record.timed_out for record in records] == [False, True, False]
+    assert [record.reason for record in records] == ["exit_status", "timeout", None]
+    assert records[0].stderr == "backend unreachable\n"
+    assert records[2].stdout_size == len(ANSWER)
+
+
+def test_last_attempt_decides_the_envelope(deploy: Contract) -> None:
+    """After a retryable failure, a final non-retryable failure is what the agent sees."""
+    contract = with_retry(deploy, max_attempts=3, budget_seconds=60)
+    envelope, diagnostics, runner = play(contract, [exits(255), exits(2)])
+    assert len(runner.calls) == 2
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert diagnostics.reason == "exit_status"
+    assert diagnostics.message == "the command exited with status 2"
+    assert [record.exit_status for record in diagnostics.attempts] == [255, 2]
+
+
+def test_final_diagnostics_describe_the_last_response_only(deploy: Contract) -> None:
+    """Size, digest and layer in the diagnostics are those of the last attempt's output."""
+    contract = with_retry(deploy, max_attempts=3, budget_seconds=60)
+    first = exits(255, stdout=b"partial output of attempt one")
+    envelope, diagnostics, _ = play(contract, [first, BROKEN])
+    assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert (diagnostics.layer, diagnostics.reason) == ("parse", diagnostics.attempts[1].reason)
+    assert diagnostics.size == len(BROKEN.stdout)
+    assert diagnostics.sha256 == hashlib.sha256(BROKEN.stdout).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("attempt", "expected"),
+    [
+        (1, 0.5),
+        (2, 1.0),
+        (3, 2.0),
+        (4, 3.0),
+        (5, 3.0),
+        (10, 3.0),
+    ],
+)
+def test_backoff_ceiling_doubles_and_caps(attempt: int, expected: float) -> None:
+    """Full jitter draws from [0, min(max, initial * 2**(n-1))]: doubling, then capped."""
+    policy = RetryPolicy(initial_backoff_seconds=0.5, max_backoff_seconds=3.0)
+    high, low = FakeClock(jitter=1.0), FakeClock(jitter=0.0)
+    assert policy.backoff(attempt, high) == expected
+    assert policy.backoff(attempt, low) == 0.0
+    assert high.ranges == [(0.0, expected)]
+
+
+def test_sleeps_follow_the_jittered_backoff(deploy: Contract) -> None:
+    """The loop sleeps exactly the jittered delays the policy draws, growing per attempt."""
+    contract = with_retry(
+        deploy,
+        max_attempts=4,
+        budget_seconds=600,
+        initial_backoff_seconds=0.25,
+        max_backoff_seconds=0.75,
+    )
+    clock = FakeClock(jitter=0.5)
+    play(contract, [exits(255)] * 4, clock=clock)
+    assert clock.ranges == [(0.0, 0.25), (0.0, 0.5), (0.0, 0.75)]
+    assert clock.sleeps == [0.125, 0.25, 0.375]
+
+
+def test_attempt_timeout_is_capped_by_the_remaining_budget(deploy: Contract) -> None:
+    """Each attempt gets the contract's timeout, but never more than the budget has left."""
+    contract = with_retry(deploy, max_attempts=3, budget_seconds=2.0)
+    assert deploy.run.timeout_seconds == 5
+    clock = FakeClock(jitter=0.0)  # no backoff: only attempts use the budget
+    _, _, runner = play(contract, [exits(255, duration=1.5)] * 2, clock=clock)
+    assert runner.timeouts == pytest.approx([2.0, 0.5])
+
+
+def test_timeout_argument_overrides_the_contracts(deploy: Contract) -> None:
+    """An explicit timeout (--timeout) replaces the contract's, still capped by the budget."""
+    contract = with_retry(deploy, max_attempts=2, budget_seconds=10)
+    clock = FakeClock(jitter=0.0)
+    _, _, runner = play(contract, [exits(255, duration=9.5), ok()], clock=clock, timeout=0.75)
+    assert runner.timeouts == pytest.approx([0.75, 0.5])
+
+
+def test_runner_gets_argv_limits_environment_and_stdin(
+    deploy: Contract, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The runner is given the argv, the byte budget, the allow-listed env and the stdin file."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("TOOLGUARD_NOT_ALLOWED", "secret")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    source = tmp_path / "stdin"
+    _, _, runner = play(deploy, [ok()], stdin=source)
+    (call,) = runner.calls
+    assert call["argv"] == ARGV
+    assert call["max_bytes"] == deploy.limits.max_bytes
+    assert call["stdin"] == source
+    assert set(call["env"]) <= {"PATH", "HOME", "LANG"}
+    assert call["env"]["PATH"] == "/usr/bin:/bin"

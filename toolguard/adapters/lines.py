@@ -1,0 +1,177 @@
+"""Strict text adapter: the whole text output of a command -> one JSON document, or a rejection.
+
+For commands that do not speak JSON (`df -P` over SSH). Every line must match: an optional
+header, then record lines, each matched in full by an ECMA-262 pattern whose named groups
+become the record's members, typed as declared. A banner, a warning, a blank line (unless the
+line pattern matches an empty line), a missing final newline, a carriage return or any
+control character is a rejection: nothing is skipped and nothing is guessed. The document is
+`{"records": [...]}` (plus `"header": {...}` when the header pattern has named groups); it
+then goes through the contract's schema like JSON would.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+from toolguard.adapters import Setting
+from toolguard.errors import ContractError, LimitExceeded, ParseError, SchemaError
+from toolguard.limits import Limits
+from toolguard.schema.regex import translate_groups
+from toolguard.text import is_hidden
+
+GroupType = Literal["string", "integer", "number"]
+GROUP_TYPES: tuple[GroupType, ...] = ("string", "integer", "number")
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_INT64_MAX = 2**63 - 1
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class LinePattern:
+    """One compiled line rule: the Python pattern and its capturing groups' names in order."""
+
+    source: str
+    compiled: re.Pattern[str]
+    names: tuple[str | None, ...]
+
+    @classmethod
+    def compile(cls, source: str, where: str) -> LinePattern:
+        """Translate an ECMA-262 pattern (a `SchemaError` at `where` if it cannot be)."""
+        translated, names = translate_groups(source, where)
+        return cls(source, re.compile(translated), names)
+
+    def fields(self, line: str, types: Mapping[str, GroupType], limits: Limits) -> dict[str, Any]:
+        """The named groups of a full match, typed; a group that took no part is left out."""
+        match = self.compiled.fullmatch(line)
+        if match is None:
+            raise ParseError("line_mismatch", f"line does not match {self.source!r}: {line!r}")
+        record: dict[str, Any] = {}
+        for index, name in enumerate(self.names, start=1):
+            value = match.group(index)
+            if name is not None and value is not None:
+                record[name] = _typed(value, types.get(name, "string"), name, limits)
+        return record
+
+
+@dataclass(frozen=True, slots=True)
+class TextAdapter:
+    """The contract's `[text]` table, compiled."""
+
+    line: LinePattern
+    header: LinePattern | None = None
+    types: Mapping[str, GroupType] | None = None
+    min_lines: int = 1
+    max_lines: int = 1000
+
+    @classmethod
+    def load(cls, table: dict[str, Any], source: str) -> TextAdapter:
+        """Compile the (schema-checked) `[text]` table; a `ContractError` if it cannot."""
+        try:
+            line = LinePattern.compile(table["line"], "text.line")
+            header = (
+                LinePattern.compile(table["header"], "text.header") if "header" in table else None
+            )
+        except SchemaError as exc:
+            raise ContractError(exc.message, source=source, field=exc.field) from None
+        types = dict(table.get("types", {}))
+        declared = {name for pattern in (line, header) if pattern for name in pattern.names if name}
+        unknown = sorted(set(types) - declared)
+        if unknown:
+            raise ContractError(
+                f"types for groups no pattern has: {unknown}", source=source, field="text.types"
+            )
+        bounds = (table.get("min_lines", 1), table.get("max_lines", 1000))
+        if bounds[0] > bounds[1]:
+            raise ContractError("min_lines is above max_lines", source=source, field="text")
+        return cls(line, header, MappingProxyType(types), *bounds)
+
+    def describe(self) -> dict[str, str]:
+        """What made the payload, for the audit record (toolguard's own line adapter)."""
+        return {"kind": "lines"}
+
+    def settings(self) -> dict[str, Setting]:
+        """Patterns and group types change what is read both ways; line counts have a sense."""
+        found = {
+            "line": Setting(self.line.source, "line pattern"),
+            "header": Setting(self.header and self.header.source, "header pattern"),
+            "min_lines": Setting(self.min_lines, "min_lines", grows=-1),
+            "max_lines": Setting(self.max_lines, "max_lines", grows=1),
+        }
+        types = self.types or {}
+        for pattern in (self.line, self.header):
+            for group in pattern.names if pattern else ():
+                if group is not None:
+                    kind = types.get(group, "string")
+                    found[f"types.{group}"] = Setting(kind, f"type of group {group!r}")
+        return found
+
+    def __call__(self, raw: bytes, limits: Limits) -> dict[str, Any]:
+        """The JSON document the text stands for, or a `ParseError` / `LimitExceeded`."""
+        if len(raw) > limits.max_bytes:
+            raise LimitExceeded("too_large", f"output is larger than max_bytes={limits.max_bytes}")
+        lines = _lines(raw)
+        types = self.types or {}
+        document: dict[str, Any] = {}
+        if self.header is not None:
+            if not lines:
+                raise ParseError("missing_header", "output is empty: the header line is missing")
+            header = self.header.fields(lines.pop(0), types, limits)
+            if header:
+                document["header"] = header
+        if len(lines) > limits.max_container_items:  # `records` is an array like any other
+            raise LimitExceeded(
+                "container_too_large", f"array has over {limits.max_container_items} items"
+            )
+        if not self.min_lines <= len(lines) <= self.max_lines:
+            raise ParseError(
+                "line_count",
+                f"{len(lines)} record lines, expected {self.min_lines} to {self.max_lines}",
+            )
+        document["records"] = [self.line.fields(line, types, limits) for line in lines]
+        return document
+
+
+def _lines(raw: bytes) -> list[str]:
+    """Strict UTF-8, newline-terminated lines without control or invisible characters."""
+    text = strict_text(raw)
+    return text[:-1].split("\n") if text else []
+
+
+def strict_text(raw: bytes) -> str:
+    """The output as text, if it is UTF-8, ends with a newline and hides nothing but tabs."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError("bad_utf8", f"output is not UTF-8 at byte {exc.start}") from None
+    if text and not text.endswith("\n"):
+        raise ParseError("unterminated_line", "the last line has no final newline (truncated?)")
+    for offset, char in enumerate(text):
+        if char not in "\n\t" and is_hidden(char):
+            raise ParseError(
+                "control_character", f"character U+{ord(char):04X} at character {offset}"
+            )
+    return text
+
+
+def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
+    if len(value) > limits.max_string_length:
+        raise LimitExceeded("string_too_long", f"group {name!r} is over max_string_length")
+    if kind == "string":
+        return value
+    if kind == "integer":
+        if _INTEGER.fullmatch(value) is None:
+            raise ParseError("bad_integer", f"group {name!r} is not an integer: {value!r}")
+        # The JSON parser's bounds: digits first, so no huge int is ever built.
+        too_long = len(value.lstrip("-")) > limits.max_integer_digits
+        if too_long or not -_INT64_MAX - 1 <= int(value) <= _INT64_MAX:
+            raise LimitExceeded("integer_too_long", f"group {name!r} is over the integer budget")
+        return int(value)
+    number = float(value) if _NUMBER.fullmatch(value) else math.nan
+    if not math.isfinite(number):
+        raise ParseError("bad_number", f"group {name!r} is not a finite number: {value!r}")
+    return number

@@ -1,0 +1,80 @@
+"""The commands that answer an agent: `check`, `run`, `serve`, and `schema` (what they promise).
+
+Their flags come from one table (`flags.py`); the answering itself is `respond.py`'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolguard.cli import flags, respond
+from toolguard.cli.respond import fail, guard
+from toolguard.contract import load_contract
+from toolguard.errors import ExitStatus, UsageError
+
+# NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
+_CONTRACT = click.Path(path_type=Path)
+
+
+@click.command()
+@click.argument("contract", type=_CONTRACT)
+@flags.click_options(flags.CHECK)
+def check(contract: Path, **values: Any) -> None:
+    """Check one response against CONTRACT; print exactly one envelope on stdout."""
+    respond.check(contract, values)
+
+
+@click.command()
+@click.argument("contract", type=_CONTRACT)
+@click.argument("command", nargs=-1, required=True)
+@flags.click_options(flags.RUN)
+def run(contract: Path, command: tuple[str, ...], **values: Any) -> None:
+    """Run COMMAND (after --, no shell), check its output, print one envelope."""
+    respond.run(contract, command, values)
+
+
+@click.command()
+@click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
+@flags.click_options(flags.SERVE)
+def serve(contracts: tuple[Path, ...], **values: Any) -> None:
+    """Answer JSON request lines on stdin with one envelope line each, in order."""
+    from toolguard.serve import Server  # noqa: PLC0415 - only `serve` needs it
+
+    mode = values["diagnostics"]
+    loaded = [guard(functools.partial(load_contract, path), mode) for path in contracts]
+    server = guard(lambda: Server(loaded, flags.trail_options(values)), mode)
+    if sys.stdin is None or sys.stdout is None:
+        fail(UsageError("serve needs both stdin and stdout open"), mode)
+    status = server.serve(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, mode)
+    if status == ExitStatus.INTERNAL:  # stdout closed: let the final flush write nowhere
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
+
+
+@click.command()
+@click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--serve",
+    "for_serve",
+    is_flag=True,
+    help="The schema of every line `serve` writes for these contracts (bad requests too).",
+)
+def schema(contracts: tuple[Path, ...], for_serve: bool) -> None:
+    """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
+    from toolguard.contract.envelope_schema import serve_schema  # noqa: PLC0415
+
+    if len(contracts) > 1 and not for_serve:
+        fail(UsageError("one contract, or several with --serve"), "rich")
+    loaded = [guard(functools.partial(load_contract, path), "rich") for path in contracts]
+    schemas = [contract.envelope_schema for contract in loaded]
+    printed = serve_schema(schemas) if for_serve else schemas[0]
+    respond.emit(json.dumps(printed, indent=2) + "\n", "rich")

@@ -1,0 +1,184 @@
+"""Commands for contract authors and CI: `validate`, `test`, `lint` and `diff`.
+
+Each turns its flags into values, runs its package (`schema`, `fixtures`, `lint`, `diff`)
+through `respond.guard`, renders, and exits 0 or 1; the packages are imported only by the
+command that needs them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from toolguard import report
+from toolguard.cli.respond import guard
+from toolguard.contract import load_contract
+from toolguard.errors import ExitStatus, UsageError
+from toolguard.request import make_request
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
+_CONTRACT = click.Path(path_type=Path)
+
+
+@click.command()
+@click.argument("schema_file", metavar="SCHEMA", type=_FILE)
+@click.argument(
+    "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
+)
+@click.option(
+    "--refs",
+    "registry",
+    multiple=True,
+    metavar="PREFIX=DIR",
+    help="Serve $refs under PREFIX from files in DIR.",
+)
+@click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="One line per instance, as text or JSON.",
+)
+def validate(
+    schema_file: Path,
+    instances: tuple[Path, ...],
+    registry: tuple[str, ...],
+    no_formats: bool,
+    output: str,
+) -> None:
+    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
+    from toolguard.schema.refs import read_schema  # noqa: PLC0415
+    from toolguard.validate import validate_files  # noqa: PLC0415
+
+    refs = guard(lambda: _registry(registry), "rich")
+    validator = guard(
+        lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
+        "rich",
+    )
+    all_valid = True
+    for result in validate_files(validator, instances):
+        all_valid &= result.valid
+        report.instance(result, output)
+    sys.exit(ExitStatus.SUCCESS if all_valid else ExitStatus.FAILURE)
+
+
+@click.command("test")
+@click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table per contract, or one line of JSON.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write JUnit XML to FILE.",
+)
+@click.option("--update", is_flag=True, help="Write the golden envelope of each accepted fixture.")
+@click.option("--request-id", metavar="ID", help="Request id (default: fixtures.toml's).")
+@click.option("--now", metavar="RFC3339", help="Clock (default: fixtures.toml's, else real time).")
+def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    targets: tuple[Path, ...],
+    output: str,
+    junit: Path | None,
+    update: bool,
+    request_id: str | None,
+    now: str | None,
+) -> None:
+    """Check each contract against the fixtures beside it; exit 1 if any fails."""
+    from functools import partial  # noqa: PLC0415 - only `test` needs these
+
+    from toolguard.fixtures import report as fixture_report  # noqa: PLC0415
+    from toolguard.fixtures.discover import contract_paths, discover  # noqa: PLC0415
+    from toolguard.fixtures.run import SuiteResult, run_suite  # noqa: PLC0415
+
+    guard(lambda: make_request(request_id, None, now), output)
+    paths = guard(lambda: contract_paths(targets), output)
+    contracts = [guard(partial(load_contract, path), output) for path in paths]
+
+    def run_all() -> list[SuiteResult]:
+        suites = [discover(path) for path in paths]
+        with fixture_report.progress(sum(len(suite.cases) for suite in suites)) as advance:
+            return [
+                run_suite(s, c, request_id=request_id, now=now, update=update, on_result=advance)
+                for s, c in zip(suites, contracts, strict=True)
+            ]
+
+    def write_junit(results: list[SuiteResult], path: Path) -> None:
+        try:
+            fixture_report.write_junit(results, path)
+        except OSError as exc:
+            raise UsageError(f"cannot write --junit {path}: {exc.strerror}") from None
+
+    results = guard(run_all, output)
+    fixture_report.render(results, output)
+    if junit is not None:
+        guard(lambda: write_junit(results, junit), output)
+    passed = all(result.passed for result in results)
+    sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
+
+
+def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
+    registry: dict[str, str] = {}
+    for pair in pairs:
+        prefix, sep, folder = pair.partition("=")
+        if not sep or not prefix or not folder:
+            raise UsageError(f"--refs expects PREFIX=DIR, got {pair!r}")
+        registry[prefix] = folder
+    return registry
+
+
+LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
+
+
+@click.command()
+@click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(LINT_FORMATS),
+    default="rich",
+    show_default=True,
+    help="Findings as text, one line of JSON, or SARIF 2.1.0.",
+)
+def lint(targets: tuple[Path, ...], output: str) -> None:
+    """Lint contracts (.toml) and schema files; exit 1 if there are findings."""
+    from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
+    from toolguard.lint.render import RENDERERS  # noqa: PLC0415
+
+    result = guard(lambda: lint_paths(targets), "rich")
+    RENDERERS[output](result, sys.stdout)
+    sys.exit(ExitStatus.SUCCESS if result.clean else ExitStatus.FAILURE)
+
+
+@click.command()
+@click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
+@click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table for people, or one JSON object for CI.",
+)
+def diff(old: Path, new: Path, output: str) -> None:
+    """Compare two contract versions; exit 1 if a needed version bump is missing."""
+    from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it
+    from toolguard.diff.render import write  # noqa: PLC0415
+
+    before = guard(lambda: load_contract(old), output)
+    after = guard(lambda: load_contract(new), output)
+    result = guard(lambda: diff_contracts(before, after), output)
+    write(result, output, sys.stdout)
+    sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)

@@ -1,0 +1,97 @@
+"""`toolguard check` without click: its flags read from the same table, with click's meaning.
+
+A check runs on every tool call an agent makes, and importing click and building its command
+tree costs about as much as starting Python itself. So `check`'s flags (`flags.CHECK`) are read
+here with the meaning click gives them (a property test holds the two parsers to the same
+result), and anything this parser is not sure of (help, an unknown, repeated or abbreviated
+flag, a value click would refuse or convert) is left to click, so errors and help read exactly
+the same.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from toolguard.cli.flags import CHECK, Flag
+
+_BY_NAME = {flag.name: flag for flag in CHECK}
+_COUNT_DIGITS = 18  # more and click's own range check (or int()'s digit limit) should decide
+
+
+def parse_check(arguments: list[str]) -> dict[str, object] | None:
+    """`check`'s parameters as click would pass them, or None to leave the decision to click."""
+    values: dict[str, object] = {}
+    positional: list[str] = []
+    index = 0
+    while index < len(arguments):
+        argument = arguments[index]
+        index += 1
+        if not argument.startswith("-"):
+            positional.append(argument)
+            continue
+        name, equals, inline = argument.partition("=")
+        flag = _BY_NAME.get(name)
+        if flag is None:
+            return None  # help, an unknown flag, `--`
+        if flag.kind == "switch":
+            if equals or flag.dest in values:
+                return None  # a switch given a value or twice
+            values[flag.dest] = True
+            continue
+        if not equals:
+            if index == len(arguments):
+                return None
+            inline, index = arguments[index], index + 1
+        if not _store(values, flag, inline):
+            return None
+    if len(positional) != 1:
+        return None
+    for flag in CHECK:
+        given = os.environ.get(flag.envvar) if flag.envvar else None
+        if given is not None and flag.dest not in values and not _store(values, flag, given):
+            return None
+    for flag in CHECK:
+        if flag.kind == "repeatable":
+            repeated = values.get(flag.dest, [])
+            values[flag.dest] = tuple(repeated) if isinstance(repeated, list) else ()
+        else:
+            values.setdefault(flag.dest, False if flag.kind == "switch" else flag.default)
+    return {"contract": Path(positional[0]), **values}
+
+
+def _store(values: dict[str, object], flag: Flag, text: str) -> bool:
+    """Read one flag's value into `values`; False where click might see it differently."""
+    if not text or text.startswith("-"):
+        return False
+    if flag.kind == "repeatable":
+        values.setdefault(flag.dest, []).append(text)  # type: ignore[attr-defined]
+        return True
+    if flag.dest in values:
+        return False  # click keeps the last; rare enough to let click do it
+    value = _converted(text, flag.kind)
+    if value is None:
+        return False
+    values[flag.dest] = value
+    return True
+
+
+def _converted(text: str, kind: str | tuple[str, ...]) -> object:
+    if isinstance(kind, tuple):
+        return text if text in kind else None
+    if kind == "text":
+        return text
+    if kind == "count":
+        if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
+            return None  # a sign, spaces, underscores or a huge number: click decides
+        return int(text) if int(text) >= 1 else None
+    try:
+        info = Path(text).stat()
+    except (OSError, ValueError):
+        return None if kind == "existing file" else Path(text)
+    if stat.S_ISDIR(info.st_mode) != (kind == "folder path") or not os.access(text, os.R_OK):
+        return None
+    if kind != "folder path" and not stat.S_ISREG(info.st_mode):
+        return None  # a FIFO or a device: click accepts some; let it decide
+    return Path(text)

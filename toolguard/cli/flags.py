@@ -1,0 +1,187 @@
+"""The one table of the answering commands' flags, read by click and by the click-free fast path.
+
+Adding a flag to `check`, `run` or `serve` is one `Flag` here (and its use): `click_options`
+turns the table into click options, `fast.py` parses `check`'s without importing click, and
+`respond.py` reads the values by `dest`. Nothing here imports click at module level: the fast
+path reads this table on every check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolguard.audit.trail import TrailOptions
+
+Kind = str  # "text", "existing file", "file path", "folder path", "count", "seconds",
+# "repeatable", "switch", or a tuple of choices
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One option: its spelling, where its value goes, how it is read, and its help."""
+
+    name: str
+    dest: str
+    kind: Kind | tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    envvar: str | None = None
+    default: Any = None
+
+
+DIAGNOSTICS = ("rich", "json")
+REQUEST = (
+    Flag("--request-id", "request_id", "text", "Request id to echo (default: a random one).", "ID"),
+    Flag("--context", "pairs", "repeatable", "Request context value.", "K=V"),
+    Flag(
+        "--context-file", "context_file", "existing file", "JSON object of request context values."
+    ),
+    Flag("--now", "now", "text", "Clock for freshness rules (default: real time).", "RFC3339"),
+)
+AUDIT = (
+    Flag(
+        "--audit-log",
+        "log",
+        "file path",
+        "Append one JSON record per check to FILE (env TOOLGUARD_AUDIT_LOG).",
+        "FILE",
+        "TOOLGUARD_AUDIT_LOG",
+    ),
+    Flag(
+        "--raw-dir",
+        "raw_dir",
+        "folder path",
+        "Keep raw responses in DIR, named by SHA-256 (env TOOLGUARD_RAW_DIR).",
+        "DIR",
+        "TOOLGUARD_RAW_DIR",
+    ),
+    Flag(
+        "--raw-keep",
+        "raw_keep",
+        ("all", "rejected"),
+        "Which raw responses to keep (default: the contract's, else rejected).",
+    ),
+    Flag(
+        "--raw-max-file",
+        "raw_max_file_bytes",
+        "count",
+        "Keep only the digest of larger responses (default: max_bytes).",
+        "BYTES",
+    ),
+    Flag(
+        "--raw-max-total",
+        "raw_max_total_bytes",
+        "count",
+        "Delete the oldest raw copies past this total (default: 1 GiB).",
+        "BYTES",
+    ),
+    Flag(
+        "--raw-max-age",
+        "raw_max_age_seconds",
+        "count",
+        "Delete raw copies older than this (default: 30 days).",
+        "SECONDS",
+    ),
+    Flag(
+        "--audit-key",
+        "key_file",
+        "file path",
+        "Key for hashing secret context (default: the log's path + .key).",
+        "FILE",
+        "TOOLGUARD_AUDIT_KEY",
+    ),
+    Flag("--fsync", "fsync", "switch", "fsync the audit log after each record."),
+    Flag(
+        "--audit-optional",
+        "optional",
+        "switch",
+        "Answer even if the audit trail cannot be written (default: fail closed).",
+    ),
+)
+
+
+def _diagnostics(default: str) -> Flag:
+    return Flag(
+        "--diagnostics",
+        "diagnostics",
+        DIAGNOSTICS,
+        "Format of the operator diagnostics on stderr.",
+        default=default,
+    )
+
+
+# NOTE: the audit flags come last, so --help lists them after what a first reader needs.
+CHECK = (
+    Flag("--input", "input_file", "existing file", "Read the response from FILE, not stdin."),
+    *REQUEST,
+    _diagnostics("rich"),
+    *AUDIT,
+)
+RUN = (
+    Flag(
+        "--timeout",
+        "timeout",
+        "seconds",
+        "Wall-clock limit per attempt (default: the contract's, else 30).",
+        "SECONDS",
+    ),
+    Flag(
+        "--stdin-from",
+        "stdin_from",
+        "existing file",
+        "Give the command FILE as stdin (default: none).",
+    ),
+    *REQUEST,
+    _diagnostics("rich"),
+    *AUDIT,
+)
+SERVE = (_diagnostics("json"), *AUDIT)
+
+
+def trail_options(values: Mapping[str, Any]) -> TrailOptions:
+    """The audit flags' values, gathered into the audit writer's options."""
+    from toolguard.audit.trail import TrailOptions  # noqa: PLC0415 - after parsing, not before
+
+    return TrailOptions(**{flag.dest: values[flag.dest] for flag in AUDIT})
+
+
+def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding `flags` to a click command, in table order."""
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    def option(flag: Flag) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        kind = flag.kind
+        settings: dict[str, Any] = {"help": flag.help, "metavar": flag.metavar}
+        if flag.envvar:
+            settings["envvar"] = flag.envvar
+        if isinstance(kind, tuple):
+            settings["type"] = click.Choice(kind)
+            if flag.default is not None:
+                settings.update(default=flag.default, show_default=True)
+        elif kind == "switch":
+            settings["is_flag"] = True
+        elif kind == "repeatable":
+            settings["multiple"] = True
+        elif kind != "text":
+            settings["type"] = _CLICK_TYPES[kind](click)
+        return click.option(flag.name, flag.dest, **settings)
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for flag in reversed(flags):
+            command = option(flag)(command)
+        return command
+
+    return decorate
+
+
+_CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
+    "existing file": lambda click: click.Path(exists=True, dir_okay=False, path_type=Path),
+    "file path": lambda click: click.Path(dir_okay=False, path_type=Path),
+    "folder path": lambda click: click.Path(file_okay=False, path_type=Path),
+    "count": lambda click: click.IntRange(min=1),
+    "seconds": lambda click: click.FloatRange(min=0, min_open=True),
+}

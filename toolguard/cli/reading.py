@@ -1,0 +1,99 @@
+"""Commands that read the audit trail back: `explain` and `audit summary`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from toolguard import report
+from toolguard.cli.respond import fail, guard
+from toolguard.errors import ExitStatus, UsageError
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.command()
+@click.argument("request_id", metavar="REQUEST_ID")
+@click.option(
+    "--audit-log",
+    "log_file",
+    type=_FILE,
+    envvar="TOOLGUARD_AUDIT_LOG",
+    required=True,
+    metavar="FILE",
+    help="The audit log to search (env TOOLGUARD_AUDIT_LOG).",
+)
+@click.option(
+    "--raw-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="TOOLGUARD_RAW_DIR",
+    metavar="DIR",
+    help="Raw copies, to re-check with --recheck (env TOOLGUARD_RAW_DIR).",
+)
+@click.option("--recheck", is_flag=True, help="Re-check the raw bytes with today's contract.")
+@click.option(
+    "--contract",
+    "contract_file",
+    type=_FILE,
+    help="Re-check with this contract, not the recorded one.",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A story for people, or one line of JSON.",
+)
+def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
+    request_id: str,
+    log_file: Path,
+    raw_dir: Path | None,
+    recheck: bool,
+    contract_file: Path | None,
+    output: str,
+) -> None:
+    """Tell the whole story of REQUEST_ID from the audit log; exit 1 if it is not there."""
+    from toolguard.explain import find as finder  # noqa: PLC0415 - only this command needs it
+    from toolguard.explain import render  # noqa: PLC0415
+
+    if recheck and raw_dir is None:
+        fail(UsageError("--recheck needs --raw-dir (or TOOLGUARD_RAW_DIR)"), output)
+    found = guard(lambda: finder.find(log_file, request_id), output)
+    rechecks = {}
+    if recheck and raw_dir is not None:
+        rechecks = {
+            offset: finder.recheck(entry, raw_dir, contract_file) for offset, entry in found.records
+        }
+    render.explain(found, rechecks, output, sys.stdout, request_id)
+    if not found.records:
+        report.error(f"no record of {request_id} in {log_file}", ExitStatus.FAILURE, output)
+    sys.exit(ExitStatus.SUCCESS if found.records else ExitStatus.FAILURE)
+
+
+@click.group()
+def audit() -> None:
+    """Read audit logs."""
+
+
+@audit.command()
+@click.argument("log_file", metavar="FILE", type=_FILE)
+@click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
+@click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A table for people, or one line of JSON.",
+)
+def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
+    """Count FILE's records per tool, outcome, error code and layer."""
+    from toolguard.explain import render  # noqa: PLC0415 - only this command needs it
+    from toolguard.explain.summary import summarize  # noqa: PLC0415
+
+    result = guard(lambda: summarize(log_file, since, until), output)
+    render.summary(result, output, sys.stdout)

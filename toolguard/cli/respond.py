@@ -1,0 +1,164 @@
+"""Answering from the command line, and the one place exceptions become exit statuses.
+
+`check` and `run` load the contract, build the request, produce an outcome, record it and
+answer it; every other command runs its steps through `guard`. Set-up errors exit before any
+envelope exists (usage 2, contract 3, internal 4, interrupted 130); once the request is known,
+an interrupt or a toolguard bug still gives the agent a failure envelope.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn, TypeVar
+
+from toolguard import envelope, report, result
+from toolguard.audit import Command, Source
+from toolguard.audit.trail import AuditTrail
+from toolguard.cli.flags import trail_options
+from toolguard.contract import Contract, load_contract
+from toolguard.errors import ExitStatus, ToolguardError, UsageError
+from toolguard.pipeline import check_stream, run_upstream
+from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
+from toolguard.result import Outcome
+
+T = TypeVar("T")
+
+
+def check(contract: Path, flags: Mapping[str, Any]) -> NoReturn:
+    """`toolguard check`: one response, one envelope on stdout, then exit."""
+    input_file: Path | None = flags["input_file"]
+
+    def produce(loaded: Contract, request: Request) -> Outcome:
+        with open_input(input_file) as stream:
+            return check_stream(loaded, stream, request)
+
+    source = Source("file", str(input_file)) if input_file else Source("stdin")
+    _respond(contract, flags, "check", source, produce)
+
+
+def run(contract: Path, command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
+    """`toolguard run`: run COMMAND, check its output, one envelope on stdout, then exit."""
+
+    def produce(loaded: Contract, request: Request) -> Outcome:
+        return run_upstream(
+            loaded, command, request, timeout=flags["timeout"], stdin=flags["stdin_from"]
+        )
+
+    _respond(contract, flags, "run", Source("command"), produce, upstream=command)
+
+
+def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
+    contract: Path,
+    flags: Mapping[str, Any],
+    command: Command,
+    source: Source,
+    produce: Callable[[Contract, Request], Outcome],
+    *,
+    upstream: tuple[str, ...] | None = None,
+) -> NoReturn:
+    """Load, build the request, `produce` the outcome, then record and answer it."""
+    mode = flags["diagnostics"]
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
+    loaded = guard(lambda: load_contract(contract), mode)
+    request = guard(lambda: build_request(flags), mode)
+    audit = AuditTrail.build(trail_options(flags), loaded)
+    try:
+        outcome = produce(loaded, request)
+    except ToolguardError as exc:
+        fail(exc, mode)
+    except KeyboardInterrupt:
+        outcome = result.interrupted(loaded, request, _INTERRUPTED[command], upstream=upstream)
+    except Exception:  # noqa: BLE001 - the agent still gets an envelope
+        why = f"internal error: {result.trace()}"
+        outcome = result.internal(loaded, request, why, upstream=upstream)
+    _finish(outcome, loaded, request, audit, (command, source), mode)
+
+
+_INTERRUPTED = {
+    "check": "interrupted before the response was checked",
+    "run": "interrupted: the command's process group was killed",
+}
+
+
+def build_request(flags: Mapping[str, Any]) -> Request:
+    """The request from its flags: `--context` pairs merged over `--context-file` values."""
+    context_file: Path | None = flags["context_file"]
+    from_file = read_context_file(context_file) if context_file else {}
+    context = parse_context_pairs(flags["pairs"], from_file)
+    return make_request(flags["request_id"], context, flags["now"])
+
+
+def open_input(input_file: Path | None) -> BinaryIO:
+    """Where the response is read from: `--input FILE`, else stdin."""
+    if input_file is None:
+        if sys.stdin is None:
+            raise UsageError("stdin is closed; pass the response with --input FILE")
+        return sys.stdin.buffer
+    try:
+        return input_file.open("rb")
+    except OSError as exc:
+        raise UsageError(f"cannot open --input {input_file}: {exc.strerror}") from None
+
+
+def guard(build: Callable[[], T], mode: str) -> T:
+    """Run a set-up step; its errors end the process before any envelope exists."""
+    try:
+        return build()
+    except ToolguardError as exc:
+        fail(exc, mode)
+    except KeyboardInterrupt:
+        report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
+        sys.exit(ExitStatus.INTERRUPTED)
+    except Exception:  # noqa: BLE001 - a bug still ends with a clear message, not a traceback
+        report.error(f"internal error: {result.trace()}", ExitStatus.INTERNAL, mode)
+        sys.exit(ExitStatus.INTERNAL)
+
+
+def fail(exc: ToolguardError, mode: str) -> NoReturn:
+    """Report an invocation error and exit with its status (nothing on stdout)."""
+    report.error(str(exc), exc.exit_status, mode)
+    sys.exit(exc.exit_status)
+
+
+def _interrupt(signum: int, frame: object) -> NoReturn:
+    """Signal handler: SIGINT and SIGTERM unwind like Ctrl-C, so the answer is still decided."""
+    raise KeyboardInterrupt
+
+
+def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed once
+    outcome: Outcome,
+    contract: Contract,
+    request: Request,
+    audit: AuditTrail,
+    origin: tuple[Command, Source],
+    mode: str,
+) -> NoReturn:
+    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    command, source = origin
+    outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
+    emit(envelope.dumps(outcome.envelope), mode)
+    report.render(outcome.diagnostics, mode)
+    if warning is not None:
+        report.error(warning, outcome.diagnostics.exit_status, mode)
+    sys.exit(outcome.diagnostics.exit_status)
+
+
+def emit(text: str, mode: str) -> None:
+    """Write to stdout; if nobody can read it any more, say so and exit 4."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):  # closed pipe, closed file, or no stdout
+        if sys.stdout is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
+        sys.exit(ExitStatus.INTERNAL)

@@ -1,0 +1,51 @@
+"""The `Contract`: everything one tool's responses are checked against, as frozen data.
+
+Built by `load.py` from a TOML file and its schemas; read by the pipeline, the audit writer,
+lint, diff and serve. It has no behaviour of its own: `pipeline.check` is how a response is
+checked against it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolguard.adapters import Adapter
+from toolguard.contract.audit_policy import AuditPolicy
+from toolguard.error_documents import ErrorDocument
+from toolguard.limits import Limits
+from toolguard.projection import Projection
+from toolguard.rules import Rule
+from toolguard.run.policy import RunPolicy
+from toolguard.run.retry import RetryPolicy
+from toolguard.schema import Validator
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """Everything needed to check one tool's responses; load once, check many."""
+
+    path: Path
+    tool: str
+    version: str
+    limits: Limits
+    adapter: Adapter
+    adapter_kind: str  # its key in `adapters.ADAPTER_BY_KIND`
+    validator: Validator
+    rules: tuple[Rule, ...]
+    projection: Projection
+    envelope_validator: Validator
+    envelope_schema_json: str
+    digest: str = ""  # SHA-256 of the TOML and every compiled schema: "has the contract changed?"
+    error_documents: tuple[ErrorDocument, ...] = ()
+    audit: AuditPolicy = field(default_factory=AuditPolicy)
+    run: RunPolicy = field(default_factory=RunPolicy)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @property
+    def envelope_schema(self) -> dict[str, Any]:
+        """The schema of every envelope this contract produces (a fresh copy each time)."""
+        result: dict[str, Any] = json.loads(self.envelope_schema_json)
+        return result

@@ -1,0 +1,127 @@
+"""`toolguard explain`: every record of one request, and whether today's contract agrees.
+
+Finding is a byte search of the mapped log for the request id, so it costs a memory scan
+however long the log is; only the lines that mention the id are parsed and validated.
+Re-checking reads the raw copy named by the record's digest, verifies the digest, and runs
+the current contract on it with the recorded request id, context and clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from toolguard.audit import log, record
+from toolguard.contract import load_contract
+from toolguard.errors import ToolguardError, UsageError
+from toolguard.limits import read_at_most
+from toolguard.pipeline import check_attempt, check_bytes
+from toolguard.request import REQUEST_ID, make_request
+from toolguard.run.spawn import Attempt
+
+MAX_RAW_BYTES = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The records of one request (in log order) and the matching lines that were not valid."""
+
+    records: tuple[tuple[int, dict[str, Any]], ...]  # (byte offset in the log, record)
+    malformed: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """The recorded answer against what the current contract says about the same bytes."""
+
+    done: bool
+    note: str
+    contract_changed: bool | None = None
+    outcome: str | None = None
+    error_code: str | None = None
+    same_envelope: bool | None = None
+
+
+def find(path: Path, request_id: str) -> Found:
+    """All records whose `request_id` is this one; raise `UsageError` for a bad id or log."""
+    if REQUEST_ID.fullmatch(request_id) is None:
+        raise UsageError(f"{request_id!r} is not a request id")
+    needle = f'"request_id":"{request_id}"'.encode()
+    records: list[tuple[int, dict[str, Any]]] = []
+    malformed: list[int] = []
+    try:
+        for offset, line in log.lines_with(path, needle):
+            decoded = None if line is None else record.decode(line)
+            if decoded is None:
+                malformed.append(offset)
+            elif decoded["request_id"] == request_id:
+                records.append((offset, decoded))
+    except OSError as exc:
+        raise UsageError(f"cannot read audit log {path}: {exc.strerror or exc}") from None
+    return Found(tuple(records), tuple(malformed))
+
+
+def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = None) -> Recheck:
+    """Run today's contract on the recorded raw bytes, as the recorded request."""
+    digest = entry.get("input", {}).get("sha256")
+    if digest is None:
+        return Recheck(done=False, note="no response was read, so there is nothing to re-check")
+    secret = [key for key, value in entry["context"].items() if isinstance(value, dict)]
+    if secret or entry.get("truncated"):
+        why = f"secret context {secret}" if secret else "a truncated record"
+        return Recheck(done=False, note=f"the request cannot be rebuilt from {why}")
+    try:
+        raw = _read_raw(raw_dir / digest, digest)
+        contract = load_contract(_regular_file(contract_path or Path(entry["contract"]["path"])))
+        request = make_request(entry["request_id"], entry["context"], _instant(entry["timestamp"]))
+        exit_status = entry["upstream"].get("exit_status", 0)
+        if exit_status:  # a failed command's output: read as `run` read it
+            attempt = Attempt(raw, b"", 0, 0.0, exit_status=exit_status)
+            outcome = check_attempt(contract, attempt, request)
+        else:
+            outcome = check_bytes(contract, raw, request)
+    except ToolguardError as exc:
+        return Recheck(done=False, note=str(exc))
+    now = record.envelope_digest(outcome.envelope)
+    return Recheck(
+        done=True,
+        note="re-checked with the recorded request id, context and clock",
+        contract_changed=contract.digest != entry["contract"]["sha256"],
+        outcome=outcome.diagnostics.outcome,
+        error_code=outcome.diagnostics.error_code,
+        same_envelope=now == entry["envelope_sha256"],
+    )
+
+
+def _instant(timestamp: str) -> datetime:
+    """The record's clock; a leap second (valid RFC 3339) is one Python cannot hold."""
+    try:
+        return datetime.fromisoformat(timestamp)
+    except ValueError:
+        raise UsageError(f"the recorded time {timestamp} cannot be replayed") from None
+
+
+def _regular_file(path: Path) -> Path:
+    """The recorded contract path, if it names a regular file (a FIFO would block `explain`)."""
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)
+    except OSError as exc:
+        raise UsageError(f"cannot read contract {path}: {exc.strerror or exc}") from None
+    if not regular:
+        raise UsageError(f"contract {path} is not a regular file")
+    return path
+
+
+def _read_raw(path: Path, digest: str) -> bytes:
+    try:
+        with path.open("rb") as stream:
+            raw = read_at_most(stream, MAX_RAW_BYTES)
+    except OSError as exc:
+        raise UsageError(f"no raw copy {path}: {exc.strerror or exc}") from None
+    if hashlib.sha256(raw).hexdigest() != digest:
+        raise UsageError(f"raw copy {path} does not match its digest: it was altered")
+    return raw

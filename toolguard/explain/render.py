@@ -1,0 +1,195 @@
+"""Show `explain` and `audit summary` results to people (rich) or programs (one JSON line).
+
+Records are read back from a file anyone with write access could have edited: every string
+goes through `clean` again and into `rich.text.Text`, so markup and escapes are never
+interpreted, whatever the log holds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+from toolguard.explain.find import Found, Recheck
+from toolguard.explain.summary import Summary
+from toolguard.text import clean, cleaned
+
+_COLUMNS = ("tool", "outcome", "error_code", "layer")
+
+
+def explain(
+    found: Found, rechecks: dict[int, Recheck], mode: str, stream: IO[str], request_id: str
+) -> None:
+    """The story of one request: each record, its attempts, and the re-check if asked."""
+    if mode == "json":
+        document = {
+            "request_id": request_id,
+            "records": [
+                {"offset": offset, "record": entry, "recheck": _recheck_json(rechecks.get(offset))}
+                for offset, entry in found.records
+            ],
+            "malformed_offsets": list(found.malformed),
+        }
+        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
+        stream.write("\n")
+        return
+    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
+    from rich.table import Table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    count = len(found.records)
+    console.print(Text(f"request {request_id}: {count} record{'s' if count != 1 else ''}"))
+    for offset, entry in found.records:
+        table = Table(show_header=False, box=None, padding=(0, 1))
+        table.add_column(style="dim", no_wrap=True)
+        table.add_column(overflow="fold")
+        for label, value in _rows(entry, rechecks.get(offset)):
+            table.add_row(Text(label), Text(clean(str(value))))
+        console.print(Text(f"\n{_headline(entry)} (byte {offset})", style="bold"))
+        console.print(table)
+    if found.malformed:
+        where = ", ".join(str(offset) for offset in found.malformed[:10])
+        console.print(
+            Text(f"\n{len(found.malformed)} matching line(s) are not valid records: {where}")
+        )
+
+
+def summary(result: Summary, mode: str, stream: IO[str]) -> None:
+    """Counts per tool, outcome, error code and layer, and the rows they come from."""
+    if mode == "json":
+        document = {
+            "since": result.since,
+            "until": result.until,
+            "records": result.records,
+            "malformed": result.malformed,
+            "totals": {name: dict(result.totals(i)) for i, name in enumerate(_COLUMNS)},
+            "rows": [
+                {**dict(zip(_COLUMNS, row, strict=True)), "count": count}
+                for row, count in sorted(result.rows.items())
+            ],
+        }
+        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
+        stream.write("\n")
+        return
+    from rich.console import Console  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    console = Console(file=stream, highlight=False)
+    window = f"from {result.since or 'the start'} until {result.until or 'now'}"
+    console.print(Text(f"{result.records} records {window}; {result.malformed} malformed lines"))
+    table = Table(*(name.replace("_", " ") for name in _COLUMNS), "count")
+    for row, count in sorted(result.rows.items(), key=lambda item: (-item[1], item[0])):
+        table.add_row(*(Text(clean(value, 80)) for value in row), str(count))
+    console.print(table)
+
+
+def _headline(entry: dict[str, Any]) -> str:
+    verdict = "accepted" if entry["outcome"] == "success" else entry["outcome"]
+    if "error_code" in entry:
+        verdict += f" {entry['error_code']} (retryable: {str(entry['retryable']).lower()})"
+    contract = entry["contract"]
+    return clean(
+        f"{entry['timestamp']} {entry['command']} {contract['tool']} {contract['version']}: "
+        f"{verdict}",
+        200,
+    )
+
+
+def _rows(entry: dict[str, Any], recheck: Recheck | None) -> list[tuple[str, Any]]:
+    contract, upstream = entry["contract"], entry["upstream"]
+    rows: list[tuple[str, Any]] = [
+        ("contract", f"{contract['path']} (sha256 {contract['sha256'][:16]}...)"),
+        ("toolguard", entry["toolguard"]),
+        ("upstream", _upstream(upstream)),
+    ]
+    rows.extend(
+        (f"attempt {attempt['number']}", _attempt(attempt))
+        for attempt in upstream.get("attempts", [])
+    )
+    if "input" in entry:
+        rows.append(("input", f"{entry['input']['size']} bytes, sha256 {entry['input']['sha256']}"))
+    rows.extend(
+        (label, entry[key])
+        for label, key in (
+            ("layer", "layer"),
+            ("reason", "reason"),
+            ("rule", "rule"),
+            ("schema path", "schema_path"),
+            ("instance path", "instance_path"),  # "" is the root
+            ("byte offset", "offset"),
+            ("message", "message"),
+        )
+        if key in entry
+    )
+    rows = [
+        (label, "(root)" if label == "instance path" and value == "" else value)
+        for label, value in rows
+    ]
+    if entry["context"]:
+        rows.append(("context", json.dumps(entry["context"], ensure_ascii=True)))
+    if "projected_fields" in entry:
+        rows.append(("projected", ", ".join(entry["projected_fields"]) or "(none)"))
+    rows.extend(("raw copy", _kept(kept)) for kept in entry.get("raw", []))
+    rows.append(("envelope", f"sha256 {entry['envelope_sha256']}"))
+    rows.append(("time", f"{entry['duration_ms']} ms"))
+    if entry.get("truncated"):
+        rows.append(("truncated", "detail was dropped to keep the record within 4096 bytes"))
+    if recheck is not None:
+        rows.append(("re-check", _recheck_text(entry, recheck)))
+    return rows
+
+
+def _upstream(upstream: dict[str, Any]) -> str:
+    if upstream["kind"] == "command":
+        return "command: " + " ".join(upstream.get("argv", []))
+    return f"file {upstream['file']}" if "file" in upstream else upstream["kind"]
+
+
+def _attempt(attempt: dict[str, Any]) -> str:
+    if "spawn_error" in attempt:
+        how = f"not started ({attempt['spawn_error']})"
+    elif attempt.get("timed_out"):
+        how = "timed out"
+    elif attempt.get("over_limit"):
+        how = "output over max_bytes"
+    elif "signal" in attempt:
+        how = f"killed by signal {attempt['signal']}"
+    else:
+        how = f"exit status {attempt.get('exit_status')}"
+    verdict = attempt["outcome"]
+    if "layer" in attempt:
+        verdict = f"{attempt['layer']}: {attempt.get('reason')} ({attempt.get('error_code')})"
+    text = f"{how}; {attempt['stdout_size']} bytes out; {verdict}; {attempt['duration_ms']} ms"
+    if attempt.get("stderr"):
+        text += f"; stderr ({attempt['stderr_size']} bytes): {attempt['stderr']}"
+    return text
+
+
+def _kept(kept: dict[str, Any]) -> str:
+    if kept["kept"]:
+        return f"kept as {kept['sha256']}"
+    return f"not kept ({kept.get('why', 'unknown')}): {kept['sha256']}"
+
+
+def _recheck_text(entry: dict[str, Any], recheck: Recheck) -> str:
+    if not recheck.done:
+        return f"not done: {recheck.note}"
+    contract = "changed since" if recheck.contract_changed else "unchanged"
+    now = "accepted" if recheck.outcome == "success" else f"{recheck.outcome} {recheck.error_code}"
+    same = "the same envelope" if recheck.same_envelope else "a different envelope"
+    then = (
+        "accepted" if entry["outcome"] == "success" else entry.get("error_code", entry["outcome"])
+    )
+    return f"contract {contract}; then {then}, now {now}: {same}"
+
+
+def _recheck_json(recheck: Recheck | None) -> dict[str, Any] | None:
+    if recheck is None:
+        return None
+    return {
+        key: getattr(recheck, key)
+        for key in Recheck.__dataclass_fields__
+        if getattr(recheck, key) is not None
+    }

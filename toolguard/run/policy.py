@@ -1,0 +1,93 @@
+"""The `[run]` table: how to run the command, and what an attempt without a usable answer means.
+
+A command that could not start, ran out of time, was killed by a signal or exited with a
+status the contract maps never gets its output checked: it becomes an `UpstreamError` with a
+finite code and a retry hint. Defaults follow ssh: 255 is a connection failure
+(`UPSTREAM_UNAVAILABLE`, retryable), as are timeouts and signals; any other non-zero status is
+`UPSTREAM_UNAVAILABLE`, not retryable (a failing command usually fails again). A non-zero
+status the contract does not map is read only for a declared error document.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from toolguard.error_documents import Mapped
+from toolguard.errors import UpstreamError
+
+if TYPE_CHECKING:
+    from toolguard.run.spawn import Attempt
+
+DEFAULT_TIMEOUT = 30.0
+_SSH_CONNECTION_FAILED = 255
+_DEFAULT_EXITS = MappingProxyType({_SSH_CONNECTION_FAILED: Mapped("UPSTREAM_UNAVAILABLE", True)})
+
+
+@dataclass(frozen=True, slots=True)
+class RunPolicy:
+    """The contract's `[run]` table: how to run the command and read its failures."""
+
+    timeout_seconds: float = DEFAULT_TIMEOUT
+    env: tuple[str, ...] | None = None  # variables passed through; None passes all
+    exit_statuses: Mapping[int, Mapped] = field(default_factory=lambda: _DEFAULT_EXITS)
+
+    def environment(self, current: Mapping[str, str]) -> dict[str, str]:
+        """The child's environment: the allow-listed variables of `current`, or all of it."""
+        if self.env is None:
+            return dict(current)
+        return {name: current[name] for name in self.env if name in current}
+
+    def before_output(self, attempt: Attempt) -> UpstreamError | None:
+        """The failure an attempt is, decided before its output is read; None to read it."""
+        if attempt.spawn_error is not None:
+            return UpstreamError(
+                "not_started",
+                f"cannot run the command: {attempt.spawn_error}",
+                code="UPSTREAM_UNAVAILABLE",
+                retryable=False,
+            )
+        if attempt.timed_out:
+            return UpstreamError(
+                "timeout",
+                f"no complete answer within {attempt.duration:.3f} s; process group killed",
+                code="UPSTREAM_UNAVAILABLE",
+                retryable=True,
+            )
+        if attempt.over_limit:
+            return None  # the output is over max_bytes: the limits layer rejects it
+        if attempt.signal is not None:
+            return UpstreamError(
+                "killed",
+                f"the command was killed by {_signal_name(attempt.signal)}",
+                code="UPSTREAM_UNAVAILABLE",
+                retryable=True,
+            )
+        mapped = self.exit_statuses.get(attempt.exit_status or 0)
+        if mapped is not None:
+            return _exit_error(attempt.exit_status or 0, mapped)
+        return None
+
+
+def unmapped_exit(status: int) -> UpstreamError:
+    """A non-zero exit status the contract does not map."""
+    return _exit_error(status, Mapped("UPSTREAM_UNAVAILABLE", False))
+
+
+def _exit_error(status: int, mapped: Mapped) -> UpstreamError:
+    return UpstreamError(
+        "exit_status",
+        f"the command exited with status {status}",
+        code=mapped.code,
+        retryable=mapped.retryable,
+    )
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
