@@ -3,6 +3,9 @@
 Policy: every `y_` file is accepted except the two with duplicate member names (rejected, as
 toolguard rejects duplicates); every `n_` file is rejected; every `i_` file gets a defined
 answer, a value or a `Rejection`, never another exception.
+
+The suite is the copy vendored under `tests/conformance/jsontestsuite/` (`JSONTESTSUITE_DIR`
+points at another checkout); a missing suite fails collection.
 """
 
 from __future__ import annotations
@@ -20,19 +23,18 @@ from toolguard.errors import LimitExceeded, ParseError
 from toolguard.parse import parse
 
 _ENV = "JSONTESTSUITE_DIR"
-_DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "jsontestsuite"
-SUITE = Path(os.environ[_ENV]) if os.environ.get(_ENV) else _DEFAULT
+_VENDORED = Path(__file__).resolve().parent / "conformance" / "jsontestsuite"
+SUITE = Path(os.environ[_ENV]) if os.environ.get(_ENV) else _VENDORED
 PARSING = SUITE / "test_parsing"
 DUPLICATE_KEY_FILES = frozenset(
     {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
 )
 
-if not PARSING.is_dir():
-    if os.environ.get(_ENV):  # asked for explicitly: a wrong path is an error, not a skip
-        pytest.fail(f"{_ENV}={SUITE} has no test_parsing/ folder", pytrace=False)
-    pytest.skip(
-        f"JSONTestSuite not found at {PARSING}; set {_ENV} to the suite's checkout",
-        allow_module_level=True,
+if not PARSING.is_dir():  # a missing suite is a failure, never a skip
+    pytest.fail(
+        f"no JSONTestSuite test_parsing/ folder at {PARSING} "
+        f"(the copy under tests/conformance/, or {_ENV} when set)",
+        pytrace=False,
     )
 
 FILES = sorted(path for path in PARSING.iterdir() if path.is_file())

@@ -2,8 +2,8 @@
 
 `Folder` names one folder of draft2020-12 suite files and loads its groups; `compiler` builds a
 cached compile step with the options a test file wants (formats, refs); `Tally` counts how the
-compiled groups fare against the suite. The root is `JSON_SCHEMA_TEST_SUITE`, or the shared
-checkout beside the repository.
+compiled groups fare against the suite. The root is the copy vendored under
+`tests/conformance/`, or `JSON_SCHEMA_TEST_SUITE` when set; a missing or empty folder fails.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ import pytest
 from toolguard.errors import SchemaError
 from toolguard.schema import Validator, compile_schema
 
-_REPO = Path(__file__).resolve().parents[2]
-_DEFAULT_SUITE = _REPO.parent / "shared" / "json-schema-test-suite"
+_ENV = "JSON_SCHEMA_TEST_SUITE"
+_VENDORED = Path(__file__).resolve().parents[1] / "conformance" / "json-schema-test-suite"
 
 
 def suite_root() -> Path:
-    """The suite checkout: `JSON_SCHEMA_TEST_SUITE`, else the shared one beside the repo."""
-    configured = os.environ.get("JSON_SCHEMA_TEST_SUITE")
-    return Path(configured) if configured else _DEFAULT_SUITE
+    """The suite: `JSON_SCHEMA_TEST_SUITE` when set, else the copy under tests/conformance/."""
+    configured = os.environ.get(_ENV)
+    return Path(configured) if configured else _VENDORED
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +61,9 @@ class Folder:
         return sorted(self.path().glob("*.json")) if self.path().is_dir() else []
 
     def groups(self) -> list[Group]:
+        """Every group of the folder's files; fails collection when there are none."""
+        if not self.files():
+            pytest.fail(self.absent(), pytrace=False)
         groups = []
         for path in self.files():
             for index, group in enumerate(json.loads(path.read_text(encoding="utf-8"))):
@@ -70,18 +73,16 @@ class Folder:
         return groups
 
     def absent(self) -> str:
-        """The skip reason when the suite is not there."""
+        """The failure message when the folder is missing or holds no test files."""
         return (
             f"no JSON-Schema-Test-Suite {self.label} tests at {self.path()} "
-            "(set JSON_SCHEMA_TEST_SUITE)"
+            f"(the copy under tests/conformance/, or {_ENV} when set)"
         )
 
 
-def group_params(groups: list[Group], absent: str) -> list[Any]:
-    """One param per group, or a single visibly skipped one when the suite is absent."""
-    return [pytest.param(group, id=group.id) for group in groups] or [
-        pytest.param(None, id="suite-absent", marks=pytest.mark.skip(reason=absent))
-    ]
+def group_params(groups: list[Group]) -> list[Any]:
+    """One param per group, with the group's file and description as its id."""
+    return [pytest.param(group, id=group.id) for group in groups]
 
 
 def compiler(**options: Any) -> Callable[[Group], Validator | None]:

@@ -11,7 +11,7 @@ import pytest
 
 from toolguard.schema.formats import FORMAT_CHECKERS
 
-from .suite import Folder, Group, compiler, group_params, mismatches, suite_root, tally
+from .suite import Folder, Group, compiler, group_params, mismatches, tally
 
 # Formats whose suite files must compile: every one toolguard has a parser for.
 # (`ecmascript-regex.json` exercises the `regex` format.)
@@ -23,19 +23,16 @@ FOLDER = Folder("optional/format", ("optional", "format"))
 _format_dir = FOLDER.path
 _suite_files = FOLDER.files
 GROUPS = FOLDER.groups()
-_ABSENT = FOLDER.absent()
 # Formats asserted, unlike the required suite.
 _compiled = compiler(formats=True)
 
 
 def test_format_suite_folder_is_not_empty() -> None:
-    """The optional/format folder, when present, holds test files (an empty folder fails)."""
-    if not suite_root().exists():
-        pytest.skip(_ABSENT)
-    assert _suite_files(), f"{_format_dir()} exists but holds no *.json test files"
+    """The optional/format folder holds test files (a missing or empty folder fails)."""
+    assert _suite_files(), f"{_format_dir()} holds no *.json test files"
 
 
-@pytest.mark.parametrize("group", group_params(GROUPS, _ABSENT))
+@pytest.mark.parametrize("group", group_params(GROUPS))
 def test_compiled_group_agrees_with_suite(group: Group) -> None:
     """A group is refused, or agrees with every case but the documented fail-closed rejects."""
     validator = _compiled(group)
@@ -48,7 +45,6 @@ def test_compiled_group_agrees_with_suite(group: Group) -> None:
 _FILES_BY_FORMAT = {fmt: "ecmascript-regex" if fmt == "regex" else fmt for fmt in _IMPLEMENTED}
 
 
-@pytest.mark.skipif(not GROUPS, reason=_ABSENT)
 @pytest.mark.parametrize("fmt", _IMPLEMENTED)
 def test_implemented_format_is_not_refused(fmt: str) -> None:
     """Every suite group for a format toolguard parses compiles: none is refused."""
@@ -59,7 +55,6 @@ def test_implemented_format_is_not_refused(fmt: str) -> None:
     assert not refused, f"refused: {refused}"
 
 
-@pytest.mark.skipif(not GROUPS, reason=_ABSENT)
 def test_no_invalid_format_instance_is_ever_accepted() -> None:
     """Across optional/format, no instance the suite calls invalid passes a compiled validator."""
     counts = tally(GROUPS, _compiled)
