@@ -69,7 +69,10 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
     help="The schema of every line `serve` writes for these contracts (bad requests too).",
 )
 def schema(contracts: tuple[Path, ...], for_serve: bool) -> None:
-    """Print the envelope schema CONTRACT implies (declare it as the tool's output schema)."""
+    """Print the envelope schema CONTRACT implies (declare it as the tool's output schema).
+
+    With --serve, the schema of every line `toolguard serve CONTRACT...` writes.
+    """
     from toolguard.contract.envelope_schema import serve_schema  # noqa: PLC0415
 
     if len(contracts) > 1 and not for_serve:

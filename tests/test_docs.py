@@ -1,0 +1,138 @@
+"""The references in docs/ document the real command: help, tables and links checked against it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolguard.cli.app import cli as main
+from toolguard.lint import LINT_RULES
+from toolguard.schema.vocabulary import ANNOTATIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+EXAMPLES = ROOT / "examples"
+
+_FENCE = re.compile(r"^```.*?^```[^\n]*$", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+
+
+def _read(page: str) -> str:
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
+def _section(text: str, marker: str) -> str:
+    match = re.search(f"<!-- {marker} -->\n(.*?)<!-- /{marker} -->", text, re.DOTALL)
+    assert match, f"no <!-- {marker} --> block"
+    return match.group(1)
+
+
+def _prose(text: str) -> str:
+    """The page without its code blocks, where `#` lines and brackets are not Markdown."""
+    return _FENCE.sub("", text)
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens, -N repeats."""
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", _prose(path.read_text("utf-8")), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        repeat = 0
+        while (candidate := f"{slug}-{repeat}" if repeat else slug) in anchors:
+            repeat += 1
+        anchors.add(candidate)
+    return anchors
+
+
+def _links(path: Path) -> list[str]:
+    return _LINK.findall(_CODE_SPAN.sub("", _prose(path.read_text("utf-8"))))
+
+
+HELP_COMMANDS = [
+    "",
+    "check",
+    "run",
+    "serve",
+    "schema",
+    "validate",
+    "test",
+    "lint",
+    "diff",
+    "explain",
+    "audit summary",
+]
+
+
+@pytest.mark.parametrize("command", HELP_COMMANDS, ids=lambda command: command or "toolguard")
+def test_help_in_docs_matches_the_real_help(command: str) -> None:
+    """docs/cli.md shows each command's `--help` exactly as it prints at 80 columns."""
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(
+        main, [*command.split(), "--help"], prog_name="toolguard"
+    )
+    assert result.exit_code == 0
+    marker = f"{command.replace(' ', '-') or 'toolguard'}-help"
+    block = _section(_read("cli.md"), marker).strip().removeprefix("```").removesuffix("```")
+    assert block.strip("\n") == result.output.rstrip("\n")
+
+
+def test_every_command_has_its_help_in_the_docs() -> None:
+    """No command of the CLI is missing from the help blocks the docs show."""
+    listed = {command.split()[0] for command in HELP_COMMANDS if command}
+    assert listed == set(main.commands)
+
+
+def test_annotation_keywords_listed_in_the_docs_are_exactly_the_allowed_ones() -> None:
+    """The schema engine page lists exactly the keywords that only annotate."""
+    text = _read("schema-engine.md")
+    paragraph = text.split("Keywords that only annotate are allowed", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`([$\w]+)`", paragraph)) - {"format"}
+    assert listed == set(ANNOTATIONS)
+
+
+def test_lint_rule_table_lists_exactly_the_registered_rules() -> None:
+    """docs/lint.md's rule table holds one row per registered rule, in id order, named alike."""
+    rows = re.findall(r"^\| `(TG\d{3})` \| `([a-z-]+)` \|", _read("lint.md"), re.MULTILINE)
+    assert rows == [(rule.id, rule.name) for rule in LINT_RULES.values()]
+
+
+def test_near_miss_table_names_only_existing_fixtures() -> None:
+    """Every fixture the near-miss table names is in its example's fixtures folder."""
+    text = _read("testing.md").split("## The article's near misses", 1)[1]
+    header, _, *rows = [line for line in text.splitlines() if line.startswith("|")]
+    examples = [cell.split()[0] for cell in header.strip("|").split("|")[1:]]
+    named = 0
+    for row in rows:
+        for example, cell in zip(examples, row.strip("|").split("|")[1:], strict=True):
+            for name in re.findall(r"`([\w./]+)`", cell):
+                folder = EXAMPLES / example / "fixtures"
+                target = folder / name if "/" in name else folder / "reject" / name
+                found = target.is_dir() or any(target.parent.glob(f"{target.name}.*"))
+                assert found, f"{example}: no fixture {name}"
+                named += 1
+    assert named > 30
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(page: Path) -> None:
+    """Each relative link leads to a file or folder of the repository, and to its heading."""
+    for link in _links(page):
+        if _SCHEME.match(link):
+            continue
+        target, _, anchor = link.partition("#")
+        path = (page.parent / target).resolve() if target else page
+        assert path.is_relative_to(ROOT), f"{link} leaves the repository"
+        assert path.exists(), f"{link}: no such file"
+        if anchor and path.suffix == ".md":
+            assert anchor in _anchors(path), f"{link}: no such heading"
+
+
+def test_link_checker_sees_the_links() -> None:
+    """The link test cannot pass vacuously: the README links to every page in docs/."""
+    targets = {link.partition("#")[0] for link in _links(ROOT / "README.md")}
+    assert {f"docs/{page.name}" for page in DOCS.glob("*.md")} <= targets
