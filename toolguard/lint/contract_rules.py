@@ -216,6 +216,29 @@ def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
         yield Hit(contract.file, "/version", f"version {version!r} is not MAJOR.MINOR.PATCH")
 
 
+def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
+    """Retry only what may succeed next time.
+
+    So every code in `[retry] retry_on` is one the contract can give as retryable:
+    `UPSTREAM_UNAVAILABLE` (timeouts, signals, exit 255), or a code an `[[run.exit_status]]` or
+    `[[run.error_documents]]` entry maps with `retryable = true`. `INVALID_RESPONSE` never is:
+    a malformed answer is malformed again, so listing it can never retry anything.
+    """
+    run = contract.document.get("run", {})
+    retryable = {"UPSTREAM_UNAVAILABLE"}
+    for entry in (*run.get("exit_status", []), *run.get("error_documents", [])):
+        if entry.get("retryable", False):
+            retryable.add(entry["code"])
+    for index, code in enumerate(contract.document.get("retry", {}).get("retry_on", [])):
+        if code not in retryable:
+            yield Hit(
+                contract.file,
+                f"/retry/retry_on/{index}",
+                f"retry_on lists {code}, which this contract never gives as retryable: "
+                "it can never be retried",
+            )
+
+
 @dataclass(frozen=True)
 class WaiverSubject:
     """A contract's waivers and the findings they were matched against."""
@@ -249,5 +272,6 @@ CONTRACT_RULES = (
     LintRule("TG014", "limits-unset", limits_unset),
     LintRule("TG015", "limits-insane", limits_insane),
     LintRule("TG016", "version-scheme", version_scheme),
+    LintRule("TG018", "unretryable-retry-code", unretryable_retry_code),
 )
 UNMATCHED_WAIVER = LintRule("TG017", "unmatched-waiver", unmatched_waiver, "warning")

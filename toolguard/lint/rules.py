@@ -9,5 +9,8 @@ from toolguard.lint.findings import LintRule
 from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
 
 LINT_RULES: Mapping[str, LintRule] = {
-    rule.id: rule for rule in (*VIEW_RULES, *DOCUMENT_RULES, *CONTRACT_RULES, UNMATCHED_WAIVER)
+    rule.id: rule
+    for rule in sorted(
+        (*VIEW_RULES, *DOCUMENT_RULES, *CONTRACT_RULES, UNMATCHED_WAIVER), key=lambda r: r.id
+    )
 }
