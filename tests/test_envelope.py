@@ -50,11 +50,6 @@ def test_failure_shape_and_key_order(code: Any, retryable: bool) -> None:
     assert envelope["error"] == {"code": code, "retryable": retryable}
 
 
-def test_error_codes_are_the_three_documented() -> None:
-    """The finite error vocabulary is NOT_FOUND, UPSTREAM_UNAVAILABLE, INVALID_RESPONSE."""
-    assert set(ERROR_CODES) == {"NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"}
-
-
 def test_dumps_gives_one_compact_ascii_line() -> None:
     """dumps() gives one newline-terminated line of compact ASCII JSON that round-trips."""
     envelope = success(

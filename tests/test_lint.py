@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from toolguard import ContractError, SchemaError
+from toolguard import ContractError, SchemaError, load_contract
 from toolguard.cli.authoring import LINT_FORMATS
 from toolguard.lint import LINT_RULES, LintReport, lint_paths
 from toolguard.lint.locate import json_lines, line_of, toml_lines
@@ -292,3 +293,15 @@ def test_json_output_lists_findings_and_waived() -> None:
     (waived,) = document["waived"]
     assert waived["reason"].startswith("provider metadata")
     assert waived["waiver"]["pointer"] == "/lint/waive/0"
+
+
+def test_a_contract_is_linted_without_the_extra_its_adapter_runs_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With jc hidden, lint still lints the jc contract; loading it to check stays refused."""
+    monkeypatch.setitem(sys.modules, "jc", None)  # `import jc` raises ImportError
+    jc_contract = REPO / "examples" / "disk_usage" / "contract.jc.toml"
+    with pytest.raises(ContractError, match=r"toolguard-cli\[jc\]"):
+        load_contract(jc_contract)
+    report = lint_paths([jc_contract])
+    assert report.clean

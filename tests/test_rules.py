@@ -398,3 +398,14 @@ def test_factory_documents_the_rule(kind: str) -> None:
     assert factory.__name__ == kind
     assert factory.__doc__
     assert factory.__doc__.strip()
+
+
+@pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
+def test_a_built_rule_names_its_registry_entry(kind: str) -> None:
+    """lint and diff find a rule's entry through `rule.kind`: it is the registry key."""
+    options = {"context": "c", "max_age_seconds": 1, "pattern": "{c}"}
+    factory = RULE_BY_KIND[kind].build
+    accepted = inspect.signature(factory).parameters
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    assert rule.kind == kind
+    assert RULE_BY_KIND[kind].wider_when_higher <= set(accepted)

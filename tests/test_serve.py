@@ -409,3 +409,44 @@ def test_an_over_long_line_that_starts_blank_is_still_refused(review: Contract) 
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
     assert answers[0] == BAD_REQUEST
     assert [answer["request_id"] for answer in answers[1:]] == ["req.pad.0002"]
+
+
+def test_every_line_serve_writes_is_described_by_schema_serve(run_toolguard: Any) -> None:
+    """`toolguard schema --serve` describes answers and bad requests, for toolguard and jsonschema."""
+    import jsonschema  # noqa: PLC0415 - the Python MCP SDK's validator, a test dependency
+
+    from toolguard.schema import compile_schema  # noqa: PLC0415
+
+    printed = run_toolguard("schema", "--serve", REVIEW_PATH, JOB_PATH)
+    assert printed.status == 0
+    schema = json.loads(printed.stdout)
+    lines = [
+        request(OK, "req.serve.0001", contract="review_status"),
+        request('{"approved": true}', "req.serve.0002", contract="review_status"),
+        b"not json\n",
+        request(OK, "req.serve.0003", contract="review_status", extra=MARKER),
+        job_request("job_run", "req.serve.0004"),
+    ]
+    got = answers(serve(REVIEW_PATH, JOB_PATH, stdin=b"".join(lines)))
+    assert [item["outcome"] for item in got] == ["success", "failure", "error", "error", "success"]
+    ours = compile_schema(schema, formats=False)
+    reference = jsonschema.Draft202012Validator(schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for item in got:
+        ours.validate(item)
+        reference.validate(item)
+    for wrong in (
+        {**got[0], "tool": "job_run"},  # a review_status answer under the other tool's name
+        {**got[2], "error": {"code": "INVALID_RESPONSE"}},
+        {**got[1], "error": {"code": "BAD_REQUEST", "retryable": False}},
+    ):
+        assert not ours.is_valid(wrong)
+        assert not reference.is_valid(wrong)
+
+
+def test_schema_takes_several_contracts_only_with_serve(run_toolguard: Any) -> None:
+    """One contract's envelope schema is its own; several need --serve (a usage error)."""
+    refused = run_toolguard("schema", REVIEW_PATH, JOB_PATH)
+    assert (refused.status, refused.stdout) == (2, b"")
+    single = json.loads(run_toolguard("schema", REVIEW_PATH).stdout)
+    assert single == load_contract(REVIEW / "contract.toml").envelope_schema

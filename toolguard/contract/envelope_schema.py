@@ -136,7 +136,8 @@ def serve_schema(envelope_schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for schema in envelope_schemas:
         tool = schema["oneOf"][0]["properties"]["tool"]["const"]
         resource_id = f"urn:toolguard:envelope:{tool}"
-        resources[f"envelope_{tool}"] = {**schema, "$id": resource_id}
+        body = {key: value for key, value in schema.items() if key != "$schema"}  # the root's
+        resources[f"envelope_{tool}"] = {"$id": resource_id, **body}
         choices.append({"$ref": resource_id})
     resources["bad_request"] = {
         "title": "Bad request (serve's protocol, never an agent-facing answer)",
