@@ -412,7 +412,7 @@ def test_an_over_long_line_that_starts_blank_is_still_refused(review: Contract) 
 
 
 def test_every_line_serve_writes_is_described_by_schema_serve(run_toolguard: Any) -> None:
-    """`toolguard schema --serve` describes answers and bad requests, for toolguard and jsonschema."""
+    """`schema --serve` describes answers and bad requests, for toolguard and jsonschema alike."""
     import jsonschema  # noqa: PLC0415 - the Python MCP SDK's validator, a test dependency
 
     from toolguard.schema import compile_schema  # noqa: PLC0415
