@@ -1,7 +1,7 @@
 """Operator diagnostics of `check`, `run` and `serve` on stderr (and `validate`'s report).
 
 Decides nothing. (`toolguard test` draws its own progress bar; `explain` and `audit summary`
-render through `audit/render.py`.)
+render through `explain/render.py`; `fixtures/report.py` reuses `json_line`.)
 
 Everything quoted from a response or a schema is hostile until shown otherwise: control
 characters (ANSI escapes included) and bidirectional overrides are escaped, rich markup is
