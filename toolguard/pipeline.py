@@ -12,7 +12,6 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -120,8 +119,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
         if clock.monotonic() - started + delay >= policy.budget_seconds:
             break  # no time left for another attempt
         clock.sleep(delay)
-    diagnostics = replace(outcome.diagnostics, upstream=tuple(argv), attempts=tuple(records))
-    return Outcome(outcome.envelope, diagnostics, tuple(responses))
+    return result.of_attempts(outcome, tuple(argv), tuple(records), tuple(responses))
 
 
 def require_context(contract: Contract, request: Request) -> None:

@@ -181,6 +181,17 @@ def interrupted(
     return Outcome(result, diagnostics)
 
 
+def of_attempts(
+    last: Outcome,
+    argv: tuple[str, ...],
+    attempts: tuple[AttemptRecord, ...],
+    responses: tuple[bytes, ...],
+) -> Outcome:
+    """A run's outcome: the last attempt's answer, with every attempt for the operator."""
+    diagnostics = replace(last.diagnostics, upstream=argv, attempts=attempts)
+    return Outcome(last.envelope, diagnostics, responses)
+
+
 def unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
     """The failure the agent gets when the trail cannot be written; the operator learns why."""
     before = outcome.diagnostics
