@@ -25,9 +25,14 @@ _COLOUR_VARIABLES = (
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep compiled-schema caches of the run (and its subprocesses) out of the user's home."""
+    """Keep compiled-schema caches of the run (and its subprocesses) out of the user's home.
+
+    The cache is a folder inside a private temporary one: directly under the sticky, world-
+    writable /tmp it would not be trusted (see `files.open_folder`).
+    """
     if "TOOLGUARD_CACHE_DIR" not in os.environ:
-        os.environ["TOOLGUARD_CACHE_DIR"] = tempfile.mkdtemp(prefix="toolguard-test-cache-")
+        private = tempfile.mkdtemp(prefix="toolguard-test-cache-")
+        os.environ["TOOLGUARD_CACHE_DIR"] = os.path.join(private, "cache")  # noqa: PTH118
 
 
 class Run(NamedTuple):

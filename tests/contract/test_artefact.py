@@ -12,7 +12,6 @@ import toolguard.contract.load
 import toolguard.schema
 from toolguard.contract import artefact, load_contract
 from toolguard.pipeline import check
-from toolguard.schema import cache
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "review_status"
 RESPONSE = (EXAMPLE / "response.json").read_bytes()
@@ -74,7 +73,7 @@ def test_a_corrupt_artefact_is_ignored_and_rebuilt(contract_copy: Path) -> None:
     load_contract(contract_copy)
     key = artefact.key(contract_copy, contract_copy.read_bytes())
     assert key is not None
-    stored = Path(cache._folder() or "", f"contract-{key}.bin")
+    stored = contract_copy.parents[1] / "cache" / f"contract-{key}.bin"
     blob = bytearray(stored.read_bytes())
     blob[-1] ^= 0xFF
     stored.write_bytes(bytes(blob))

@@ -253,3 +253,176 @@ def test_the_stamp_covers_every_shipped_schema(monkeypatch: pytest.MonkeyPatch) 
     shipped = shipped_schema("contract.schema.json")
     assert any(shipped.is_relative_to(root) for root in stamped)
     assert any(shipped_schema("audit-record.schema.json").is_relative_to(root) for root in stamped)
+
+
+# --- who may write the cache: the whole path, and each entry --------------------------------------
+
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+OTHER_UID = 65534  # nobody
+
+
+@pytest.fixture
+def warnings(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
+    """The warnings this test's process writes on stderr (the once-per-process flag reset)."""
+    monkeypatch.setattr(toolguard.schema.cache, "_warned", False, raising=False)
+    return lambda: [line for line in capsys.readouterr().err.splitlines() if line]
+
+
+def cached_here(folder: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether compiling SCHEMA with the cache at `folder` writes an entry and then serves it."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(folder))
+    toolguard.schema._metaschema()
+    compile_schema(SCHEMA)
+    if not folder.is_dir() or not entries(folder):
+        return False
+    with monkeypatch.context() as patch:
+        patch.setattr(toolguard.schema.generator, "generate_source", _refuse_compile)
+        compile_schema(SCHEMA)
+    return True
+
+
+def _refuse_compile(*args: Any, **kwargs: Any) -> str:
+    raise AssertionError("compiled instead of loading from the cache")
+
+
+@pytest.mark.parametrize("mode", [0o775, 0o777], ids=["group-writable", "world-writable"])
+def test_an_ancestor_others_can_write_bypasses_the_cache_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warnings: Any, mode: int
+) -> None:
+    """A non-sticky folder above the cache that others may write: compile in memory, warn once."""
+    shared = tmp_path / "shared"
+    (shared / "home").mkdir(parents=True)
+    shared.chmod(mode)
+    assert not cached_here(shared / "home" / "cache", monkeypatch)
+    compile_schema({"type": "integer"})
+    assert not (shared / "home" / "cache").exists()  # nothing written, not even the folder
+    assert warnings() == [
+        f"toolguard: warning: compile cache not used: {shared} is writable by group or others "
+        "(and not sticky); compiling in memory"
+    ]
+
+
+def test_a_sticky_world_writable_ancestor_keeps_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warnings: Any
+) -> None:
+    """A /tmp-like folder (1777) two levels up is allowed: the cache is used, silently."""
+    sticky = tmp_path / "tmp"
+    (sticky / "mine").mkdir(parents=True, mode=0o700)
+    sticky.chmod(0o1777)
+    assert cached_here(sticky / "mine" / "cache", monkeypatch)
+    assert warnings() == []
+
+
+@pytest.mark.parametrize("where", ["folder", "parent"])
+def test_a_sticky_world_writable_cache_or_parent_is_bypassed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warnings: Any, where: str
+) -> None:
+    """The cache folder itself, or its parent, sticky and world-writable: not used."""
+    sticky = tmp_path / "tmp"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    cache = sticky if where == "folder" else sticky / "cache"
+    assert not cached_here(cache, monkeypatch)
+    assert list(sticky.iterdir()) == []
+    assert len(warnings()) == 1
+
+
+def entry_for(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Compile SCHEMA with the cache at `folder`; the one entry it wrote."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(folder))
+    toolguard.schema._metaschema()
+    compile_schema(SCHEMA)
+    [entry] = entries(folder)
+    return entry
+
+
+def served(monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Whether compiling SCHEMA again is served from the cache (no code generated)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(toolguard.schema.generator, "generate_source", _refuse_compile)
+        try:
+            compile_schema(SCHEMA)
+        except AssertionError:
+            return False
+    return True
+
+
+def test_an_intact_entry_of_this_user_is_served(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control for the entry tests below: an untouched entry is a hit."""
+    entry_for(cache_dir, monkeypatch)
+    assert served(monkeypatch)
+
+
+def test_an_entry_that_is_a_symbolic_link_is_not_read(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry name linking to a valid entry elsewhere is never followed: compiled again."""
+    entry = entry_for(cache_dir, monkeypatch)
+    elsewhere = tmp_path / "planted.bin"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)
+    assert not served(monkeypatch)
+    compile_schema(SCHEMA)
+    assert not entry.is_symlink()  # replaced by a fresh entry, not written through
+
+
+def test_a_hard_linked_entry_is_not_read(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry with a second link (another path's file too) is not read."""
+    entry = entry_for(cache_dir, monkeypatch)
+    os.link(entry, tmp_path / "second-link")
+    assert not served(monkeypatch)
+
+
+def test_an_entry_others_can_write_is_not_read(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry writable by group or others is not read, intact as it may be."""
+    entry = entry_for(cache_dir, monkeypatch)
+    entry.chmod(0o622)
+    assert not served(monkeypatch)
+
+
+@NEEDS_ROOT
+def test_an_entry_of_another_user_is_not_read(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry owned by another uid is not read."""
+    entry = entry_for(cache_dir, monkeypatch)
+    os.chown(entry, OTHER_UID, -1)
+    assert not served(monkeypatch)
+
+
+@NEEDS_ROOT
+def test_an_ancestor_of_another_user_bypasses_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warnings: Any
+) -> None:
+    """A folder above the cache owned by someone else (not root) could be swapped: bypass."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, OTHER_UID, -1)
+    assert not cached_here(theirs / "cache", monkeypatch)
+    assert "belongs to uid 65534" in warnings()[0]
+
+
+WARN_ONCE = """
+from toolguard.schema import compile_schema
+for maximum in range(3):
+    compile_schema({"type": "integer", "maximum": maximum})
+"""
+
+
+def test_an_untrusted_cache_warns_once_per_process(tmp_path: Path) -> None:
+    """Three compiles (three loads, three stores refused) give one line on stderr."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    env = {**os.environ, "TOOLGUARD_CACHE_DIR": str(shared / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", WARN_ONCE], env=env, capture_output=True, check=True, timeout=60
+    )
+    assert done.stderr.decode().count("toolguard: warning: compile cache not used") == 1
+    assert not (shared / "cache").exists()

@@ -7,24 +7,31 @@ registry, and this toolguard's own files; so a hit skips the checks, the metasch
 generator altogether. It holds the code object, the bundled schema, and the SHA-256 of every
 registry file the schema pulled in, re-checked on each load: an edited `$ref` target is a
 miss, never a stale validator. The cache is an optimisation, never a point of failure:
-anything odd (a foreign or loosely-permissioned directory, a corrupt or truncated entry, a
-full disk, a schema `marshal` cannot write) falls back to compiling in memory.
+anything odd (a corrupt or truncated entry, a full disk, a schema `marshal` cannot write)
+falls back to compiling in memory.
 
+An entry is code this process will run, so who can write it matters more than what it says.
 Layout: `$TOOLGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`;
-created 0700 and used only while owned by this user and closed to others. Entries are
-`<key>.bin`: 32 bytes of SHA-256 over the rest, then the marshalled `Entry` fields.
-They are written to a private temporary file and renamed into place, so two processes that
-race write the same bytes and a reader never sees half an entry.
+used only if only this user (and root) can change it or any folder above it
+(`files.open_folder`: a sticky `/tmp` may be an ancestor, not the parent); otherwise the cache
+is bypassed with one warning on stderr. The folder is opened once per process; entries are
+opened relative to it, without following links, and read only if they are regular files of
+this user's with one link and closed to others. Entries are `<key>.bin`: 32 bytes of SHA-256
+over the rest, then the marshalled value. That digest detects corruption (a torn or flipped
+entry); it proves nothing about who wrote the entry, since a writer computes it too: the
+folder checks are what keep other users' code out. Entries are written to a private
+temporary file and renamed into place, so two processes that race write the same bytes and
+a reader never sees half an entry.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import marshal
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,8 +41,9 @@ from types import CodeType
 from typing import Any
 
 from toolguard.errors import SchemaError
-from toolguard.files import write_atomic
+from toolguard.files import Untrusted, open_folder, refusal, write_atomic
 from toolguard.schema.runtime import DynamicScope, is_multiple
+from toolguard.text import clean
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
 # The generated module imports fastjsonschema only for its exception classes; we pass ours in
@@ -45,6 +53,9 @@ _FASTJSONSCHEMA_IMPORT = (
 )
 _DIGEST = 32
 _NAME_STEPS = re.compile(r"[.\[\]]+")
+_ENTRY_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_opened: tuple[str, int | None] | None = None  # the configured path and its open folder
+_warned = False
 
 
 class SchemaViolation(ValueError):
@@ -111,7 +122,7 @@ def function_of(entry: Entry) -> Callable[..., Any]:
         "Fraction": Fraction,
         "is_multiple": is_multiple,
     }
-    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
+    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
     function: Callable[..., Any] = namespace[entry.name]
     return function
 
@@ -196,41 +207,83 @@ def _fastjsonschema_folder() -> str:
     raise SchemaError("fastjsonschema is not installed")
 
 
-def _folder() -> Path | None:
-    """The cache directory, created private; None if it cannot be trusted or made."""
+def _folder() -> int | None:
+    """The cache folder, opened once per process; None if it is off, unusable or untrusted.
+
+    Where someone else could change the folder or one above it (see `files.open_folder`),
+    the cache is bypassed: everything compiles in memory, nothing is written, and stderr
+    says so once. A folder that simply cannot be made (a read-only home) is bypassed quietly.
+    """
+    global _opened  # noqa: PLW0603 - one descriptor per process, for the configured path
     configured = os.environ.get("TOOLGUARD_CACHE_DIR")
     if configured == "":
         return None  # an empty value turns the cache off
-    if configured:
-        folder = Path(configured)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = Path(base) / "toolguard"
+    if not configured:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")  # noqa: PTH111 - a string, no Path
+        if base.startswith("~"):
+            return None  # no home to cache in
+        configured = f"{base}/toolguard"
+    if _opened is not None:
+        if _opened[0] == configured:
+            return _opened[1]
+        if _opened[1] is not None:
+            os.close(_opened[1])
+    fd = None
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.lstat()
-    except OSError:
-        return None
-    private = stat.S_ISDIR(info.st_mode) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    return folder if private and info.st_uid == os.getuid() else None
+        fd = open_folder(configured, parents=True)
+    except Untrusted as exc:
+        _warn(f"compile cache not used: {exc}; compiling in memory")
+    except (OSError, ValueError):
+        pass  # missing, unmakeable, or a NUL in the path: only costs compile time
+    _opened = (configured, fd)
+    return fd
+
+
+def _warn(message: str) -> None:
+    """Say once per process, on stderr, why the cache is bypassed."""
+    global _warned  # noqa: PLW0603
+    if _warned:
+        return
+    _warned = True
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"toolguard: warning: {clean(message)}\n")
+        sys.stderr.flush()
 
 
 def load(key: str) -> Any:
-    """The value stored under `key`, or None if absent, corrupt or not ours."""
+    """The value stored under `key`, or None if absent, corrupt or not this user's alone."""
     folder = _folder()
     if folder is None:
         return None
-    try:
-        blob = (folder / f"{key}.bin").read_bytes()
-    except OSError:
+    blob = _read(folder, f"{key}.bin")
+    if blob is None:
         return None
     body = blob[_DIGEST:]
     if len(blob) <= _DIGEST or hashlib.sha256(body).digest() != blob[:_DIGEST]:
-        return None
+        return None  # corrupt or truncated (the digest proves nothing about who wrote it)
     try:
-        return marshal.loads(body)  # noqa: S302 - ours, verified
+        return marshal.loads(body)  # noqa: S302 - from a trusted path, checked file, intact
     except (ValueError, EOFError, TypeError):
         return None
+
+
+def _read(folder: int, name: str) -> bytes | None:
+    """An entry's bytes, if it is a regular file of this user's, one link, closed to others."""
+    try:
+        fd = os.open(name, _ENTRY_FLAGS, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if refusal(os.fstat(fd)) is not None:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def store(key: str, value: Any) -> None:
@@ -243,7 +296,7 @@ def store(key: str, value: Any) -> None:
     except ValueError:
         return
     try:
-        write_atomic(folder / f"{key}.bin", hashlib.sha256(body).digest() + body)
+        write_atomic(Path(f"{key}.bin"), hashlib.sha256(body).digest() + body, dir_fd=folder)
     except OSError:
         return  # a full disk or a vanished folder only costs the next call a compile
 
