@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 import sys
@@ -36,20 +37,25 @@ def test_two_new_keys_differ(tmp_path: Path) -> None:
     assert load_key(tmp_path / "a.key") != load_key(tmp_path / "b.key")
 
 
+def own_key(path: Path, key: bytes, mode: int = 0o600) -> Path:
+    """An operator's key file at `path`, private unless `mode` says otherwise."""
+    path.write_bytes(key)
+    path.chmod(mode)
+    return path
+
+
 def test_operator_key_of_any_reasonable_length_is_accepted(tmp_path: Path) -> None:
-    """An operator's own key of 16 to 4096 bytes is used as is."""
-    for size in (16, 4096):
-        path = tmp_path / f"{size}.key"
-        path.write_bytes(b"k" * size)
+    """An operator's own key of 16 to 4096 bytes (0600 or 0400) is used as is."""
+    for size, mode in ((16, 0o600), (4096, 0o400)):
+        path = own_key(tmp_path / f"{size}.key", b"k" * size, mode)
         assert load_key(path) == b"k" * size
 
 
 @pytest.mark.parametrize("size", [0, 1, 15, 4097])
 def test_key_of_the_wrong_length_is_refused(tmp_path: Path, size: int) -> None:
     """A key file shorter than 16 bytes (or over 4096) raises AuditError key_unreadable."""
-    path = tmp_path / "audit.key"
-    path.write_bytes(b"k" * size)
-    with pytest.raises(AuditError) as caught:
+    path = own_key(tmp_path / "audit.key", b"k" * size)
+    with pytest.raises(AuditError, match="must hold 16 to 4096 bytes") as caught:
         load_key(path)
     assert caught.value.reason == "key_unreadable"
     assert path.read_bytes() == b"k" * size  # a bad key is never silently replaced
@@ -114,3 +120,60 @@ def test_keyed_hash_depends_on_key_and_value() -> None:
 def test_keyed_hash_accepts_lone_surrogates() -> None:
     """A value holding a lone surrogate (possible from library callers) still hashes."""
     assert keyed_hash(b"k" * 32, "\ud800") != keyed_hash(b"k" * 32, "\udfff")
+
+
+# --- a key nobody else can read or choose ---------------------------------------------------------
+
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+KEY = b"k" * 32
+
+
+def refused(path: Path, why: str) -> None:
+    """load_key refuses `path` with key_unreadable, naming `why`, and leaves it as it was."""
+    before = path.read_bytes() if path.exists() else None
+    with pytest.raises(AuditError, match=why) as caught:
+        load_key(path)
+    assert caught.value.reason == "key_unreadable"
+    assert (path.read_bytes() if path.exists() else None) == before
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o620, 0o644], ids=lambda mode: f"{mode:04o}")
+def test_a_key_others_can_read_or_write_is_refused(tmp_path: Path, mode: int) -> None:
+    """Group or others with any access to the key: refused (their HMACs would be guessable)."""
+    refused(own_key(tmp_path / "audit.key", KEY, mode), f"has mode {mode:04o}")
+
+
+def test_a_key_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    """A key path that is a link, even to a private key of this user's, is not followed."""
+    real = own_key(tmp_path / "real.key", KEY)
+    (tmp_path / "audit.key").symlink_to(real)
+    refused(tmp_path / "audit.key", "symbolic link")
+
+
+def test_a_dangling_link_is_not_followed_to_create_a_key(tmp_path: Path) -> None:
+    """A link to a missing file is refused, and nothing is created where it points."""
+    (tmp_path / "audit.key").symlink_to(tmp_path / "planted.key")
+    refused(tmp_path / "audit.key", "symbolic link")
+    assert not (tmp_path / "planted.key").exists()
+
+
+def test_a_hard_linked_key_is_refused(tmp_path: Path) -> None:
+    """A key with a second link (another path's file too) is refused."""
+    own_key(tmp_path / "audit.key", KEY)
+    os.link(tmp_path / "audit.key", tmp_path / "elsewhere")
+    refused(tmp_path / "audit.key", "has 2 hard links")
+
+
+def test_a_key_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO at the key path is refused at once (opening it does not wait for a writer)."""
+    os.mkfifo(tmp_path / "audit.key", 0o600)
+    with pytest.raises(AuditError, match="is not a regular file"):
+        load_key(tmp_path / "audit.key")
+
+
+@NEEDS_ROOT
+def test_a_key_of_another_user_is_refused(tmp_path: Path) -> None:
+    """A key owned by another uid (planted beside the log) is refused."""
+    path = own_key(tmp_path / "audit.key", KEY)
+    os.chown(path, 65534, -1)
+    refused(path, "belongs to uid 65534")

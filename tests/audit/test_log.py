@@ -270,3 +270,148 @@ def test_all_lines_gives_none_for_a_huge_line_in_bounded_memory(tmp_path: Path) 
         tracemalloc.stop()
     assert lines == [b"before", None]
     assert peak < 1 << 20
+
+
+# --- never into a file someone else controls ------------------------------------------------------
+
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+
+
+def refused(target: Path, why: str) -> None:
+    """append refuses `target` with audit_unwritable, naming `why`."""
+    with pytest.raises(AuditError, match=why) as caught:
+        log.append(target, LINE)
+    assert caught.value.reason == "audit_unwritable"
+
+
+def test_a_log_that_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    """A link at the log path (to a shell start-up file, say) is never written through."""
+    victim = tmp_path / ".bashrc"
+    victim.write_bytes(b"# mine\n")
+    victim.chmod(0o600)
+    (tmp_path / "audit.jsonl").symlink_to(victim)
+    refused(tmp_path / "audit.jsonl", "it is a symbolic link")
+    assert victim.read_bytes() == b"# mine\n"
+
+
+def test_a_dangling_link_is_not_followed_to_create_a_log(tmp_path: Path) -> None:
+    """A link to a missing file is refused, and nothing is created where it points."""
+    (tmp_path / "audit.jsonl").symlink_to(tmp_path / "planted")
+    refused(tmp_path / "audit.jsonl", "symbolic link")
+    assert not (tmp_path / "planted").exists()
+
+
+def test_a_hard_linked_log_is_refused(tmp_path: Path) -> None:
+    """A log with a second link (the same file under another name) is refused, left as it was."""
+    target = tmp_path / "audit.jsonl"
+    log.append(target, LINE)
+    os.link(target, tmp_path / "elsewhere")
+    refused(target, "has 2 hard links")
+    assert target.read_bytes() == LINE
+
+
+@pytest.mark.parametrize("mode", [0o620, 0o602, 0o666], ids=lambda mode: f"{mode:04o}")
+def test_a_log_others_can_write_is_refused(tmp_path: Path, mode: int) -> None:
+    """A log group or others may write could hold records nobody wrote: refused."""
+    target = tmp_path / "audit.jsonl"
+    target.write_bytes(b"")
+    target.chmod(mode)
+    refused(target, f"has mode {mode:04o}")
+    assert target.read_bytes() == b""
+
+
+def test_a_log_others_can_only_read_is_used(tmp_path: Path) -> None:
+    """Readable by others (0644) is the operator's choice: records are appended."""
+    target = tmp_path / "audit.jsonl"
+    target.write_bytes(b"")
+    target.chmod(0o644)
+    log.append(target, LINE)
+    assert target.read_bytes() == LINE
+
+
+@NEEDS_ROOT
+def test_a_log_of_another_user_is_refused(tmp_path: Path) -> None:
+    """A log planted by another uid would collect this user's records: refused."""
+    target = tmp_path / "audit.jsonl"
+    target.write_bytes(b"")
+    target.chmod(0o600)
+    os.chown(target, 65534, -1)
+    refused(target, "belongs to uid 65534")
+    assert target.read_bytes() == b""
+
+
+def test_a_fifo_of_this_user_with_a_reader_gets_the_record(tmp_path: Path) -> None:
+    """A FIFO this user made (0600) is a stream: the record arrives whole at its reader."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo, 0o600)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        log.append(fifo, LINE, fsync=True)
+        assert os.read(reader, 4096) == LINE
+    finally:
+        os.close(reader)
+
+
+def test_a_fifo_nobody_reads_fails_at_once_instead_of_hanging(tmp_path: Path) -> None:
+    """Opening a FIFO with no reader would block forever: it fails (fail closed) at once."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo, 0o600)
+    refused(fifo, "cannot open audit log")
+
+
+def test_a_fifo_others_can_write_is_refused(tmp_path: Path) -> None:
+    """A FIFO group or others may write could carry records nobody wrote: refused."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo)
+    fifo.chmod(0o622)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        refused(fifo, "FIFO writable by group or others")
+    finally:
+        os.close(reader)
+
+
+@NEEDS_ROOT
+def test_a_fifo_of_another_user_is_refused(tmp_path: Path) -> None:
+    """A FIFO someone else made sends this user's records to them: refused."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo, 0o600)
+    os.chown(fifo, 65534, -1)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        refused(fifo, "FIFO of uid 65534")
+    finally:
+        os.close(reader)
+
+
+def test_dev_null_is_accepted() -> None:
+    """A device of root's (/dev/null) is a place to write, not another user's file."""
+    log.append(Path("/dev/null"), LINE)
+
+
+TO_DESCRIPTOR = """
+import os, sys
+from pathlib import Path
+from toolguard.audit import log
+read, write = os.pipe()
+os.dup2(write, 5)
+for path in sys.argv[1:]:
+    log.append(Path(path), path.encode() + b"\\n")
+os.close(5)
+os.close(write)
+sys.stdout.write(os.read(read, 4096).decode())
+"""
+
+
+def test_descriptor_names_write_to_the_descriptor_given() -> None:
+    """/dev/stderr and /dev/fd/N (and /proc/self/fd/N) mean the descriptor the caller handed."""
+    argv = [sys.executable, "-I", "-c", TO_DESCRIPTOR, "/dev/stderr", "/dev/fd/5"]
+    argv.append("/proc/self/fd/5")
+    done = subprocess.run(argv, capture_output=True, timeout=60, check=True)
+    assert done.stderr == b"/dev/stderr\n"
+    assert done.stdout == b"/dev/fd/5\n/proc/self/fd/5\n"
+
+
+def test_a_closed_descriptor_fails_closed() -> None:
+    """A descriptor name whose descriptor is not open raises AuditError."""
+    refused(Path("/dev/fd/987654"), "Bad file descriptor")

@@ -2,20 +2,32 @@
 
 A keyed hash (HMAC-SHA256) lets an operator who holds the key check "was this the token?"
 without the log revealing the token, even to a dictionary attack by someone with the log only.
+That holds only while nobody else can read or choose the key: the file is opened without
+following a symbolic link and checked on its descriptor (a regular file of this user's, one
+link, mode 0600 or stricter), or refused.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import os
+import stat
+import time
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import write_atomic
+from toolguard.files import refusal, write_atomic
 
 KEY_BYTES = 32
 _MAX_KEY_BYTES = 4096
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CLOSED = 0o077  # nobody else may read (or write) the key
+# NOTE: a key being created by another process has two links for an instant (its temporary
+# name, linked to the key's, then removed): a second link is looked at again before refusing.
+_LINK_RETRIES = 50
+_LINK_WAIT = 0.001
 
 
 def keyed_hash(key: bytes, value: object) -> str:
@@ -26,15 +38,37 @@ def keyed_hash(key: bytes, value: object) -> str:
 def load_key(path: Path) -> bytes:
     """Read the key file, creating it once (0600, random) if absent; raise `AuditError`."""
     try:
-        if not path.exists():
+        try:
+            key = _read(path)
+        except FileNotFoundError:
             _create(path)
-        with path.open("rb") as stream:
-            key = stream.read(_MAX_KEY_BYTES + 1)
+            key = _read(path)
     except OSError as exc:
-        raise AuditError("key_unreadable", f"audit key {path}: {exc.strerror or exc}") from None
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        raise AuditError("key_unreadable", f"audit key {path}: {why}") from None
     if not KEY_BYTES // 2 <= len(key) <= _MAX_KEY_BYTES:
         raise AuditError("key_unreadable", f"audit key {path} must hold 16 to 4096 bytes")
     return key
+
+
+def _read(path: Path) -> bytes:
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        for _ in range(_LINK_RETRIES):
+            if not (stat.S_ISREG(info.st_mode) and info.st_nlink == 2):
+                break
+            time.sleep(_LINK_WAIT)
+            info = os.fstat(fd)
+        why = refusal(info, closed=_CLOSED)
+        if why is not None:
+            raise AuditError("key_unreadable", f"refusing audit key {path}: it {why}")
+        key = b""
+        while len(key) <= _MAX_KEY_BYTES and (chunk := os.read(fd, _MAX_KEY_BYTES + 1)):
+            key += chunk
+        return key
+    finally:
+        os.close(fd)
 
 
 def _create(path: Path) -> None:

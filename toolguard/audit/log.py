@@ -4,6 +4,15 @@ Each record is one `write()` on a descriptor opened with O_APPEND, so the kernel
 whole at the end of the file (Linux serialises writes to one regular file; records are capped
 at `MAX_RECORD_BYTES`, which is also PIPE_BUF, so a FIFO gets them whole too). The file is
 opened for each record, which makes rotation by rename safe without any signal.
+
+Records are never written into a file someone else controls. The log is opened without
+following a symbolic link, then checked on its descriptor (no check-then-use): a regular file
+must be this user's, with one link, writable by no one else; a FIFO this user's and writable by
+no one else; a character device (a terminal, `/dev/null`) this user's or root's. Anything else
+is refused, and the trail with it (fail closed). `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and
+`/proc/self/fd/N` name a descriptor whoever started toolguard handed it: records go to that
+descriptor as it is, whatever it is (a pipe, a socket, a terminal, a file), since the caller
+chose it.
 """
 
 from __future__ import annotations
@@ -11,36 +20,94 @@ from __future__ import annotations
 import errno
 import mmap
 import os
+import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from toolguard.errors import AuditError
+from toolguard.files import refusal
 
 MAX_RECORD_BYTES = 4096  # PIPE_BUF on Linux: one write is atomic even into a pipe or FIFO
+_OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DESCRIPTOR = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/(\d{1,9}))|/proc/self/fd/(\d{1,9})")
 
 
 def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
     """Append one record (ending in a newline) with a single write; raise `AuditError`."""
     if len(line) > MAX_RECORD_BYTES or not line.endswith(b"\n"):
         raise AuditError("record_too_large", f"audit record of {len(line)} bytes refused")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    except OSError as exc:
-        raise AuditError(
-            "audit_unwritable", f"cannot open audit log {path}: {exc.strerror}"
-        ) from None
+    given = descriptor(path)
+    fd = given if given is not None else _open(path)
     try:
         written = os.write(fd, line)
         if written != len(line):  # a short write would leave half a record: say so
             raise OSError(errno.ENOSPC, f"short write ({written} of {len(line)} bytes)")
-        if fsync:
+        if fsync and stat.S_ISREG(os.fstat(fd).st_mode):
             os.fsync(fd)
     except OSError as exc:
         raise AuditError(
             "audit_unwritable", f"cannot write audit log {path}: {exc.strerror or exc}"
         ) from None
     finally:
+        if given is None:
+            os.close(fd)
+
+
+def descriptor(path: Path) -> int | None:
+    """The descriptor `path` names (`/dev/stderr` is 2), or None for an ordinary path."""
+    match = _DESCRIPTOR.fullmatch(str(path))
+    if match is None:
+        return None
+    stdout, stderr, dev_fd, proc_fd = match.groups()
+    return 1 if stdout else 2 if stderr else int(dev_fd or proc_fd)
+
+
+def _open(path: Path) -> int:
+    """Open the log for appending and check, on the descriptor, that it is this user's alone."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS, 0o600)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise AuditError("audit_unwritable", f"cannot open audit log {path}: {why}") from None
+    try:
+        info = os.fstat(fd)
+        why = _refusal(info)
+        if why is not None:
+            raise AuditError("audit_unwritable", f"refusing audit log {path}: it {why}")
+        if not stat.S_ISREG(info.st_mode):
+            os.set_blocking(fd, True)  # opened without blocking only so a FIFO with no reader fails
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def _refusal(info: os.stat_result) -> str | None:
+    """Why records may not go into this file, or None: see the module's docstring."""
+    kind = stat.S_IFMT(info.st_mode)
+    if kind == stat.S_IFREG:
+        return refusal(info)
+    if kind == stat.S_IFIFO:
+        if info.st_uid != os.geteuid():
+            return f"is a FIFO of uid {info.st_uid}, not of this user"
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return "is a FIFO writable by group or others"
+        return None
+    if kind == stat.S_IFCHR:
+        if info.st_uid not in {os.geteuid(), 0}:
+            return f"is a device of uid {info.st_uid}, neither this user nor root"
+        return None
+    return "is not a regular file, a FIFO or a character device"
+
+
+def owner(path: Path) -> int | None:
+    """The uid of the log's owner when it is not this user, for readers to say; else None."""
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return None
+    return None if uid == os.geteuid() else uid
 
 
 def lines_with(path: Path, needle: bytes) -> Iterator[tuple[int, bytes | None]]:
