@@ -66,6 +66,7 @@ HELP_COMMANDS = [
     "diff",
     "explain",
     "audit summary",
+    "audit prune",
 ]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolguard.audit.raw import Kept, RawStore
+from toolguard.audit.raw import PRUNE_INTERVAL, Kept, Pruned, RawStore
 from toolguard.errors import AuditError
 
 DAY = 86_400
@@ -31,8 +31,8 @@ def sha(raw: bytes) -> str:
 
 
 def contents(folder: Path) -> set[str]:
-    """The names in the folder, the lock file aside."""
-    return {path.name for path in folder.iterdir()} - {".lock"}
+    """The names in the folder, the lock and the last-scan stamp aside."""
+    return {path.name for path in folder.iterdir()} - {".lock", ".pruned"}
 
 
 def age(path: Path, seconds: float) -> None:
@@ -269,3 +269,134 @@ def test_concurrent_keeps_stay_within_the_cap_and_tear_nothing(tmp_path: Path) -
     assert sum((folder / name).stat().st_size for name in names) <= cap
     for name in names:
         assert sha((folder / name).read_bytes()) == name
+
+
+# --- who may write the folder: the whole path, or nothing is kept --------------------------------
+
+NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+
+
+@pytest.mark.parametrize("mode", [0o775, 0o777], ids=["group-writable", "world-writable"])
+def test_an_ancestor_others_can_write_fails_closed(tmp_path: Path, mode: int) -> None:
+    """A non-sticky folder above the raw folder that others may write: AuditError, no copy."""
+    shared = tmp_path / "shared"
+    (shared / "home").mkdir(parents=True)
+    shared.chmod(mode)
+    with pytest.raises(AuditError, match="shared is writable by group or others") as caught:
+        store(shared / "home" / "raw").keep(BODY)
+    assert caught.value.reason == "raw_unwritable"
+    assert list((shared / "home").iterdir()) == []
+
+
+def test_a_sticky_world_writable_ancestor_is_allowed(tmp_path: Path) -> None:
+    """A /tmp-like folder two levels up is allowed: the copy is kept."""
+    sticky = tmp_path / "tmp"
+    (sticky / "mine").mkdir(parents=True, mode=0o700)
+    sticky.chmod(0o1777)
+    assert store(sticky / "mine" / "raw").keep(BODY).kept
+
+
+@pytest.mark.parametrize("where", ["folder", "parent"])
+def test_a_sticky_world_writable_folder_or_parent_fails_closed(tmp_path: Path, where: str) -> None:
+    """The raw folder itself, or its parent, sticky and world-writable: AuditError."""
+    sticky = tmp_path / "tmp"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    with pytest.raises(AuditError, match="writable by group or others"):
+        store(sticky if where == "folder" else sticky / "raw").keep(BODY)
+    assert list(sticky.iterdir()) == []
+
+
+def test_a_folder_others_can_write_is_refused_not_tightened(tmp_path: Path) -> None:
+    """A group-writable raw folder may hold what others planted: refused, left as it is."""
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    folder.chmod(0o770)
+    with pytest.raises(AuditError, match="raw is writable by group or others"):
+        store(folder).keep(BODY)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o770
+    assert list(folder.iterdir()) == []
+
+
+@NEEDS_ROOT
+def test_an_ancestor_of_another_user_fails_closed(tmp_path: Path) -> None:
+    """A folder above the raw folder owned by another uid (not root): AuditError."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, 65534, -1)
+    with pytest.raises(AuditError, match="theirs belongs to uid 65534"):
+        store(theirs / "raw").keep(BODY)
+
+
+@NEEDS_ROOT
+def test_a_folder_of_another_user_fails_closed(tmp_path: Path) -> None:
+    """A raw folder owned by another uid: AuditError, nothing written."""
+    folder = tmp_path / "raw"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 65534, -1)
+    with pytest.raises(AuditError, match="belongs to uid 65534"):
+        store(folder).keep(BODY)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_link_planted_under_a_copy_name_is_replaced_not_written_through(tmp_path: Path) -> None:
+    """A symbolic link named like the copy is replaced by the copy; its target is untouched."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"first")
+    target = tmp_path / "victim"
+    target.write_bytes(b"precious")
+    age(target, DAY)
+    before = target.stat().st_mtime
+    (folder / sha(BODY)).symlink_to(target)
+    assert store(folder).keep(BODY).kept
+    assert not (folder / sha(BODY)).is_symlink()
+    assert (folder / sha(BODY)).read_bytes() == BODY
+    assert (target.read_bytes(), target.stat().st_mtime) == (b"precious", before)
+
+
+# --- retention without a new copy ----------------------------------------------------------------
+
+
+def test_prune_deletes_old_copies_without_writing_one(tmp_path: Path) -> None:
+    """prune() applies the age and total caps though nothing new is kept, and says what it did."""
+    folder = tmp_path / "raw"
+    for body in (b"old" * 10, b"young"):
+        store(folder).keep(body)
+    age(folder / sha(b"old" * 10), 40 * DAY)
+    (folder / ".pruned").unlink()
+    assert store(folder, max_age_seconds=60).prune() == Pruned(1, 30, 1, 5)
+    assert contents(folder) == {sha(b"young")}
+
+
+def test_prune_scans_at_most_once_a_minute(tmp_path: Path) -> None:
+    """A second prune within PRUNE_INTERVAL does nothing; once the stamp is older, it scans."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"copy")
+    age(folder / sha(b"copy"), 2 * DAY)
+    assert store(folder).prune() is None  # the keep just scanned
+    assert contents(folder) == {sha(b"copy")}
+    age(folder / ".pruned", PRUNE_INTERVAL + 1)
+    assert store(folder).prune() == Pruned(1, 4, 0, 0)
+    assert contents(folder) == set()
+
+
+def test_prune_at_once_ignores_the_interval(tmp_path: Path) -> None:
+    """prune(due_only=False), as `toolguard audit prune` runs it, always scans."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"copy")
+    age(folder / sha(b"copy"), 2 * DAY)
+    assert store(folder).prune(due_only=False) == Pruned(1, 4, 0, 0)
+
+
+def test_prune_of_a_missing_folder_makes_nothing(tmp_path: Path) -> None:
+    """No folder yet: nothing to prune, and no folder is made."""
+    assert store(tmp_path / "raw").prune() is None
+    assert not (tmp_path / "raw").exists()
+
+
+def test_prune_of_an_untrusted_folder_fails_closed(tmp_path: Path) -> None:
+    """Pruning walks the same trusted path as keeping: an open ancestor raises AuditError."""
+    (tmp_path / "shared" / "raw").mkdir(parents=True)
+    (tmp_path / "shared").chmod(0o777)
+    with pytest.raises(AuditError, match="writable by group or others"):
+        store(tmp_path / "shared" / "raw").prune()

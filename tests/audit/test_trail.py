@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +230,29 @@ def test_abandoned_outcomes_are_recorded_as_valid_records(
     assert entry["error_code"] == "UPSTREAM_UNAVAILABLE"
     assert entry["envelope_sha256"] == record.envelope_digest(sealed.envelope)
     assert json.dumps(entry).count("boom") == (outcome == "internal")
+
+
+def test_an_accepted_answer_that_keeps_no_copy_still_prunes_old_ones(tmp_path: Path) -> None:
+    """Retention happens on every sealing: a 40-day-old copy goes with --raw-max-age 60."""
+    contract = review(tmp_path)
+    raw = tmp_path / "raw"
+    raw.mkdir(mode=0o700)
+    old = raw / ("0" * 64)
+    old.write_bytes(b"hostile bytes kept 40 days ago")
+    forty_days = time.time() - 40 * 86_400
+    os.utime(old, (forty_days, forty_days))
+    trail = AuditTrail.build(TrailOptions(raw_dir=raw, raw_max_age_seconds=60), contract)
+    sealed, warning = seal(trail, checked(contract, OK), contract)
+    assert (sealed.diagnostics.outcome, warning) == ("success", None)
+    assert not old.exists()
+
+
+def test_an_untrusted_raw_folder_fails_closed_even_when_nothing_is_kept(tmp_path: Path) -> None:
+    """Pruning walks the raw folder's path too: an open ancestor fails the accepted answer."""
+    contract = review(tmp_path)
+    (tmp_path / "shared" / "raw").mkdir(parents=True)
+    (tmp_path / "shared").chmod(0o777)
+    trail = AuditTrail.build(TrailOptions(raw_dir=tmp_path / "shared" / "raw"), contract)
+    sealed, _ = seal(trail, checked(contract, OK), contract)
+    assert sealed.envelope["error"] == UNAVAILABLE
+    assert sealed.diagnostics.reason == "raw_unwritable"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -171,10 +172,24 @@ def _raw_dir_under_a_file(tmp_path: Path) -> tuple[str, Path]:
     return "--raw-dir", tmp_path / "file" / "raw"  # ENOTDIR when it is created
 
 
+def _symlinked_log(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / ".profile").write_bytes(b"")
+    (tmp_path / "audit.jsonl").symlink_to(tmp_path / ".profile")
+    return "--audit-log", tmp_path / "audit.jsonl"
+
+
+def _shared_log(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / "audit.jsonl").write_bytes(b"")
+    (tmp_path / "audit.jsonl").chmod(0o666)
+    return "--audit-log", tmp_path / "audit.jsonl"
+
+
 BROKEN = {
     "disk-full": (_dev_full, "No space left on device"),
     "missing-folder": (_missing_folder, "No such file or directory"),
     "raw-dir-under-a-file": (_raw_dir_under_a_file, "cannot keep raw response"),
+    "symlinked-log": (_symlinked_log, "it is a symbolic link"),
+    "log-others-can-write": (_shared_log, "has mode 0666, open to group or others"),
 }
 
 
@@ -548,3 +563,116 @@ def test_audit_summary_refuses_a_bad_bound(contract: Path, tmp_path: Path, flag:
     run = toolguard("audit", "summary", log, flag, "last tuesday")
     assert (run.status, run.stdout) == (2, b"")
     assert b"neither an RFC 3339 date-time nor a duration" in run.stderr
+
+
+# --- retention: every sealing, and `audit prune` -------------------------------------------------
+
+DAY = 86_400
+
+
+def old_copy(raw: Path, days: int, body: bytes = b"hostile bytes") -> Path:
+    """A raw copy in `raw` (made 0700 if absent) whose age is `days`."""
+    raw.mkdir(mode=0o700, exist_ok=True)
+    copy = raw / hashlib.sha256(body).hexdigest()
+    copy.write_bytes(body)
+    then = time.time() - days * DAY
+    os.utime(copy, (then, then))
+    return copy
+
+
+def test_an_accepted_check_prunes_old_copies(contract: Path, tmp_path: Path) -> None:
+    """The issue's case: a 40-day-old copy does not survive an accepted check with max age 60."""
+    copy = old_copy(tmp_path / "raw", 40)
+    run = check(contract, OK, "--raw-dir", tmp_path / "raw", "--raw-max-age", "60")
+    assert run.status == 0, run.stderr
+    assert not copy.exists()
+
+
+def test_audit_prune_applies_the_caps_now(tmp_path: Path) -> None:
+    """`audit prune` deletes copies past the age cap, then the oldest past the total cap."""
+    raw = tmp_path / "raw"
+    gone = old_copy(raw, 40, b"a" * 10)
+    oldest = old_copy(raw, 3, b"b" * 10)
+    newest = old_copy(raw, 1, b"c" * 10)
+    run = toolguard(
+        "audit", "prune", "--raw-dir", raw, "--raw-max-age", str(30 * DAY),
+        "--raw-max-total", "15", "--format", "json",
+    )  # fmt: skip
+    assert run.status == 0, run.stderr
+    assert json.loads(run.stdout) == {
+        "raw_dir": str(raw),
+        "found": True,
+        "removed": 2,
+        "removed_bytes": 20,
+        "left": 1,
+        "left_bytes": 10,
+    }
+    assert (gone.exists(), oldest.exists(), newest.exists()) == (False, False, True)
+    again = toolguard("audit", "prune", TOOLGUARD_RAW_DIR=raw)
+    assert (
+        again.stdout.decode()
+        == f"{raw}: removed 0 raw copies (0 bytes), left 1 raw copy (10 bytes)\n"
+    )
+
+
+def test_audit_prune_of_a_folder_not_yet_made_says_so(tmp_path: Path) -> None:
+    """No folder yet (no copy was ever kept): exit 0, and nothing is made."""
+    run = toolguard("audit", "prune", "--raw-dir", tmp_path / "raw")
+    assert run.status == 0
+    assert run.stdout.decode() == f"no raw folder at {tmp_path / 'raw'}: nothing to prune\n"
+    assert not (tmp_path / "raw").exists()
+
+
+@pytest.mark.parametrize("case", ["no-folder-given", "untrusted"])
+def test_audit_prune_refuses_what_it_cannot_prune(tmp_path: Path, case: str) -> None:
+    """Without --raw-dir, or with a folder others could change: exit 2, nothing on stdout."""
+    args: tuple[str | Path, ...] = ()
+    if case == "untrusted":
+        (tmp_path / "shared").mkdir()
+        old_copy(tmp_path / "shared" / "raw", 40)
+        (tmp_path / "shared").chmod(0o777)
+        args = ("--raw-dir", tmp_path / "shared" / "raw")
+    run = toolguard("audit", "prune", *args)
+    assert (run.status, run.stdout) == (2, b"")
+    expected = b"writable by group or others" if case == "untrusted" else b"needs --raw-dir"
+    assert expected in run.stderr
+
+
+def test_records_can_go_to_stderr(contract: Path) -> None:
+    """--audit-log /dev/stderr: the record is a line of stderr, beside the diagnostics."""
+    run = check(contract, OK, "--audit-log", "/dev/stderr", "--diagnostics", "json")
+    assert run.status == 0, run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 2
+    assert [record.decode(line) is not None for line in lines] == [True, False]
+
+
+# --- reading someone else's log -------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+def test_readers_say_whose_log_it_is_when_it_is_not_yours(contract: Path, tmp_path: Path) -> None:
+    """explain and audit summary read another user's log, and say whose it is (JSON stays JSON)."""
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    mine = [
+        toolguard("explain", ID, "--audit-log", log, "--format", "json"),
+        toolguard("audit", "summary", log, "--format", "json"),
+    ]
+    assert ["log_owner" in json.loads(run.stdout) for run in mine] == [False, False]
+    os.chown(log, 65534, -1)
+    theirs = [
+        toolguard("explain", ID, "--audit-log", log, "--format", "json"),
+        toolguard("audit", "summary", log, "--format", "json"),
+    ]
+    try:
+        name: str | None = pwd.getpwuid(65534).pw_name
+    except KeyError:
+        name = None
+    for run in theirs:
+        assert run.status == 0, run.stderr
+        assert json.loads(run.stdout)["log_owner"] == {"uid": 65534, "user": name}
+    who = f"{name} (uid 65534)" if name else "uid 65534"
+    note = f"note: this log belongs to {who}, not to you".encode()
+    assert toolguard("explain", ID, "--audit-log", log).stdout.startswith(note)
+    assert toolguard("audit", "summary", log).stdout.startswith(note)

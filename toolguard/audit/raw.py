@@ -2,8 +2,14 @@
 
 A copy is named by the SHA-256 of its bytes, so the audit record's digest finds it and a
 second copy of the same bytes costs nothing. The folder is 0700 and each file 0600, written
-to a temporary name and renamed. Caps (largest file kept, total size, age) are applied while
-holding an exclusive lock on the folder's `.lock`, so concurrent writers never race past them.
+to a temporary name and renamed. The folder is used only if only this user (and root) can
+change it or any folder above it (`files.open_folder`); otherwise keeping a copy fails, and
+the answer with it. It is opened once per call and everything inside is reached relative to
+that descriptor, never by path again. Caps (largest file kept, total size, age) are applied
+while holding an exclusive lock on the folder's `.lock`, so concurrent writers never race past
+them: after every copy written, and on any other sealing at most once a minute (the `.pruned`
+file's modification time says when the folder was last scanned), so old copies go even when
+nothing new is kept.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import TEMPORARY_SUFFIX, write_atomic
+from toolguard.files import TEMPORARY_SUFFIX, open_folder, write_atomic
 
 _NAME_LENGTH = 64  # hex SHA-256
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
+PRUNE_INTERVAL = 60  # seconds between two scans of the folder when nothing new is kept
+_STAMP = ".pruned"  # its modification time: when the folder was last scanned
+_FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +41,16 @@ class Kept:
     sha256: str
     kept: bool
     why: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pruned:
+    """What one scan of the folder did: copies (and their bytes) deleted, and those left."""
+
+    removed: int = 0
+    removed_bytes: int = 0
+    left: int = 0
+    left_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,73 +67,120 @@ class RawStore:
         digest = hashlib.sha256(raw).hexdigest()
         if len(raw) > self.max_file_bytes:
             return Kept(digest, kept=False, why=f"over raw_max_file_bytes={self.max_file_bytes}")
-        try:
-            self._prepare()
-            with self._locked():
-                self._write(digest, raw)
-                self._prune(keep=digest)
-        except OSError as exc:
-            raise AuditError(
-                "raw_unwritable",
-                f"cannot keep raw response in {self.folder}: {exc.strerror or exc}",
-            ) from None
+        with self._opened(create=True, doing="keep raw response") as folder:
+            assert folder is not None  # made if missing
+            with _locked(folder):
+                _write(folder, digest, raw)
+                self._prune(folder, keep=digest)
         return Kept(digest, kept=True)
+
+    def prune(self, *, due_only: bool = True) -> Pruned | None:
+        """Enforce the caps now (or, with `due_only`, if the last scan is a minute old).
+
+        None when nothing was scanned: no folder yet, or a scan is not due. Raise `AuditError`.
+        """
+        with self._opened(create=False, doing="prune raw copies") as folder:
+            if folder is None or (due_only and not _due(folder)):
+                return None
+            with _locked(folder):
+                if due_only and not _due(folder):
+                    return None  # another process scanned while this one waited for the lock
+                return self._prune(folder, keep=None)
 
     def path_of(self, digest: str) -> Path:
         """Where the copy of the response with this SHA-256 is (or would be)."""
         return self.folder / digest
 
-    def _prepare(self) -> None:
-        with contextlib.suppress(FileExistsError):
-            self.folder.mkdir(mode=0o700)
-        info = os.lstat(self.folder)
-        if not stat.S_ISDIR(info.st_mode):
-            raise OSError(f"{self.folder} is not a directory")
-        if info.st_uid != os.geteuid():
-            raise OSError(f"{self.folder} belongs to another user")
-        if stat.S_IMODE(info.st_mode) != 0o700:
-            self.folder.chmod(0o700)
-
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        fd = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    def _opened(self, *, create: bool, doing: str) -> Iterator[int | None]:
+        """The trusted folder's descriptor (None if absent and not `create`d); `AuditError`."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
+            try:
+                folder = open_folder(self.folder, create=create)
+            except FileNotFoundError:
+                if create:
+                    raise
+                yield None
+                return
+            try:
+                if stat.S_IMODE(os.fstat(folder).st_mode) != 0o700:
+                    os.fchmod(folder, 0o700)  # closed to others already; now private too
+                yield folder
+            finally:
+                os.close(folder)
+        except (OSError, ValueError) as exc:
+            why = (isinstance(exc, OSError) and exc.strerror) or str(exc)
+            raise AuditError("raw_unwritable", f"cannot {doing} in {self.folder}: {why}") from None
 
-    def _write(self, digest: str, raw: bytes) -> None:
-        target = self.path_of(digest)
-        if target.exists():
-            os.utime(target)  # same bytes: refresh its age instead of writing them again
-            return
-        write_atomic(target, raw, durable=True)
-
-    def _prune(self, keep: str) -> None:
+    def _prune(self, folder: int, keep: str | None) -> Pruned:
         """Delete copies past the age cap, then the oldest until under the total cap."""
         now = time.time()
         deadline = now - self.max_age_seconds
         entries: list[tuple[float, int, str]] = []
-        with os.scandir(self.folder) as scan:
+        removed = removed_bytes = 0
+        with os.scandir(folder) as scan:
             for entry in scan:
                 if entry.name.endswith(TEMPORARY_SUFFIX) and _older(entry, now - _STALE_TEMPORARY):
-                    _remove(self.folder / entry.name)  # left by a process that died writing
+                    _remove(folder, entry.name)  # left by a process that died writing
                     continue
                 if len(entry.name) != _NAME_LENGTH or not entry.is_file(follow_symlinks=False):
                     continue
                 info = entry.stat(follow_symlinks=False)
                 if info.st_mtime < deadline and entry.name != keep:
-                    _remove(self.folder / entry.name)
+                    _remove(folder, entry.name)
+                    removed, removed_bytes = removed + 1, removed_bytes + info.st_size
                     continue
                 entries.append((info.st_mtime, info.st_size, entry.name))
         total = sum(size for _, size, _ in entries)
+        left = len(entries)
         for _, size, name in sorted(entries):
             if total <= self.max_total_bytes:
                 break
             if name != keep:
-                _remove(self.folder / name)
-                total -= size
+                _remove(folder, name)
+                total, left = total - size, left - 1
+                removed, removed_bytes = removed + 1, removed_bytes + size
+        _stamp(folder)
+        return Pruned(removed, removed_bytes, left, total)
+
+
+@contextlib.contextmanager
+def _locked(folder: int) -> Iterator[None]:
+    fd = os.open(".lock", os.O_RDWR | os.O_CREAT | _FILE_FLAGS, 0o600, dir_fd=folder)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(folder: int, digest: str, raw: bytes) -> None:
+    try:
+        info = os.stat(digest, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+        # Same bytes: refresh its age instead of writing them again.
+        os.utime(digest, dir_fd=folder, follow_symlinks=False)
+        return
+    write_atomic(Path(digest), raw, durable=True, dir_fd=folder)  # replaces whatever was there
+
+
+def _due(folder: int) -> bool:
+    """Whether the last scan is `PRUNE_INTERVAL` old (or in the future: a clock set back)."""
+    try:
+        scanned = os.stat(_STAMP, dir_fd=folder, follow_symlinks=False).st_mtime
+    except FileNotFoundError:
+        return True
+    return abs(time.time() - scanned) >= PRUNE_INTERVAL
+
+
+def _stamp(folder: int) -> None:
+    fd = os.open(_STAMP, os.O_WRONLY | os.O_CREAT | _FILE_FLAGS, 0o600, dir_fd=folder)
+    try:
+        os.utime(fd)
+    finally:
+        os.close(fd)
 
 
 def _older(entry: os.DirEntry[str], deadline: float) -> bool:
@@ -124,6 +190,6 @@ def _older(entry: os.DirEntry[str], deadline: float) -> bool:
         return False
 
 
-def _remove(path: Path) -> None:
+def _remove(folder: int, name: str) -> None:
     with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+        os.unlink(name, dir_fd=folder)

@@ -141,11 +141,16 @@ class AuditTrail:
         statuses = [item.outcome for item in outcome.diagnostics.attempts] or [
             outcome.diagnostics.outcome
         ]
-        return [
+        kept = [
             self.raw.keep(raw)
             for raw, status in zip(outcome.responses, statuses, strict=False)
             if self.raw_keep == "all" or status != "success"
         ]
+        if not any(item.kept for item in kept):
+            # NOTE: a written copy prunes the folder; so must an answer that writes none, or
+            # old copies outlive --raw-max-age wherever accepted answers are the norm.
+            self.raw.prune()
+        return kept
 
     def _hasher(self, contract: Contract, request: Request) -> Callable[[object], str] | None:
         if not contract.audit.secret_context & set(request.context):

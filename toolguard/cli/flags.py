@@ -9,7 +9,7 @@ path reads this table on every check.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +101,17 @@ AUDIT = (
         "switch",
         "Answer even if the audit trail cannot be written (default: fail closed).",
     ),
+)
+
+
+# `toolguard audit prune`: the raw folder and its caps, spelt (and read from the environment)
+# as on `check`.
+PRUNE = tuple(
+    replace(flag, help="The raw-copy folder to prune (env TOOLGUARD_RAW_DIR).")
+    if flag.dest == "raw_dir"
+    else flag
+    for flag in AUDIT
+    if flag.dest in {"raw_dir", "raw_max_total_bytes", "raw_max_age_seconds"}
 )
 
 

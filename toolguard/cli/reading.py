@@ -1,4 +1,4 @@
-"""Commands that read the audit trail back: `explain` and `audit summary`."""
+"""Commands that read the audit trail back (`explain`, `audit summary`) and `audit prune`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from toolguard import report
+from toolguard.cli.flags import PRUNE, click_options
 from toolguard.cli.respond import fail, guard
-from toolguard.errors import ExitStatus, UsageError
+from toolguard.errors import AuditError, ExitStatus, UsageError
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -75,7 +76,7 @@ def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
 
 @click.group()
 def audit() -> None:
-    """Read audit logs."""
+    """Read audit logs; prune raw copies."""
 
 
 @audit.command()
@@ -97,3 +98,46 @@ def summary(log_file: Path, since: str | None, until: str | None, output: str) -
 
     result = guard(lambda: summarize(log_file, since, until), output)
     render.summary(result, output, sys.stdout)
+
+
+@audit.command()
+@click_options(PRUNE)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(("rich", "json")),
+    default="rich",
+    show_default=True,
+    help="A line for people, or one line of JSON.",
+)
+def prune(
+    raw_dir: Path | None,
+    raw_max_total_bytes: int | None,
+    raw_max_age_seconds: int | None,
+    output: str,
+) -> None:
+    """Delete raw copies past the age and total caps now (for cron); exit 2 if DIR is unusable.
+
+    Checks apply the same caps as they seal, at most once a minute; this runs at once.
+    """
+    from toolguard.audit.raw import Pruned, RawStore  # noqa: PLC0415 - only this command
+    from toolguard.contract.audit_policy import AuditPolicy  # noqa: PLC0415
+    from toolguard.explain import render  # noqa: PLC0415
+
+    if raw_dir is None:
+        fail(UsageError("audit prune needs --raw-dir (or TOOLGUARD_RAW_DIR)"), output)
+    defaults = AuditPolicy()
+    store = RawStore(
+        raw_dir,
+        max_file_bytes=0,  # only keeping a copy reads it
+        max_total_bytes=raw_max_total_bytes or defaults.raw_max_total_bytes,
+        max_age_seconds=raw_max_age_seconds or defaults.raw_max_age_seconds,
+    )
+
+    def pruned() -> Pruned | None:
+        try:
+            return store.prune(due_only=False)
+        except AuditError as exc:
+            raise UsageError(exc.message) from None
+
+    render.pruned(raw_dir, guard(pruned, output), output, sys.stdout)

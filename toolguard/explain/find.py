@@ -32,6 +32,7 @@ class Found:
 
     records: tuple[tuple[int, dict[str, Any]], ...]  # (byte offset in the log, record)
     malformed: tuple[int, ...]
+    owner: int | None = None  # the log's owner, when it is not this user
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ def find(path: Path, request_id: str) -> Found:
                 records.append((offset, decoded))
     except OSError as exc:
         raise UsageError(f"cannot read audit log {path}: {exc.strerror or exc}") from None
-    return Found(tuple(records), tuple(malformed))
+    return Found(tuple(records), tuple(malformed), log.owner(path))
 
 
 def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = None) -> Recheck:

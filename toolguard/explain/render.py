@@ -8,8 +8,11 @@ interpreted, whatever the log holds.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
+from pathlib import Path
 from typing import IO, Any
 
+from toolguard.audit.raw import Pruned
 from toolguard.explain.find import Found, Recheck
 from toolguard.explain.summary import Summary
 from toolguard.text import clean, cleaned
@@ -29,6 +32,7 @@ def explain(
                 for offset, entry in found.records
             ],
             "malformed_offsets": list(found.malformed),
+            **_owner_json(found.owner),
         }
         stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
         stream.write("\n")
@@ -38,6 +42,8 @@ def explain(
     from rich.text import Text  # noqa: PLC0415
 
     console = Console(file=stream, highlight=False, soft_wrap=True)
+    if found.owner is not None:
+        console.print(Text(_owner_line(found.owner)))
     count = len(found.records)
     console.print(Text(f"request {request_id}: {count} record{'s' if count != 1 else ''}"))
     for offset, entry in found.records:
@@ -68,6 +74,7 @@ def summary(result: Summary, mode: str, stream: IO[str]) -> None:
                 {**dict(zip(_COLUMNS, row, strict=True)), "count": count}
                 for row, count in sorted(result.rows.items())
             ],
+            **_owner_json(result.owner),
         }
         stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
         stream.write("\n")
@@ -77,12 +84,55 @@ def summary(result: Summary, mode: str, stream: IO[str]) -> None:
     from rich.text import Text  # noqa: PLC0415
 
     console = Console(file=stream, highlight=False)
+    if result.owner is not None:
+        console.print(Text(_owner_line(result.owner)))
     window = f"from {result.since or 'the start'} until {result.until or 'now'}"
     console.print(Text(f"{result.records} records {window}; {result.malformed} malformed lines"))
     table = Table(*(name.replace("_", " ") for name in _COLUMNS), "count")
     for row, count in sorted(result.rows.items(), key=lambda item: (-item[1], item[0])):
         table.add_row(*(Text(clean(value, 80)) for value in row), str(count))
     console.print(table)
+
+
+def pruned(folder: Path, result: Pruned | None, mode: str, stream: IO[str]) -> None:
+    """What `audit prune` did: copies deleted and left (none of either without a folder)."""
+    done = result or Pruned()
+    if mode == "json":
+        document = {"raw_dir": str(folder), "found": result is not None, **asdict(done)}
+        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
+        stream.write("\n")
+        return
+    if result is None:
+        stream.write(f"no raw folder at {clean(str(folder))}: nothing to prune\n")
+        return
+    stream.write(
+        f"{clean(str(folder))}: removed {_copies(done.removed)} ({done.removed_bytes} bytes), "
+        f"left {_copies(done.left)} ({done.left_bytes} bytes)\n"
+    )
+
+
+def _copies(count: int) -> str:
+    return f"{count} raw cop{'y' if count == 1 else 'ies'}"
+
+
+def _owner_json(uid: int | None) -> dict[str, Any]:
+    """`log_owner` for a log that is not this user's (absent when it is)."""
+    return {} if uid is None else {"log_owner": {"uid": uid, "user": _user(uid)}}
+
+
+def _owner_line(uid: int) -> str:
+    name = _user(uid)
+    who = f"{name} (uid {uid})" if name else f"uid {uid}"
+    return f"note: this log belongs to {who}, not to you: read its records as that user's word"
+
+
+def _user(uid: int) -> str | None:
+    import pwd  # noqa: PLC0415 - only for a log that is someone else's
+
+    try:
+        return clean(pwd.getpwuid(uid).pw_name, 64)
+    except KeyError:
+        return None
 
 
 def _headline(entry: dict[str, Any]) -> str:

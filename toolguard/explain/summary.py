@@ -32,6 +32,7 @@ class Summary:
     records: int = 0
     malformed: int = 0
     rows: Counter[Row] = field(default_factory=Counter)
+    owner: int | None = None  # the log's owner, when it is not this user
 
     def totals(self, column: int) -> Counter[str]:
         """Counts per value of one column (0 tool, 1 outcome, 2 error code, 3 layer)."""
@@ -61,7 +62,7 @@ def summarize(path: Path, since: str | None = None, until: str | None = None) ->
             summary.rows[_row(entry)] += 1
     except OSError as exc:
         raise UsageError(f"cannot read audit log {path}: {exc.strerror or exc}") from None
-    return Summary(low, high, records, malformed, summary.rows)
+    return Summary(low, high, records, malformed, summary.rows, log.owner(path))
 
 
 def _row(entry: dict[str, Any]) -> Row:
