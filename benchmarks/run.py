@@ -139,11 +139,13 @@ class Variant:
 
 def run_once(launcher: Launcher, variant: Variant, cache: str) -> None:
     """Run `variant` once; record its wall time and its peak RSS (KiB)."""
-    folder = tempfile.mkdtemp(prefix="toolguard-cold-") if variant.cold_cache else cache
+    # NOTE: the cold cache is a folder inside a private one: directly in /tmp it is not trusted.
+    folder = tempfile.mkdtemp(prefix="toolguard-cold-") if variant.cold_cache else ""
     try:
-        status, seconds, rss = launcher.run(variant.argv, feed=variant.stdin, cache=folder)
+        where = f"{folder}/cache" if folder else cache
+        status, seconds, rss = launcher.run(variant.argv, feed=variant.stdin, cache=where)
     finally:
-        if variant.cold_cache:
+        if folder:
             shutil.rmtree(folder, ignore_errors=True)
     if status:
         raise SystemExit(f"{variant.name}: exit status {status}: {variant.argv}")

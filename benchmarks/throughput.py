@@ -154,7 +154,7 @@ def measure(name: str, path: str, runs: int) -> dict[str, Any]:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        os.environ["TOOLGUARD_CACHE_DIR"] = folder
+        os.environ["TOOLGUARD_CACHE_DIR"] = f"{folder}/cache"  # directly in /tmp: not trusted
         path = str(Path(folder) / "document.json")
         # NOTE: a child inherits its parent's peak RSS across fork, so the parent stays small:
         # the document is built in a subprocess of its own.
