@@ -426,3 +426,22 @@ def test_an_untrusted_cache_warns_once_per_process(tmp_path: Path) -> None:
     )
     assert done.stderr.decode().count("toolguard: warning: compile cache not used") == 1
     assert not (shared / "cache").exists()
+
+
+def test_the_path_is_walked_once_per_process(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loads and stores after the first reuse the folder opened then: one walk per process."""
+    walks: list[str] = []
+    real = toolguard.schema.cache.open_folder
+
+    def counted(path: str, **options: bool) -> int:
+        walks.append(path)
+        return real(path, **options)
+
+    monkeypatch.setattr(toolguard.schema.cache, "open_folder", counted)
+    monkeypatch.setattr(toolguard.schema.cache, "_opened", None)
+    for maximum in range(3):
+        compile_schema({"type": "integer", "maximum": maximum})  # a load and a store each
+    assert walks == [str(cache_dir)]
+    assert len(entries(cache_dir)) == 3
