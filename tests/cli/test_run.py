@@ -284,3 +284,31 @@ def gone(pid: int, within: float = 2.0) -> bool:
             os.kill(pid, signal.SIGKILL)  # do not leave it behind for the rest of the run
             return False
         time.sleep(0.01)
+
+
+def test_now_after_the_command_is_not_toolguards_clock(run_toolguard: RunToolguard) -> None:
+    """A stale answer stays stale: `--now` after COMMAND goes to the command, not the clock."""
+    job_run = REPO / "examples" / "job_run"
+    observed = json.loads((job_run / "response.json").read_text())["observed_at"]
+    script = "import sys; sys.stdout.write(open(sys.argv[1]).read())"
+    run = run_toolguard(
+        "run", job_run / "contract.toml", "--context-file", job_run / "context.json",
+        "--diagnostics", "json", *PYTHON, script, job_run / "response.json", f"--now={observed}",
+    )  # fmt: skip
+    assert run.status == 1, run.stderr
+    diagnostics = run.diagnostics()
+    assert (diagnostics["layer"], diagnostics["reason"]) == ("rule", "stale")
+    assert diagnostics["upstream"][-1] == f"--now={observed}"
+
+
+def test_audit_flags_after_the_command_are_the_commands(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--audit-log` and `--audit-optional` after COMMAND reach its argv; toolguard writes none."""
+    log = tmp_path / "injected.jsonl"
+    script = "import json, sys; print(json.dumps({'env': dict(enumerate(sys.argv[1:]))}))"
+    trailing = ["--audit-log", str(log), "--audit-optional", "--timeout", "0.001"]
+    run = run_toolguard("run", PROBE, "--request-id", REQUEST_ID, *PYTHON, script, *trailing)
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"]["env"] == {str(i): word for i, word in enumerate(trailing)}
+    assert not log.exists()
