@@ -185,33 +185,55 @@ def test_missing_command_is_a_usage_error(run_toolguard: RunToolguard, after: tu
     assert b"COMMAND" in run.stderr
 
 
-def test_contract_env_allow_list_is_all_the_command_sees(run_toolguard: RunToolguard) -> None:
-    """With `env = [...]` the command gets only the listed variables that are set."""
+# What toolguard itself is started with in the environment tests (nothing else: `env -i`).
+# LC_ALL keeps Python from coercing the C locale, which would add LC_CTYPE on its own.
+LAUNCH_ENV = {
+    "PATH": os.environ["PATH"],
+    "HOME": "/home/probe",
+    "LC_ALL": "C.UTF-8",
+    "SSH_AUTH_SOCK": "/tmp/probe-agent.sock",
+    "AWS_SECRET_ACCESS_KEY": CANARY,
+    "PROBE_KEPT": "kept value",
+    "PROBE_DROPPED": "secret",
+    "PROBE_PREFIX_A": "a",
+    "TOOLGUARD_AUDIT_KEY": "/nonexistent/toolguard.key",
+    "TOOLGUARD_CACHE_DIR": os.environ["TOOLGUARD_CACHE_DIR"],
+}
+ENV_CASES = {
+    "listed": (PROBE, {"PATH", "PROBE_KEPT", "PROBE_PREFIX_A"}),
+    "default": (
+        PROBE.parents[1] / "run_probe_env_default" / "contract.toml",
+        {"PATH", "HOME", "LC_ALL", "SSH_AUTH_SOCK"},
+    ),
+    "inherit": (
+        PROBE.parents[1] / "run_probe_env_inherit" / "contract.toml",
+        {name for name in LAUNCH_ENV if not name.startswith("TOOLGUARD_")},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ENV_CASES)
+def test_command_sees_exactly_the_environment_the_contract_allows(
+    run_toolguard: RunToolguard, case: str
+) -> None:
+    """`env = [...]` passes its names, no `env` the default list, `"*"` all; never TOOLGUARD_*."""
     env_program = shutil.which("env")
     if env_program is None or not Path("/proc/self/environ").exists():
         pytest.skip("needs env(1) and /proc/self/environ")
+    contract, names = ENV_CASES[case]
     # NOTE: /proc/self/environ is what exec gave the child, before Python's locale coercion
     # could add LC_CTYPE to os.environ.
     script = (
         "import json; raw = open('/proc/self/environ', 'rb').read(); "
         "print(json.dumps({'env': dict(i.decode().split('=', 1) for i in raw.split(b'\\0') if i)}))"
     )
-    launcher = [
-        env_program,
-        "TOOLGUARD_PROBE_KEPT=kept value",
-        "TOOLGUARD_PROBE_DROPPED=secret",
-        sys.executable,
-        "-m",
-        "toolguard",
-    ]
+    settings = [f"{name}={value}" for name, value in LAUNCH_ENV.items()]
+    launcher = [env_program, "-i", *settings, sys.executable, "-m", "toolguard"]
     run = run_toolguard(
-        "run", PROBE, "--request-id", REQUEST_ID, "--", *PYTHON, script, command=launcher
+        "run", contract, "--request-id", REQUEST_ID, "--", *PYTHON, script, command=launcher
     )
     assert run.status == 0, run.stderr
-    assert run.envelope()["data"]["env"] == {
-        "PATH": os.environ["PATH"],
-        "TOOLGUARD_PROBE_KEPT": "kept value",
-    }
+    assert run.envelope()["data"]["env"] == {name: LAUNCH_ENV[name] for name in names}
 
 
 def test_disk_usage_example_reads_real_df_output(run_toolguard: RunToolguard) -> None:

@@ -26,6 +26,7 @@ from toolguard.errors import ContractError, Rejection, SchemaError, ValidationEr
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, Rule
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, is_own
 from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
 from toolguard.run.retry import RetryPolicy
 from toolguard.schema import Validator, compile_schema
@@ -97,7 +98,7 @@ def _build(
         digest=_digest(raw, payload_schema, *(entry.validator.schema for entry in documents)),
         error_documents=documents,
         audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
-        run=_run_policy(run_table),
+        run=_run_policy(run_table, source),
         retry=_retry_policy(document.get("retry", {})),
     )
 
@@ -171,17 +172,32 @@ def _error_documents(table: dict[str, Any], schemas: _Schemas) -> tuple[ErrorDoc
     )
 
 
-def _run_policy(table: dict[str, Any]) -> RunPolicy:
+def _run_policy(table: dict[str, Any], source: str) -> RunPolicy:
     exits = {
         entry["status"]: Mapped(entry["code"], entry.get("retryable", False))
         for entry in table.get("exit_status", [])
     }
-    env = table.get("env")
     return RunPolicy(
         timeout_seconds=table.get("timeout_seconds", DEFAULT_TIMEOUT),
-        env=tuple(env) if env is not None else None,
+        env=_environment(table.get("env"), source),
         exit_statuses=MappingProxyType({**RunPolicy().exit_statuses, **exits}),
     )
+
+
+def _environment(env: list[str] | str | None, source: str) -> tuple[str, ...] | Inherit:
+    """`[run] env`: absent, the default allow-list; `"*"`, everything; else exactly the list."""
+    if env is None:
+        return DEFAULT_NAMES
+    if env == INHERIT:
+        return INHERIT
+    for index, name in enumerate(env):
+        if is_own(name):
+            raise ContractError(
+                f"{name} is toolguard's own: TOOLGUARD_* variables never reach the command",
+                source=source,
+                field=f"run.env.{index}",
+            )
+    return tuple(env)
 
 
 def _retry_policy(table: dict[str, Any]) -> RetryPolicy:

@@ -25,6 +25,7 @@ from toolguard.diff.change import (
 )
 from toolguard.diff.graph import json_key
 from toolguard.error_documents import Mapped
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit
 from toolguard.run.policy import unmapped_exit
 from toolguard.run.retry import RetryPolicy
 
@@ -149,5 +150,9 @@ def _mapped(meaning: Mapped) -> str:
     return f"{meaning.code}{' (retryable)' if meaning.retryable else ''}"
 
 
-def _env(names: tuple[str, ...] | None) -> str:
-    return "all variables" if names is None else show_all(names) or "none"
+def _env(names: tuple[str, ...] | Inherit) -> str:
+    if names == INHERIT:
+        return "all variables but TOOLGUARD_*"
+    if names == DEFAULT_NAMES:
+        return "the default allow-list"
+    return show_all(names) or "none"
