@@ -334,3 +334,28 @@ def test_audit_flags_after_the_command_are_the_commands(
     assert run.status == 0, run.stderr
     assert run.envelope()["data"]["env"] == {str(i): word for i, word in enumerate(trailing)}
     assert not log.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper is Linux-only")
+@pytest.mark.parametrize("after", ["exit", "hang"], ids=["command-exits", "command-times-out"])
+@pytest.mark.parametrize("mode", ["setsid", "setpgid", "double-fork"])
+def test_descendants_that_leave_the_group_end_with_the_attempt(
+    run_toolguard: RunToolguard, tmp_path: Path, mode: str, after: str
+) -> None:
+    """A grandchild that setsid()s, setpgid()s or double-forks is gone when `run` returns."""
+    pidfile = tmp_path / "escaped.pid"
+    command = (sys.executable, "-I", REPO / "tests" / "data" / "commands" / "leave_group.py")
+    run = run_toolguard(
+        "run", PROBE, "--request-id", REQUEST_ID, "--diagnostics", "json", "--timeout", "1",
+        *command, pidfile, mode, after,
+    )  # fmt: skip
+    escaped = int(pidfile.read_text())
+    try:
+        os.kill(escaped, 0)
+    except ProcessLookupError:
+        pass  # ended and reaped: nothing of the attempt is left
+    else:
+        os.kill(escaped, signal.SIGKILL)
+        pytest.fail(f"process {escaped} ({mode}) outlived `toolguard run`")
+    outcome = run.envelope()["outcome"]
+    assert outcome == ("success" if after == "exit" else "failure"), run.stderr

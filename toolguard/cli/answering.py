@@ -54,6 +54,11 @@ def run(contract: Path, command: tuple[str, ...], **values: Any) -> None:
     Options go before COMMAND: every word from COMMAND on is the command's own, even one that
     looks like an option (a `--` before COMMAND is optional).
     """
+    from toolguard.run.reaper import become_subreaper  # noqa: PLC0415 - `run` only
+
+    # NOTE: the CLI's process has no children but the command's, so every orphan re-parented
+    # to it is one to end with the attempt; a library caller keeps the group kill alone.
+    become_subreaper()
     respond.run(contract, command, values)
 
 
