@@ -359,3 +359,16 @@ def test_descendants_that_leave_the_group_end_with_the_attempt(
         pytest.fail(f"process {escaped} ({mode}) outlived `toolguard run`")
     outcome = run.envelope()["outcome"]
     assert outcome == ("success" if after == "exit" else "failure"), run.stderr
+
+
+def test_timeout_flag_longer_than_the_contracts_budget_is_a_usage_error(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--timeout 20` against deploy_status's `budget_seconds = 10`: exit 2, both named, no run."""
+    marker = tmp_path / "ran"
+    run = run_toolguard(*DEPLOY_ARGS, "--timeout", "20", *PYTHON, f"open({str(marker)!r}, 'w')")
+    assert run.status == 2
+    assert run.stdout == b""
+    assert b"--timeout 20" in run.stderr
+    assert b"budget_seconds = 10" in run.stderr
+    assert not marker.exists()

@@ -19,7 +19,7 @@ from toolguard.adapters.lines import TextAdapter
 from toolguard.error_documents import Mapped
 from toolguard.run.environment import DEFAULT_NAMES, INHERIT
 from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
-from toolguard.run.retry import RetryPolicy
+from toolguard.run.retry import DEFAULT_BUDGET, RetryPolicy, time_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -67,7 +67,8 @@ def test_tables_are_optional_with_single_attempt_defaults() -> None:
     """Without the tables: 30 s, the default env allow-list, one attempt, JSON."""
     contract = load_contract(EXAMPLES / "review_status" / "contract.toml")
     assert contract.run == RunPolicy()
-    assert contract.run.timeout_seconds == DEFAULT_TIMEOUT
+    assert contract.run.timeout_seconds is None
+    assert time_limits(contract.run, contract.retry) == (DEFAULT_TIMEOUT, DEFAULT_BUDGET)
     assert contract.run.env == DEFAULT_NAMES
     assert dict(contract.run.exit_statuses) == {255: Mapped("UPSTREAM_UNAVAILABLE", True)}
     assert contract.retry == RetryPolicy()

@@ -127,7 +127,8 @@ RUN = (
         "--timeout",
         "timeout",
         "seconds",
-        "Wall-clock limit per attempt (default: the contract's, else 30).",
+        "Wall-clock limit per attempt, never cut by the retry budget (default: the "
+        "contract's, else 30).",
         "SECONDS",
     ),
     Flag(

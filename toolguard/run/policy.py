@@ -32,7 +32,7 @@ _DEFAULT_EXITS = MappingProxyType({_SSH_CONNECTION_FAILED: Mapped("UPSTREAM_UNAV
 class RunPolicy:
     """The contract's `[run]` table: how to run the command and read its failures."""
 
-    timeout_seconds: float = DEFAULT_TIMEOUT
+    timeout_seconds: float | None = None  # None: not set (DEFAULT_TIMEOUT, within the budget)
     # Names (or `PREFIX*`) passed through, or INHERIT for all; TOOLGUARD_* never passes.
     env: tuple[str, ...] | Inherit = DEFAULT_NAMES
     exit_statuses: Mapping[int, Mapped] = field(default_factory=lambda: _DEFAULT_EXITS)
