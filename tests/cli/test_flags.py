@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from toolguard.cli import flags
 from toolguard.cli.answering import run
+from toolguard.cli.app import cli
 
 HERE = str(Path(__file__).resolve())
 # Words appended to a command that toolguard would read as its own flags if it looked.
@@ -59,7 +60,9 @@ words = st.one_of(
 
 def parse(arguments: list[str]) -> dict[str, Any]:
     """`run`'s parameters as click passes them for `arguments`."""
-    with run.make_context("run", list(arguments)) as context:
+    # NOTE: with the group's settings (`-h`), as the CLI runs it: click caches the help option
+    # it first builds on the command, and `--help` alone would then change `run --help`.
+    with run.make_context("run", list(arguments), **cli.context_settings) as context:
         return dict(context.params)
 
 
