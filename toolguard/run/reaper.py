@@ -54,15 +54,20 @@ def sweep(*, spare: Collection[int] = (), bound: float = SWEEP_BOUND) -> int:
         return 0
     deadline = time.monotonic() + bound
     ended: set[int] = set()
+    left = set(spare)  # spared, or beyond our permission to signal (it changed its real uid)
     while True:
-        children = [child for child in _children() if child[0] not in spare] if _any() else []
+        children = [child for child in _children() if child[0] not in left] if _any() else []
         if not children or time.monotonic() > deadline:
             return len(ended)
         for pid, leads_group in children:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+            try:
                 if leads_group:
                     os.killpg(pid, signal.SIGKILL)
                 os.kill(pid, signal.SIGKILL)
+            except PermissionError:
+                left.add(pid)
+            except ProcessLookupError:
+                pass
         for pid, _ in children:
             with contextlib.suppress(ChildProcessError):
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:
