@@ -38,6 +38,10 @@ PRODUCERS = {
     ],
     "never answers (timeout 1 s)": ["sleep", "60"],
     "grandchild keeps stdout open": ["sh", "-c", f"sleep 60 & echo '{ANSWER}'"],
+    "setsid() grandchild keeps stdout": ["sh", "-c", f"setsid sleep 60 & echo '{ANSWER}'"],
+    "daemon (double fork, setsid)": [
+        "sh", "-c", f"(setsid sleep 60 >/dev/null 2>&1 &); echo '{ANSWER}'",
+    ],
 }  # fmt: skip
 
 

@@ -222,10 +222,18 @@ def test_schema_toolguard_refuses_is_an_error_not_a_finding(tmp_path: Path) -> N
     assert caught.value.source == str(path)
 
 
-def test_contract_the_loader_refuses_is_an_error() -> None:
-    """What only the loader checks (a rule's regular expression) still refuses the contract."""
+@pytest.mark.parametrize(
+    "case",
+    [
+        "rule_pattern_invalid_regex",
+        "run_env_toolguard_name",  # a TOOLGUARD_* variable can never reach the command
+        "retry_budget_shorter_than_timeout",  # the budget would cut every attempt short
+    ],
+)
+def test_contract_the_loader_refuses_is_an_error(case: str) -> None:
+    """What only the loader checks (a rule's regex, `[run]`/`[retry]`) still refuses it."""
     with pytest.raises(ContractError):
-        lint_paths([REPO / "tests/data/contracts/bad/rule_pattern_invalid_regex/contract.toml"])
+        lint_paths([REPO / "tests/data/contracts/bad" / case / "contract.toml"])
 
 
 def test_too_many_combinations_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:

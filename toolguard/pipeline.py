@@ -85,13 +85,16 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     """Run the upstream command, with the contract's retries, and check its final answer.
 
     Each attempt is checked afresh and only the last outcome is returned; its diagnostics list
-    every attempt. An attempt's timeout never runs past the retry budget.
+    every attempt. The first attempt gets its whole timeout (`retry.time_limits`: the budget is
+    never shorter); a later one at most what is left of the budget. Raises `UsageError` for a
+    `timeout` longer than the contract's explicit `[retry] budget_seconds`.
     """
     # NOTE: imported here, not at the top: `check` never starts a process (start-up budget).
-    from toolguard.run.retry import RealClock  # noqa: PLC0415
+    from toolguard.run.retry import RealClock, time_limits  # noqa: PLC0415
     from toolguard.run.spawn import run_command  # noqa: PLC0415
 
     require_context(contract, request)
+    per_attempt, budget = time_limits(contract.run, contract.retry, timeout)
     clock = clock or RealClock()
     runner = runner or run_command
     policy = contract.retry
@@ -100,11 +103,11 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     responses: list[bytes] = []
     environment = contract.run.environment(os.environ)
     while True:
-        left = policy.budget_seconds - (clock.monotonic() - started)
+        left = budget - (clock.monotonic() - started)
         attempt = runner(
             argv,
             max_bytes=contract.limits.max_bytes,
-            timeout=max(min(timeout or contract.run.timeout_seconds, left), 0.001),
+            timeout=max(min(per_attempt, left), 0.001) if records else per_attempt,
             env=environment,
             stdin=stdin,
         )
@@ -116,7 +119,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
         if code is None or not policy.may_retry(code, retryable, len(records)):
             break
         delay = policy.backoff(len(records), clock)
-        if clock.monotonic() - started + delay >= policy.budget_seconds:
+        if clock.monotonic() - started + delay >= budget:
             break  # no time left for another attempt
         clock.sleep(delay)
     return result.of_attempts(outcome, tuple(argv), tuple(records), tuple(responses))

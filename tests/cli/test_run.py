@@ -185,33 +185,55 @@ def test_missing_command_is_a_usage_error(run_toolguard: RunToolguard, after: tu
     assert b"COMMAND" in run.stderr
 
 
-def test_contract_env_allow_list_is_all_the_command_sees(run_toolguard: RunToolguard) -> None:
-    """With `env = [...]` the command gets only the listed variables that are set."""
+# What toolguard itself is started with in the environment tests (nothing else: `env -i`).
+# LC_ALL keeps Python from coercing the C locale, which would add LC_CTYPE on its own.
+LAUNCH_ENV = {
+    "PATH": os.environ["PATH"],
+    "HOME": "/home/probe",
+    "LC_ALL": "C.UTF-8",
+    "SSH_AUTH_SOCK": "/tmp/probe-agent.sock",
+    "AWS_SECRET_ACCESS_KEY": CANARY,
+    "PROBE_KEPT": "kept value",
+    "PROBE_DROPPED": "secret",
+    "PROBE_PREFIX_A": "a",
+    "TOOLGUARD_AUDIT_KEY": "/nonexistent/toolguard.key",
+    "TOOLGUARD_CACHE_DIR": os.environ["TOOLGUARD_CACHE_DIR"],
+}
+ENV_CASES = {
+    "listed": (PROBE, {"PATH", "PROBE_KEPT", "PROBE_PREFIX_A"}),
+    "default": (
+        PROBE.parents[1] / "run_probe_env_default" / "contract.toml",
+        {"PATH", "HOME", "LC_ALL", "SSH_AUTH_SOCK"},
+    ),
+    "inherit": (
+        PROBE.parents[1] / "run_probe_env_inherit" / "contract.toml",
+        {name for name in LAUNCH_ENV if not name.startswith("TOOLGUARD_")},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", ENV_CASES)
+def test_command_sees_exactly_the_environment_the_contract_allows(
+    run_toolguard: RunToolguard, case: str
+) -> None:
+    """`env = [...]` passes its names, no `env` the default list, `"*"` all; never TOOLGUARD_*."""
     env_program = shutil.which("env")
     if env_program is None or not Path("/proc/self/environ").exists():
         pytest.skip("needs env(1) and /proc/self/environ")
+    contract, names = ENV_CASES[case]
     # NOTE: /proc/self/environ is what exec gave the child, before Python's locale coercion
     # could add LC_CTYPE to os.environ.
     script = (
         "import json; raw = open('/proc/self/environ', 'rb').read(); "
         "print(json.dumps({'env': dict(i.decode().split('=', 1) for i in raw.split(b'\\0') if i)}))"
     )
-    launcher = [
-        env_program,
-        "TOOLGUARD_PROBE_KEPT=kept value",
-        "TOOLGUARD_PROBE_DROPPED=secret",
-        sys.executable,
-        "-m",
-        "toolguard",
-    ]
+    settings = [f"{name}={value}" for name, value in LAUNCH_ENV.items()]
+    launcher = [env_program, "-i", *settings, sys.executable, "-m", "toolguard"]
     run = run_toolguard(
-        "run", PROBE, "--request-id", REQUEST_ID, "--", *PYTHON, script, command=launcher
+        "run", contract, "--request-id", REQUEST_ID, "--", *PYTHON, script, command=launcher
     )
     assert run.status == 0, run.stderr
-    assert run.envelope()["data"]["env"] == {
-        "PATH": os.environ["PATH"],
-        "TOOLGUARD_PROBE_KEPT": "kept value",
-    }
+    assert run.envelope()["data"]["env"] == {name: LAUNCH_ENV[name] for name in names}
 
 
 def test_disk_usage_example_reads_real_df_output(run_toolguard: RunToolguard) -> None:
@@ -284,3 +306,69 @@ def gone(pid: int, within: float = 2.0) -> bool:
             os.kill(pid, signal.SIGKILL)  # do not leave it behind for the rest of the run
             return False
         time.sleep(0.01)
+
+
+def test_now_after_the_command_is_not_toolguards_clock(run_toolguard: RunToolguard) -> None:
+    """A stale answer stays stale: `--now` after COMMAND goes to the command, not the clock."""
+    job_run = REPO / "examples" / "job_run"
+    observed = json.loads((job_run / "response.json").read_text())["observed_at"]
+    script = "import sys; sys.stdout.write(open(sys.argv[1]).read())"
+    run = run_toolguard(
+        "run", job_run / "contract.toml", "--context-file", job_run / "context.json",
+        "--diagnostics", "json", *PYTHON, script, job_run / "response.json", f"--now={observed}",
+    )  # fmt: skip
+    assert run.status == 1, run.stderr
+    diagnostics = run.diagnostics()
+    assert (diagnostics["layer"], diagnostics["reason"]) == ("rule", "stale")
+    assert diagnostics["upstream"][-1] == f"--now={observed}"
+
+
+def test_audit_flags_after_the_command_are_the_commands(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--audit-log` and `--audit-optional` after COMMAND reach its argv; toolguard writes none."""
+    log = tmp_path / "injected.jsonl"
+    script = "import json, sys; print(json.dumps({'env': dict(enumerate(sys.argv[1:]))}))"
+    trailing = ["--audit-log", str(log), "--audit-optional", "--timeout", "0.001"]
+    run = run_toolguard("run", PROBE, "--request-id", REQUEST_ID, *PYTHON, script, *trailing)
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"]["env"] == {str(i): word for i, word in enumerate(trailing)}
+    assert not log.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper is Linux-only")
+@pytest.mark.parametrize("after", ["exit", "hang"], ids=["command-exits", "command-times-out"])
+@pytest.mark.parametrize("mode", ["setsid", "setpgid", "double-fork"])
+def test_descendants_that_leave_the_group_end_with_the_attempt(
+    run_toolguard: RunToolguard, tmp_path: Path, mode: str, after: str
+) -> None:
+    """A grandchild that setsid()s, setpgid()s or double-forks is gone when `run` returns."""
+    pidfile = tmp_path / "escaped.pid"
+    command = (sys.executable, "-I", REPO / "tests" / "data" / "commands" / "leave_group.py")
+    run = run_toolguard(
+        "run", PROBE, "--request-id", REQUEST_ID, "--diagnostics", "json", "--timeout", "1",
+        *command, pidfile, mode, after,
+    )  # fmt: skip
+    escaped = int(pidfile.read_text())
+    try:
+        os.kill(escaped, 0)
+    except ProcessLookupError:
+        pass  # ended and reaped: nothing of the attempt is left
+    else:
+        os.kill(escaped, signal.SIGKILL)
+        pytest.fail(f"process {escaped} ({mode}) outlived `toolguard run`")
+    outcome = run.envelope()["outcome"]
+    assert outcome == ("success" if after == "exit" else "failure"), run.stderr
+
+
+def test_timeout_flag_longer_than_the_contracts_budget_is_a_usage_error(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--timeout 20` against deploy_status's `budget_seconds = 10`: exit 2, both named, no run."""
+    marker = tmp_path / "ran"
+    run = run_toolguard(*DEPLOY_ARGS, "--timeout", "20", *PYTHON, f"open({str(marker)!r}, 'w')")
+    assert run.status == 2
+    assert run.stdout == b""
+    assert b"--timeout 20" in run.stderr
+    assert b"budget_seconds = 10" in run.stderr
+    assert not marker.exists()

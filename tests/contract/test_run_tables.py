@@ -17,8 +17,9 @@ import pytest
 from toolguard import load_contract
 from toolguard.adapters.lines import TextAdapter
 from toolguard.error_documents import Mapped
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT
 from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
-from toolguard.run.retry import RetryPolicy
+from toolguard.run.retry import DEFAULT_BUDGET, RetryPolicy, time_limits
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -63,11 +64,12 @@ def test_every_field_of_the_new_tables_has_a_bad_fixture(field: str) -> None:
 
 
 def test_tables_are_optional_with_single_attempt_defaults() -> None:
-    """A contract without the tables runs with the defaults: 30 s, all env, one attempt, JSON."""
+    """Without the tables: 30 s, the default env allow-list, one attempt, JSON."""
     contract = load_contract(EXAMPLES / "review_status" / "contract.toml")
     assert contract.run == RunPolicy()
-    assert contract.run.timeout_seconds == DEFAULT_TIMEOUT
-    assert contract.run.env is None
+    assert contract.run.timeout_seconds is None
+    assert time_limits(contract.run, contract.retry) == (DEFAULT_TIMEOUT, DEFAULT_BUDGET)
+    assert contract.run.env == DEFAULT_NAMES
     assert dict(contract.run.exit_statuses) == {255: Mapped("UPSTREAM_UNAVAILABLE", True)}
     assert contract.retry == RetryPolicy()
     assert contract.retry.max_attempts == 1
@@ -91,6 +93,14 @@ def test_deploy_status_run_and_retry_tables_load_as_written() -> None:
         initial_backoff_seconds=0.2,
         max_backoff_seconds=1,
     )
+
+
+def test_env_star_inherits_and_a_list_keeps_its_prefixes() -> None:
+    """`env = "*"` loads as INHERIT; a list (with a `PREFIX*` entry) loads as written."""
+    good = CONTRACTS / "good"
+    assert load_contract(good / "run_probe_env_inherit" / "contract.toml").run.env == INHERIT
+    listed = load_contract(good / "run_probe" / "contract.toml").run.env
+    assert listed == ("PATH", "PROBE_KEPT", "PROBE_UNSET", "PROBE_PREFIX_*")
 
 
 def test_exit_status_mappings_merge_over_the_default() -> None:

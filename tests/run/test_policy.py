@@ -94,8 +94,16 @@ def test_error_document_gives_its_code() -> None:
 
 
 def test_environment_allow_list() -> None:
-    """The child's environment is the listed variables that are set, or everything if no list."""
-    current = {"PATH": "/bin", "HOME": "/root", "SECRET": "s"}
+    """The child gets the listed variables that are set, the default list, or all if "*"."""
+    current = {
+        "PATH": "/bin",
+        "HOME": "/root",
+        "LC_TIME": "C",
+        "AWS_SECRET_ACCESS_KEY": "s",
+        "TOOLGUARD_AUDIT_KEY": "/k",
+    }
     assert RunPolicy(env=("PATH", "LANG")).environment(current) == {"PATH": "/bin"}
     assert RunPolicy(env=()).environment(current) == {}
-    assert DEFAULT.environment(current) == current
+    assert DEFAULT.environment(current) == {"PATH": "/bin", "HOME": "/root", "LC_TIME": "C"}
+    everything = RunPolicy(env="*").environment(current)
+    assert everything == {name: current[name] for name in current if name != "TOOLGUARD_AUDIT_KEY"}

@@ -1,8 +1,9 @@
-"""Bounded retries in `run_upstream`: scripted attempts and a fake clock, no real processes."""
+"""Bounded retries in `run_upstream`: scripted attempts and a fake clock (one real sleep)."""
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -12,9 +13,12 @@ import pytest
 
 from toolguard import Contract, load_contract
 from toolguard.error_documents import Mapped
+from toolguard.errors import UsageError
 from toolguard.pipeline import run_upstream
 from toolguard.request import make_request
-from toolguard.run.retry import RetryPolicy
+from toolguard.run import retry
+from toolguard.run.policy import RunPolicy
+from toolguard.run.retry import RetryPolicy, time_limits
 from toolguard.run.spawn import Attempt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +94,11 @@ def with_retry(contract: Contract, **policy: Any) -> Contract:
     return replace(contract, retry=RetryPolicy(**policy))
 
 
+def timed(contract: Contract, seconds: float | None) -> Contract:
+    """`contract` with `[run] timeout_seconds = seconds` (None: not set)."""
+    return replace(contract, run=replace(contract.run, timeout_seconds=seconds))
+
+
 def play(
     contract: Contract,
     script: list[Attempt],
@@ -136,7 +145,9 @@ def test_default_policy_is_a_single_attempt(deploy: Contract) -> None:
 
 def test_delay_that_would_cross_the_budget_ends_the_loop(deploy: Contract) -> None:
     """When the next backoff would end past the budget, the loop stops without sleeping."""
-    contract = with_retry(deploy, max_attempts=5, budget_seconds=1.0, initial_backoff_seconds=2.0)
+    contract = with_retry(
+        timed(deploy, None), max_attempts=5, budget_seconds=1.0, initial_backoff_seconds=2.0
+    )
     clock = FakeClock()
     _, diagnostics, runner = play(contract, [exits(255, duration=0.0)], clock=clock)
     assert len(runner.calls) == 1
@@ -147,7 +158,7 @@ def test_delay_that_would_cross_the_budget_ends_the_loop(deploy: Contract) -> No
 def test_budget_counts_attempt_time_and_sleeps(deploy: Contract) -> None:
     """Time spent running and sleeping both count: retries stop once the budget is used up."""
     contract = with_retry(
-        deploy,
+        timed(deploy, None),
         max_attempts=10,
         budget_seconds=3.0,
         initial_backoff_seconds=0.5,
@@ -271,13 +282,12 @@ def test_sleeps_follow_the_jittered_backoff(deploy: Contract) -> None:
     assert clock.sleeps == [0.125, 0.25, 0.375]
 
 
-def test_attempt_timeout_is_capped_by_the_remaining_budget(deploy: Contract) -> None:
-    """Each attempt gets the contract's timeout, but never more than the budget has left."""
-    contract = with_retry(deploy, max_attempts=3, budget_seconds=2.0)
-    assert deploy.run.timeout_seconds == 5
+def test_later_attempts_get_what_is_left_of_the_budget(deploy: Contract) -> None:
+    """The first attempt gets the contract's whole timeout; a later one what the budget has left."""
+    contract = with_retry(timed(deploy, 1.5), max_attempts=3, budget_seconds=2.0)
     clock = FakeClock(jitter=0.0)  # no backoff: only attempts use the budget
     _, _, runner = play(contract, [exits(255, duration=1.5)] * 2, clock=clock)
-    assert runner.timeouts == pytest.approx([2.0, 0.5])
+    assert runner.timeouts == pytest.approx([1.5, 0.5])
 
 
 def test_timeout_argument_overrides_the_contracts(deploy: Contract) -> None:
@@ -303,3 +313,90 @@ def test_runner_gets_argv_limits_environment_and_stdin(
     assert call["stdin"] == source
     assert set(call["env"]) <= {"PATH", "HOME", "LANG"}
     assert call["env"]["PATH"] == "/usr/bin:/bin"
+
+
+@pytest.mark.parametrize("where", ["contract", "flag"])
+def test_explicit_timeout_longer_than_the_default_budget_is_honoured(
+    deploy: Contract, where: str
+) -> None:
+    """A 100 s timeout without a [retry] budget runs 100 s: the budget follows it, not 60 s."""
+    contract = replace(timed(deploy, 100 if where == "contract" else None), retry=RetryPolicy())
+    timeout = 100 if where == "flag" else None
+    envelope, _, runner = play(contract, [timed_out(duration=100)], timeout=timeout)
+    assert runner.timeouts == [100]
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+
+
+def test_a_budget_that_followed_the_timeout_still_bounds_the_retries(deploy: Contract) -> None:
+    """With the budget grown to a 100 s timeout, later attempts get what is left of 100 s."""
+    contract = with_retry(timed(deploy, 100), max_attempts=3, initial_backoff_seconds=0.5)
+    clock = FakeClock(jitter=1.0)
+    _, diagnostics, runner = play(contract, [exits(255, duration=40)] * 3, clock=clock)
+    # t=40 sleep 0.5; t=80.5 sleep 1.0; the third attempt gets 100 - 81.5 = 18.5 s.
+    assert runner.timeouts == pytest.approx([100, 59.5, 18.5])
+    assert len(diagnostics.attempts) == 3
+
+
+def test_unset_timeout_stays_within_an_explicit_budget(deploy: Contract) -> None:
+    """No timeout written down and `budget_seconds = 10`: the default 30 s is cut to the budget."""
+    contract = with_retry(timed(deploy, None), budget_seconds=10)
+    _, _, runner = play(contract, [ok()])
+    assert runner.timeouts == [10]
+
+
+def test_flag_longer_than_an_explicit_budget_is_a_usage_error(deploy: Contract) -> None:
+    """`--timeout 100` against `budget_seconds = 60` is refused, naming both; nothing runs."""
+    contract = with_retry(deploy, max_attempts=2, budget_seconds=60)
+    clock = FakeClock()
+    runner = FakeRunner(clock, [])
+    with pytest.raises(UsageError) as info:
+        run_upstream(contract, ARGV, REQUEST, timeout=100, clock=clock, runner=runner)
+    assert "--timeout 100" in str(info.value)
+    assert "budget_seconds = 60" in str(info.value)
+    assert runner.calls == []
+
+
+@pytest.mark.parametrize(
+    ("contract_timeout", "budget", "flag", "expected"),
+    [
+        (None, None, None, (30, 60)),
+        (None, None, 100, (100, 100)),
+        (100, None, None, (100, 100)),
+        (100, None, 5, (5, 60)),
+        (5, None, None, (5, 60)),
+        (None, 10, None, (10, 10)),
+        (5, 10, None, (5, 10)),
+        (5, 10, 10, (10, 10)),
+        (None, 120, 100, (100, 120)),
+    ],
+)
+def test_time_limits_honour_what_was_written(
+    contract_timeout: float | None,
+    budget: float | None,
+    flag: float | None,
+    expected: tuple[float, float],
+) -> None:
+    """(per-attempt timeout, budget): an explicit timeout whole; an unset budget as long or more."""
+    run = RunPolicy(timeout_seconds=contract_timeout)
+    assert time_limits(run, RetryPolicy(budget_seconds=budget), flag) == expected
+
+
+@pytest.mark.parametrize("flag", [0.0, -1.0, float("nan")])
+def test_time_limits_refuse_a_timeout_that_is_not_positive(flag: float) -> None:
+    """A library caller's zero, negative or NaN timeout is a usage error, not an instant kill."""
+    with pytest.raises(UsageError, match="positive"):
+        time_limits(RunPolicy(), RetryPolicy(), flag)
+
+
+def test_real_sleep_longer_than_the_default_budget_completes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A real command with a 3 s timeout ends its 0.6 s sleep though the default budget is 0.3 s."""
+    monkeypatch.setattr(retry, "DEFAULT_BUDGET", 0.3)
+    contract = replace(timed(load_contract(DEPLOY / "contract.toml"), 3.0), retry=RetryPolicy())
+    script = "import sys, time; time.sleep(0.6); sys.stdout.write(open(sys.argv[1]).read())"
+    argv = (sys.executable, "-I", "-c", script, str(DEPLOY / "response.json"))
+    envelope, diagnostics = run_upstream(contract, argv, REQUEST)
+    assert envelope["outcome"] == "success", diagnostics.message
+    (attempt,) = diagnostics.attempts
+    assert attempt.timed_out is False

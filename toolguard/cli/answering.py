@@ -32,12 +32,33 @@ def check(contract: Path, **values: Any) -> None:
     respond.check(contract, values)
 
 
-@click.command()
+class _CommandLast(click.Command):
+    """A command whose last argument is another command: from COMMAND on, every word is its own.
+
+    click reads options anywhere; here they end where COMMAND starts (`flags.py` finds it from
+    the flag table), so `run C cmd --now X` gives `--now X` to `cmd`, never to toolguard.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Insert `--` before COMMAND, then parse as click does."""
+        return super().parse_args(ctx, flags.options_end_at_command(flags.RUN, args, leading=1))
+
+
+@click.command(cls=_CommandLast)
 @click.argument("contract", type=_CONTRACT)
 @click.argument("command", nargs=-1, required=True)
 @flags.click_options(flags.RUN)
 def run(contract: Path, command: tuple[str, ...], **values: Any) -> None:
-    """Run COMMAND (after --, no shell), check its output, print one envelope."""
+    """Run COMMAND (no shell), check its output, print one envelope.
+
+    Options go before COMMAND: every word from COMMAND on is the command's own, even one that
+    looks like an option (a `--` before COMMAND is optional).
+    """
+    from toolguard.run.reaper import become_subreaper  # noqa: PLC0415 - `run` only
+
+    # NOTE: the CLI's process has no children but the command's, so every orphan re-parented
+    # to it is one to end with the attempt; a library caller keeps the group kill alone.
+    become_subreaper()
     respond.run(contract, command, values)
 
 

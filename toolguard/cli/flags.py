@@ -1,14 +1,15 @@
 """The one table of the answering commands' flags, read by click and by the click-free fast path.
 
 Adding a flag to `check`, `run` or `serve` is one `Flag` here (and its use): `click_options`
-turns the table into click options, `fast.py` parses `check`'s without importing click, and
-`respond.py` reads the values by `dest`. Nothing here imports click at module level: the fast
+turns the table into click options, `fast.py` parses `check`'s without importing click,
+`options_end_at_command` keeps `run`'s out of the command's words, and `respond.py` reads
+the values by `dest`. Nothing here imports click at module level: the fast
 path reads this table on every check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,7 +138,8 @@ RUN = (
         "--timeout",
         "timeout",
         "seconds",
-        "Wall-clock limit per attempt (default: the contract's, else 30).",
+        "Wall-clock limit per attempt, never cut by the retry budget (default: the "
+        "contract's, else 30).",
         "SECONDS",
     ),
     Flag(
@@ -158,6 +160,33 @@ def trail_options(values: Mapping[str, Any]) -> TrailOptions:
     from toolguard.audit.trail import TrailOptions  # noqa: PLC0415 - after parsing, not before
 
     return TrailOptions(**{flag.dest: values[flag.dest] for flag in AUDIT})
+
+
+def options_end_at_command(
+    table: tuple[Flag, ...], arguments: Sequence[str], leading: int
+) -> list[str]:
+    """`arguments` with `--` put before the command: the first positional after `leading` others.
+
+    Every word from the command on is the command's own, whatever it looks like: a `--now` or
+    `--audit-log` appended to the command must never become toolguard's. The table says which
+    flags take a value (all but switches), so a value is never mistaken for the command; a
+    `--` already there is left as it is. Anything else starting with `-` (help, an unknown
+    flag) takes no value here, as click reads it.
+    """
+    takes_value = {flag.name for flag in table if flag.kind != "switch"}
+    index = seen = 0
+    while index < len(arguments):
+        word = arguments[index]
+        if word == "--":
+            break  # the caller ended the options already
+        if word.startswith("-") and word != "-":  # click reads a lone `-` as positional
+            name, equals, _ = word.partition("=")
+            index += 2 if name in takes_value and not equals else 1
+        elif seen == leading:
+            return [*arguments[:index], "--", *arguments[index:]]
+        else:
+            seen, index = seen + 1, index + 1
+    return list(arguments)
 
 
 def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

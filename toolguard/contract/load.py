@@ -26,8 +26,9 @@ from toolguard.errors import ContractError, Rejection, SchemaError, ValidationEr
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, Rule
-from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
-from toolguard.run.retry import RetryPolicy
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, is_own
+from toolguard.run.policy import RunPolicy
+from toolguard.run.retry import RetryPolicy, budget_conflict
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.locate import declared_location
 from toolguard.schema.refs import read_schema
@@ -82,6 +83,7 @@ def _build(
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
     run_table = document.get("run", {})
     documents = _error_documents(run_table, schemas)
+    run = _run_policy(run_table, source)
     return Contract(
         path=path,
         tool=document["tool"],
@@ -97,8 +99,8 @@ def _build(
         digest=_digest(raw, payload_schema, *(entry.validator.schema for entry in documents)),
         error_documents=documents,
         audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
-        run=_run_policy(run_table),
-        retry=_retry_policy(document.get("retry", {})),
+        run=run,
+        retry=_retry_policy(document.get("retry", {}), run, source),
     )
 
 
@@ -171,24 +173,44 @@ def _error_documents(table: dict[str, Any], schemas: _Schemas) -> tuple[ErrorDoc
     )
 
 
-def _run_policy(table: dict[str, Any]) -> RunPolicy:
+def _run_policy(table: dict[str, Any], source: str) -> RunPolicy:
     exits = {
         entry["status"]: Mapped(entry["code"], entry.get("retryable", False))
         for entry in table.get("exit_status", [])
     }
-    env = table.get("env")
     return RunPolicy(
-        timeout_seconds=table.get("timeout_seconds", DEFAULT_TIMEOUT),
-        env=tuple(env) if env is not None else None,
+        timeout_seconds=table.get("timeout_seconds"),
+        env=_environment(table.get("env"), source),
         exit_statuses=MappingProxyType({**RunPolicy().exit_statuses, **exits}),
     )
 
 
-def _retry_policy(table: dict[str, Any]) -> RetryPolicy:
+def _environment(env: list[str] | str | None, source: str) -> tuple[str, ...] | Inherit:
+    """`[run] env`: absent, the default allow-list; `"*"`, everything; else exactly the list."""
+    if env is None:
+        return DEFAULT_NAMES
+    if env == INHERIT:
+        return INHERIT
+    for index, name in enumerate(env):
+        if is_own(name):
+            raise ContractError(
+                f"{name} is toolguard's own: TOOLGUARD_* variables never reach the command",
+                source=source,
+                field=f"run.env.{index}",
+            )
+    return tuple(env)
+
+
+def _retry_policy(table: dict[str, Any], run: RunPolicy, source: str) -> RetryPolicy:
     options = dict(table)
     if "retry_on" in options:
         options["retry_on"] = frozenset(options["retry_on"])
-    return RetryPolicy(**options)
+    policy = RetryPolicy(**options)
+    if run.timeout_seconds is not None and policy.budget_seconds is not None:
+        conflict = budget_conflict(run.timeout_seconds, policy.budget_seconds)
+        if conflict is not None:
+            raise ContractError(conflict, source=source, field="retry.budget_seconds")
+    return policy
 
 
 @cache

@@ -25,8 +25,9 @@ from toolguard.diff.change import (
 )
 from toolguard.diff.graph import json_key
 from toolguard.error_documents import Mapped
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit
 from toolguard.run.policy import unmapped_exit
-from toolguard.run.retry import RetryPolicy
+from toolguard.run.retry import RetryPolicy, time_limits
 
 _UNMAPPED = Mapped(unmapped_exit(1).code, unmapped_exit(1).retryable)
 
@@ -35,10 +36,12 @@ def run_changes(old: Contract, new: Contract) -> list[Change]:
     """The timeout, the environment, exit statuses and error documents."""
     changes: list[Change] = []
     before, after = old.run, new.run
-    if before.timeout_seconds != after.timeout_seconds:
-        how = "raised" if after.timeout_seconds > before.timeout_seconds else "lowered"
-        detail = f"{before.timeout_seconds} -> {after.timeout_seconds} s"
-        upstream = widened(before.timeout_seconds, after.timeout_seconds)
+    # NOTE: the timeouts as they apply (an unset one is the default, within the budget).
+    timeouts = (time_limits(before, old.retry)[0], time_limits(after, new.retry)[0])
+    if timeouts[0] != timeouts[1]:
+        how = "raised" if timeouts[1] > timeouts[0] else "lowered"
+        detail = f"{timeouts[0]} -> {timeouts[1]} s"
+        upstream = widened(*timeouts)
         changes.append(change("run.timeout_seconds", f"timeout {how}", detail, upstream))
     if before.env != after.env:
         detail = f"{_env(before.env)} -> {_env(after.env)}: the command may behave differently"
@@ -86,13 +89,19 @@ def retry_changes(old: Contract, new: Contract) -> list[Change]:
     before, after = old.retry, new.retry
     active = before.max_attempts > 1 or after.max_attempts > 1
     changes: list[Change] = []
-    for name, sense in (
-        ("max_attempts", 1),
-        ("budget_seconds", 1),
-        ("initial_backoff_seconds", -1),
-        ("max_backoff_seconds", -1),
+    # NOTE: budgets as they apply: an unset one follows a longer timeout.
+    budgets = (time_limits(old.run, before)[1], time_limits(new.run, after)[1])
+    for name, sense, was, now in (
+        ("max_attempts", 1, before.max_attempts, after.max_attempts),
+        ("budget_seconds", 1, *budgets),
+        (
+            "initial_backoff_seconds",
+            -1,
+            before.initial_backoff_seconds,
+            after.initial_backoff_seconds,
+        ),
+        ("max_backoff_seconds", -1, before.max_backoff_seconds, after.max_backoff_seconds),
     ):
-        was, now = getattr(before, name), getattr(after, name)
         if was == now:
             continue
         upstream = widened(was, now) if sense > 0 else flip(widened(was, now))
@@ -149,5 +158,9 @@ def _mapped(meaning: Mapped) -> str:
     return f"{meaning.code}{' (retryable)' if meaning.retryable else ''}"
 
 
-def _env(names: tuple[str, ...] | None) -> str:
-    return "all variables" if names is None else show_all(names) or "none"
+def _env(names: tuple[str, ...] | Inherit) -> str:
+    if names == INHERIT:
+        return "all variables but TOOLGUARD_*"
+    if names == DEFAULT_NAMES:
+        return "the default allow-list"
+    return show_all(names) or "none"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from toolguard.error_documents import Mapped
 from toolguard.errors import UpstreamError
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, allowed, without_toolguard
 
 if TYPE_CHECKING:
     from toolguard.run.spawn import Attempt
@@ -31,15 +32,16 @@ _DEFAULT_EXITS = MappingProxyType({_SSH_CONNECTION_FAILED: Mapped("UPSTREAM_UNAV
 class RunPolicy:
     """The contract's `[run]` table: how to run the command and read its failures."""
 
-    timeout_seconds: float = DEFAULT_TIMEOUT
-    env: tuple[str, ...] | None = None  # variables passed through; None passes all
+    timeout_seconds: float | None = None  # None: not set (DEFAULT_TIMEOUT, within the budget)
+    # Names (or `PREFIX*`) passed through, or INHERIT for all; TOOLGUARD_* never passes.
+    env: tuple[str, ...] | Inherit = DEFAULT_NAMES
     exit_statuses: Mapping[int, Mapped] = field(default_factory=lambda: _DEFAULT_EXITS)
 
     def environment(self, current: Mapping[str, str]) -> dict[str, str]:
-        """The child's environment: the allow-listed variables of `current`, or all of it."""
-        if self.env is None:
-            return dict(current)
-        return {name: current[name] for name in self.env if name in current}
+        """The child's environment: what `env` allows of `current`, never `TOOLGUARD_*`."""
+        if self.env == INHERIT:
+            return without_toolguard(current)
+        return allowed(current, self.env)
 
     def before_output(self, attempt: Attempt) -> UpstreamError | None:
         """The failure an attempt is, decided before its output is read; None to read it."""

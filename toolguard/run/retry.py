@@ -4,6 +4,11 @@ The article's policy: retry only what may succeed next time (by default an unava
 upstream), a few times, within a total time budget, with exponential backoff and full jitter
 so that many callers do not retry in step. Each attempt is checked afresh; only the last
 outcome reaches the agent.
+
+Time limits say what they do (`time_limits`): a per-attempt timeout someone wrote down (the
+`--timeout` flag or `[run] timeout_seconds`) is honoured in full. Where it is longer than the
+default budget, the budget grows to it; where it is longer than a budget someone also wrote
+down, that is refused with both named, never silently cut.
 """
 
 from __future__ import annotations
@@ -13,7 +18,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from toolguard.errors import ErrorCode
+from toolguard.errors import ErrorCode, UsageError
+from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
+
+DEFAULT_BUDGET = 60.0
 
 
 class Clock(Protocol):
@@ -53,7 +61,7 @@ class RetryPolicy:
     """The contract's `[retry]` table; the default is a single attempt."""
 
     max_attempts: int = 1
-    budget_seconds: float = 60.0
+    budget_seconds: float | None = None  # None: DEFAULT_BUDGET, or one timeout if longer
     retry_on: frozenset[ErrorCode] = field(
         default_factory=lambda: frozenset({"UPSTREAM_UNAVAILABLE"})
     )
@@ -68,3 +76,35 @@ class RetryPolicy:
     def may_retry(self, code: ErrorCode, retryable: bool, attempt: int) -> bool:
         """Whether a failed attempt number `attempt` may be followed by another."""
         return retryable and code in self.retry_on and attempt < self.max_attempts
+
+
+def time_limits(
+    run: RunPolicy, retry: RetryPolicy, timeout: float | None = None
+) -> tuple[float, float]:
+    """(each attempt's timeout, the total budget) for `timeout` (`--timeout`) or the contract's.
+
+    Raises `UsageError` for a timeout that is not positive or is longer than an explicit budget.
+    """
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"the timeout must be a positive number of seconds, not {timeout!r}")
+    chosen = timeout if timeout is not None else run.timeout_seconds
+    if chosen is None:  # nobody set one: the default, within whatever budget there is
+        budget = DEFAULT_BUDGET if retry.budget_seconds is None else retry.budget_seconds
+        return min(DEFAULT_TIMEOUT, budget), budget
+    if retry.budget_seconds is None:
+        return chosen, max(DEFAULT_BUDGET, chosen)
+    conflict = budget_conflict(chosen, retry.budget_seconds, flag=timeout is not None)
+    if conflict is not None:
+        raise UsageError(conflict)
+    return chosen, retry.budget_seconds
+
+
+def budget_conflict(timeout: float, budget: float, *, flag: bool = False) -> str | None:
+    """Why an explicit timeout cannot run within an explicit budget, or None if it can."""
+    if timeout <= budget:
+        return None
+    given = f"--timeout {timeout:g}" if flag else f"[run] timeout_seconds = {timeout:g}"
+    return (
+        f"{given} is longer than the contract's [retry] budget_seconds = {budget:g}: the budget "
+        "would cut every attempt short; lower the timeout or raise the budget"
+    )

@@ -5,8 +5,10 @@ process it starts share one process group that can be killed at once. stdout is 
 arrives and the group is killed the moment it passes `max_bytes`; stderr is read at the same
 time and only its first `STDERR_KEPT` bytes are kept (for the operator, never the agent). When
 the child exits, whatever it left behind in its group is killed too, so a grandchild holding
-the pipe open cannot stall us; one that escaped into its own session is given
-`DRAIN_GRACE` to let go before the pipe is simply closed.
+the pipe open cannot stall us. One that left the group (`setsid`, `setpgid`) is killed as
+well where the CLI made toolguard a subreaper (`reaper.py`), when the child exits and again
+after the attempt; elsewhere (a library caller) it is given `DRAIN_GRACE` to let go before the
+pipe is simply closed, and outlives the attempt.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from toolguard.run import reaper
 
 STDERR_KEPT = 64 * 1024
 DRAIN_GRACE = 0.2  # seconds to wait for EOF once the child has exited
@@ -66,11 +70,14 @@ def run_command(
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in argv
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
-    with child:  # closes both pipes and reaps the child
-        try:
-            return _collect(child, max_bytes, started + timeout, started)
-        finally:
-            _kill_group(child)
+    try:
+        with child:  # closes both pipes and reaps the child
+            try:
+                return _collect(child, max_bytes, started + timeout, started)
+            finally:
+                _kill_group(child)
+    finally:
+        reaper.sweep()  # descendants that left the group (only where the CLI set this up)
 
 
 def _collect(
@@ -93,6 +100,7 @@ def _collect(
             if exited_at is None and child.poll() is not None:
                 exited_at = now
                 _kill_group(child)  # leftovers in its group: their pipe ends close
+                reaper.sweep()  # and, in the CLI, those that left the group
             if exited_at is not None and now - exited_at > DRAIN_GRACE:
                 break  # an escaped process holds the pipe: what the child wrote is in
             wait = min(deadline - now, DRAIN_GRACE / 4 if exited_at else 0.05)

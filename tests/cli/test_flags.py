@@ -1,0 +1,123 @@
+"""The flag table's reading of `run`'s argv: every word from COMMAND on is the command's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolguard.cli import flags
+from toolguard.cli.answering import run
+from toolguard.cli.app import cli
+
+HERE = str(Path(__file__).resolve())
+# Words appended to a command that toolguard would read as its own flags if it looked.
+INJECTED = (
+    ["--now=2000-01-01T00:00:00Z"],
+    ["--timeout", "0.5"],
+    ["--audit-optional"],
+    ["--stdin-from", HERE],
+    ["--audit-log", "/tmp/elsewhere.jsonl"],
+)
+EVERY_INJECTED = [word for words in INJECTED for word in words]
+
+
+def value_for(flag: flags.Flag) -> st.SearchStrategy[str]:
+    """A value click accepts for `flag` (any text, even `--` or `-x`, where it takes text)."""
+    kind = flag.kind
+    if isinstance(kind, tuple):
+        return st.sampled_from(kind)
+    return {
+        "existing file": st.just(HERE),
+        "file path": st.just("audit/log.jsonl"),
+        "folder path": st.just("raw"),
+        "count": st.integers(1, 10**6).map(str),
+        "seconds": st.sampled_from(["0.5", "3", "86400"]),
+    }.get(kind, st.text(max_size=8))
+
+
+# Flags given once each: click keeps the last of a repeated option, which is not our concern.
+options = st.lists(st.sampled_from(flags.RUN), unique=True, max_size=4).flatmap(
+    lambda chosen: st.tuples(
+        *(
+            st.just([flag.name])
+            if flag.kind == "switch"
+            else value_for(flag).flatmap(
+                lambda value, name=flag.name: st.sampled_from([[name, value], [f"{name}={value}"]])
+            )
+            for flag in chosen
+        )
+    )
+)
+words = st.one_of(
+    st.text(max_size=6), st.sampled_from([*EVERY_INJECTED, "--", "-", "-h", "--help", "--bogus"])
+)
+
+
+def parse(arguments: list[str]) -> dict[str, Any]:
+    """`run`'s parameters as click passes them for `arguments`."""
+    # NOTE: with the group's settings (`-h`), as the CLI runs it: click caches the help option
+    # it first builds on the command, and `--help` alone would then change `run --help`.
+    with run.make_context("run", list(arguments), **cli.context_settings) as context:
+        return dict(context.params)
+
+
+@given(
+    before=options,
+    between=options,
+    program=st.text(max_size=6).filter(lambda word: not word.startswith("-")),
+    rest=st.lists(words, max_size=6),
+)
+def test_every_word_from_command_on_is_the_commands(
+    before: tuple[list[str], ...], between: tuple[list[str], ...], program: str, rest: list[str]
+) -> None:
+    """Options before and after CONTRACT are toolguard's; COMMAND and all after it are argv."""
+    leading = [word for option in before for word in option]
+    middle = [word for option in between for word in option]
+    arguments = [*leading, "contract.toml", *middle, program, *rest]
+    params = parse(arguments)
+    assert params["command"] == (program, *rest)
+    assert params["contract"] == Path("contract.toml")
+
+
+@pytest.mark.parametrize("trailing", [*INJECTED, EVERY_INJECTED])
+def test_options_after_the_command_reach_the_command(trailing: list[str]) -> None:
+    """`--now`, `--timeout`, `--stdin-from`, `--audit-*` after COMMAND are the command's words."""
+    params = parse(["contract.toml", "--timeout", "7", "ssh", "host", *trailing])
+    assert params["command"] == ("ssh", "host", *trailing)
+    assert (params["timeout"], params["now"], params["optional"]) == (7.0, None, False)
+    assert (params["stdin_from"], params["log"]) == (None, None)
+
+
+def test_an_explicit_double_dash_is_kept_as_it_was() -> None:
+    """With `--` before COMMAND, a later `--` is the command's own word."""
+    params = parse(["contract.toml", "--now", "2020-01-01T00:00:00Z", "--", "cmd", "--", "-x"])
+    assert params["command"] == ("cmd", "--", "-x")
+    assert params["now"] == "2020-01-01T00:00:00Z"
+
+
+def test_a_value_that_looks_like_double_dash_is_still_a_value() -> None:
+    """`--request-id --` gives `--` to the flag (as click reads it), so COMMAND comes after."""
+    params = parse(["contract.toml", "--request-id", "--", "cmd", "--now", "x"])
+    assert params["request_id"] == "--"
+    assert params["command"] == ("cmd", "--now", "x")
+
+
+def test_insertion_is_table_driven() -> None:
+    """A flag's value is skipped by its table kind, so its value is never taken for COMMAND."""
+    table = (
+        flags.Flag("--new-value", "new", "text", "a value"),
+        flags.Flag("--on", "on", "switch", "a switch"),
+    )
+    got = flags.options_end_at_command(table, ["C", "--new-value", "v", "--on", "cmd", "--on"], 1)
+    assert got == ["C", "--new-value", "v", "--on", "--", "cmd", "--on"]
+
+
+def test_unknown_option_before_the_command_is_still_refused() -> None:
+    """An unknown flag before COMMAND stays a usage error (click's message), not a command word."""
+    with pytest.raises(click.NoSuchOption):
+        parse(["contract.toml", "--bogus", "cmd"])
