@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from signing import ISSUER, ed25519_signer, key_set
 
 from toolguard.errors import RuleViolation
 from toolguard.request import Request, make_request
@@ -21,6 +22,15 @@ from toolguard.rules import (
 
 NOW = datetime(2026, 3, 14, 9, 30, 0, tzinfo=UTC)
 REQUEST_ID = "req.rules.0001"
+# One value for every option any registered factory requires.
+OPTIONS = {
+    "context": "c",
+    "max_age_seconds": 1,
+    "pattern": "{c}",
+    "keys": key_set(ed25519_signer().jwk()),
+    "algorithms": ["EdDSA"],
+    "issuer": ISSUER,
+}
 
 
 def request(**context: Any) -> Request:
@@ -379,14 +389,9 @@ def test_rule_declares_the_context_it_reads(rule: Any, keys: tuple[str, ...]) ->
 @pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
 def test_rules_are_frozen(kind: str) -> None:
     """A built rule cannot be reconfigured by assigning to it."""
-    options = {
-        "context": "c",
-        "max_age_seconds": 1,
-        "pattern": "{c}",
-    }
     factory = RULE_BY_KIND[kind].build
     accepted = inspect.signature(factory).parameters
-    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in OPTIONS.items() if k in accepted})
     with pytest.raises(AttributeError):
         rule.pointer = "/y"
 
@@ -403,9 +408,10 @@ def test_factory_documents_the_rule(kind: str) -> None:
 @pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
 def test_a_built_rule_names_its_registry_entry(kind: str) -> None:
     """lint and diff find a rule's entry through `rule.kind`: it is the registry key."""
-    options = {"context": "c", "max_age_seconds": 1, "pattern": "{c}"}
     factory = RULE_BY_KIND[kind].build
     accepted = inspect.signature(factory).parameters
-    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in OPTIONS.items() if k in accepted})
     assert rule.kind == kind
-    assert RULE_BY_KIND[kind].wider_when_higher <= set(accepted)
+    entry = RULE_BY_KIND[kind]
+    named = entry.wider_when_higher | entry.wider_when_more | entry.narrower_when_more | entry.files
+    assert named | ({entry.binds} if entry.binds else set()) <= set(accepted)
