@@ -77,7 +77,7 @@ def test_failing_fixture_is_reported_under_its_rule(rule: str, path: Path) -> No
 def test_passing_fixture_is_clean(rule: str, path: Path) -> None:
     """A passing fixture yields no finding at all (waived findings aside)."""
     report = only(path)
-    assert report.clean, [(f.rule, f.pointer, f.message) for f in report.findings]
+    assert not report.findings, [(f.rule, f.pointer, f.message) for f in report.findings]
 
 
 def test_allof_of_closed_base_and_open_extension_reports_the_extension_member() -> None:
