@@ -29,66 +29,77 @@ BY_NAME = {suite.contract.parent.name: suite for suite in SUITES}
 NEAR_MISSES: dict[str, dict[str, str | None]] = {
     "extra property": {
         "review_status": "extra_property",
+        "review_status_signed": "extra_property",
         "deploy_status": "extra_property",
         "job_run": "extra_property",
         "disk_usage": "extra_column",
     },
     "null instead of object": {
         "review_status": "null_instead_of_object",
+        "review_status_signed": "null_instead_of_object",
         "deploy_status": "null_instead_of_object",
         "job_run": "null_instead_of_object",
         "disk_usage": None,
     },
     "empty identifier": {
         "review_status": "empty_identifier",
+        "review_status_signed": "empty_identifier",
         "deploy_status": "empty_identifier",
         "job_run": "empty_identifier",
         "disk_usage": "empty_identifier",
     },
     "duplicate member in the raw bytes": {
         "review_status": "duplicate_member",
+        "review_status_signed": "duplicate_member",
         "deploy_status": "duplicate_member",
         "job_run": "duplicate_member",
         "disk_usage": None,
     },
     "array instead of object": {
         "review_status": "array_instead_of_object",
+        "review_status_signed": "array_instead_of_object",
         "deploy_status": "array_instead_of_object",
         "job_run": "array_instead_of_object",
         "disk_usage": None,
     },
     "over-long string": {
         "review_status": "over_long_string",
+        "review_status_signed": "over_long_string",
         "deploy_status": "over_long_string",
         "job_run": "over_long_string",
         "disk_usage": "over_long_string",
     },
     "success that also carries an error": {
         "review_status": "success_with_error",
+        "review_status_signed": "success_with_error",
         "deploy_status": "success_with_error",
         "job_run": "success_with_error",
         "disk_usage": "warning_line",  # df printed its records and an error line
     },
     "injection": {
         "review_status": "injection_article",
+        "review_status_signed": "injection_article",
         "deploy_status": "injection",
         "job_run": "injection",
         "disk_usage": "injection",
     },
     "wrong project": {
         "review_status": "wrong_change_id",
+        "review_status_signed": "wrong_change_id",
         "deploy_status": "production_when_staging",
         "job_run": "wrong_project",
         "disk_usage": None,
     },
     "stale timestamp": {
         "review_status": None,
+        "review_status_signed": "expired",  # the attestation's exp
         "deploy_status": None,
         "job_run": "stale",
         "disk_usage": None,
     },
     "future timestamp": {
         "review_status": None,
+        "review_status_signed": "issued_in_future",  # the attestation's iat
         "deploy_status": None,
         "job_run": "future",
         "disk_usage": None,
@@ -111,8 +122,14 @@ def cases(kind: str | None = None) -> list[Any]:
 
 
 def test_examples_exist() -> None:
-    """The walk finds the four example contracts, so it cannot pass vacuously."""
-    assert set(BY_NAME) == {"review_status", "job_run", "deploy_status", "disk_usage"}
+    """The walk finds the five example contracts, so it cannot pass vacuously."""
+    assert set(BY_NAME) == {
+        "review_status",
+        "review_status_signed",
+        "job_run",
+        "deploy_status",
+        "disk_usage",
+    }
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=lambda suite: suite.contract.parent.name)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from signing import ISSUER, claims, ed25519_signer, key_set
 
 from toolguard.errors import RuleViolation
 from toolguard.request import Request, make_request
@@ -17,10 +19,20 @@ from toolguard.rules import (
     fresh,
     matches_context_pattern,
     member_of_context,
+    signed,
 )
 
 NOW = datetime(2026, 3, 14, 9, 30, 0, tzinfo=UTC)
 REQUEST_ID = "req.rules.0001"
+# One value for every option any registered factory requires.
+OPTIONS = {
+    "context": "c",
+    "max_age_seconds": 1,
+    "pattern": "{c}",
+    "keys": key_set(ed25519_signer().jwk()),
+    "algorithms": ["EdDSA"],
+    "issuer": ISSUER,
+}
 
 
 def request(**context: Any) -> Request:
@@ -379,14 +391,9 @@ def test_rule_declares_the_context_it_reads(rule: Any, keys: tuple[str, ...]) ->
 @pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
 def test_rules_are_frozen(kind: str) -> None:
     """A built rule cannot be reconfigured by assigning to it."""
-    options = {
-        "context": "c",
-        "max_age_seconds": 1,
-        "pattern": "{c}",
-    }
     factory = RULE_BY_KIND[kind].build
     accepted = inspect.signature(factory).parameters
-    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in OPTIONS.items() if k in accepted})
     with pytest.raises(AttributeError):
         rule.pointer = "/y"
 
@@ -403,9 +410,116 @@ def test_factory_documents_the_rule(kind: str) -> None:
 @pytest.mark.parametrize("kind", sorted(RULE_BY_KIND))
 def test_a_built_rule_names_its_registry_entry(kind: str) -> None:
     """lint and diff find a rule's entry through `rule.kind`: it is the registry key."""
-    options = {"context": "c", "max_age_seconds": 1, "pattern": "{c}"}
     factory = RULE_BY_KIND[kind].build
     accepted = inspect.signature(factory).parameters
-    rule = factory(name="r", pointer="/x", **{k: v for k, v in options.items() if k in accepted})
+    rule = factory(name="r", pointer="/x", **{k: v for k, v in OPTIONS.items() if k in accepted})
     assert rule.kind == kind
-    assert RULE_BY_KIND[kind].wider_when_higher <= set(accepted)
+    entry = RULE_BY_KIND[kind]
+    named = entry.wider_when_higher | entry.wider_when_more | entry.narrower_when_more | entry.files
+    assert named | ({entry.binds} if entry.binds else set()) <= set(accepted)
+
+
+# signed: the verifier is tested check by check in tests/signed/; here, the rule around it.
+
+SIGNER = ed25519_signer()
+ANSWER = {"change_id": "CR-1042", "decision": "approved", "reviewed_by": "alice@example.com"}
+
+
+def signed_rule(**options: Any) -> Any:
+    claims_map = {"sub": "/reviewed_by", "change_id": "/change_id", "decision": "/decision"}
+    return signed(
+        "approval_is_signed",
+        "/attestation",
+        key_set(SIGNER.jwk()),
+        ["EdDSA"],
+        ISSUER,
+        **{"claims": claims_map, **options},
+    )
+
+
+def attested(**claim_changes: Any) -> dict[str, Any]:
+    attestation = SIGNER.token(claims(**{"decision": "approved", **claim_changes}))
+    return {**ANSWER, "attestation": attestation}
+
+
+def test_signed_passes_when_the_token_verifies_and_binds_every_claim() -> None:
+    """A genuine token whose claims equal the answer's fields: the rule passes."""
+    signed_rule()(attested(), request())
+
+
+def test_signed_refuses_a_field_changed_beside_a_genuine_token() -> None:
+    """The service signed 'rejected'; the answer says 'approved': claim_mismatch."""
+    payload = attested(decision="rejected")
+    error = violation(signed_rule(), payload, request())
+    assert error.reason == "claim_mismatch"
+    assert "'decision'" in error.message
+    assert "/decision" in error.message
+
+
+def test_signed_refuses_a_token_of_another_change() -> None:
+    """A genuine token about CR-1043 beside an answer about CR-1042: claim_mismatch."""
+    assert violation(signed_rule(), attested(change_id="CR-1043"), request()).reason == (
+        "claim_mismatch"
+    )
+
+
+def test_signed_refuses_a_token_without_a_bound_claim() -> None:
+    """A claim the contract binds must be in the token: claim_missing."""
+    assert violation(signed_rule(), attested(change_id=None), request()).reason == ("claim_missing")
+
+
+def test_signed_binds_with_json_equality() -> None:
+    """1 equals 1.0, true never equals 1, an object equals itself at every depth."""
+    rule = signed_rule(claims={"n": "/n", "flag": "/flag", "detail": "/detail"})
+    detail = {"a": [1, {"b": None}]}
+    payload = {**attested(n=1.0, flag=True, detail=detail), "n": 1, "flag": True, "detail": detail}
+    rule(payload, request())
+    payload["flag"] = 1
+    assert violation(rule, payload, request()).reason == "claim_mismatch"
+
+
+def test_signed_names_itself_on_a_verifier_refusal() -> None:
+    """Every verifier reason comes back as this rule's violation."""
+    error = violation(signed_rule(), attested(iss="https://evil.example"), request())
+    assert (error.reason, error.rule) == ("issuer_mismatch", "approval_is_signed")
+
+
+def test_signed_reads_the_token_at_its_pointer() -> None:
+    """No token at the pointer: missing_field; a bound pointer absent: missing_field."""
+    assert violation(signed_rule(), dict(ANSWER), request()).reason == "missing_field"
+    partial = {key: value for key, value in attested().items() if key != "decision"}
+    assert violation(signed_rule(), partial, request()).reason == "missing_field"
+
+
+def test_signed_uses_the_requests_clock() -> None:
+    """--now decides expiry: the same token expires ten minutes later."""
+    later = make_request(REQUEST_ID, {}, NOW + timedelta(minutes=10))
+    assert violation(signed_rule(), attested(), later).reason == "token_expired"
+
+
+def test_signed_repr_names_the_policy() -> None:
+    """Diagnostics print the pointer, algorithms, issuer, key set and the bound claims."""
+    text = repr(signed_rule())
+    assert text.startswith("approval_is_signed: /attestation signed (EdDSA) by ")
+    assert ISSUER in text
+    assert "keys.jwks.json (1 key, sha256:" in text
+    assert "binding sub=/reviewed_by, change_id=/change_id, decision=/decision" in text
+
+
+def test_signed_refuses_an_empty_issuer_and_hmac() -> None:
+    """The factory refuses what the contract schema would, for callers from Python."""
+    with pytest.raises(ValueError, match="issuer is empty"):
+        signed("s", "/t", key_set(SIGNER.jwk()), ["EdDSA"], "")
+    with pytest.raises(ValueError, match="HMAC"):
+        signed("s", "/t", key_set(SIGNER.jwk()), ["HS256"], ISSUER)
+
+
+def test_signed_without_the_library_is_refused_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With joserfc hidden, building the rule says which extra to install."""
+    monkeypatch.setitem(sys.modules, "joserfc", None)
+    with pytest.raises(ValueError, match=r"pip install 'toolguard-cli\[signed\]'"):
+        signed_rule()
+    lint_only = signed_rule(need_library=False)  # lint's build: the set is still judged
+    assert len(lint_only.keys.keys) == 1

@@ -60,6 +60,9 @@ NEVER = (
     "secrets",
     "tempfile",
     "traceback",
+    "toolguard.signed",  # the signed rule and its JOSE library: only for contracts that use it
+    "joserfc",
+    "cryptography",
 )
 # Not needed once the contract artefact is warm and the response is accepted.
 NOT_WHEN_WARM = ("tomllib", "ijson")
@@ -109,6 +112,26 @@ def test_a_cold_check_compiles_but_still_skips_click_and_rich(tmp_path: Path) ->
     assert status == 0
     assert "fastjsonschema" in modules  # the probe sees a real compile
     assert sorted(modules & {"click", "rich", "toolguard.cli.app"}) == []
+
+
+def test_a_signed_check_loads_the_jose_library_and_nothing_else_heavy(tmp_path: Path) -> None:
+    """A contract with a signed rule imports joserfc; the CLI and the compiler stay out."""
+    signed = REPO / "examples" / "review_status_signed"
+    arguments = [
+        "check",
+        str(signed / "contract.toml"),
+        "--context",
+        "change_id=CR-1042",
+        "--now",
+        "2026-03-14T09:30:00Z",
+    ]
+    _modules(arguments, tmp_path / "cache", signed / "response.json")  # builds the artefact
+    status, modules = _modules(arguments, tmp_path / "cache", signed / "response.json")
+    assert status == 0
+    assert {"toolguard.signed.verify", "joserfc"} <= modules
+    # joserfc itself imports `secrets` (for key generation it is never asked to do here)
+    heavy = set(NEVER) - {"toolguard.signed", "joserfc", "cryptography", "secrets"}
+    assert sorted(modules & {*heavy, *NOT_WHEN_WARM}) == []
 
 
 def test_help_and_other_commands_still_go_through_click(tmp_path: Path) -> None:

@@ -8,16 +8,20 @@ callable: `rule(payload, request)` returns None or raises `RuleViolation` naming
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolguard import rfc3339
 from toolguard.errors import RuleViolation
 from toolguard.pointer import MISSING, lookup
 from toolguard.request import Request
+
+if TYPE_CHECKING:
+    from toolguard.signed.keyset import KeySet
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
@@ -245,16 +249,136 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     return _MatchesContextPattern(name, pointer, pattern)
 
 
-FieldType = Literal["scalar", "string", "date-time"]
+@dataclass(frozen=True, slots=True)
+class ContractFile:
+    """A file a rule option names (relative to the contract), as the loader read it."""
+
+    name: str  # as the contract writes it
+    raw: bytes
+
+    @property
+    def sha256(self) -> str:
+        """The digest the contract's own digest and its artefact's freshness check cover."""
+        return hashlib.sha256(self.raw).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Signed:
+    kind: ClassVar[str] = "signed"
+    name: str
+    pointer: str
+    keys: KeySet
+    algorithms: tuple[str, ...]
+    issuer: str
+    audience: str | None
+    max_age_seconds: int | None
+    clock_skew_seconds: int
+    max_lifetime_seconds: int | None
+    claims: tuple[tuple[str, str], ...]  # (claim, payload pointer): what the token vouches for
+    context_keys: tuple[str, ...] = ()
+    context_shape: ClassVar[type] = object
+
+    def __call__(self, payload: Any, request: Request) -> None:
+        from toolguard.signed.verify import verify  # noqa: PLC0415 - only signed contracts
+
+        token = _field(self, payload, self.pointer)
+        try:
+            verified = verify(token, request.clock(), self)
+        except RuleViolation as violation:
+            violation.rule = self.name
+            raise
+        for claim, pointer in self.claims:
+            value = _field(self, payload, pointer)
+            if claim not in verified:
+                raise RuleViolation(
+                    "claim_missing", f"the token has no {claim!r} claim to bind", rule=self.name
+                )
+            if not _same(verified[claim], value):
+                raise RuleViolation(
+                    "claim_mismatch",
+                    f"the token's {claim!r} is {verified[claim]!r}, {pointer} is {value!r}",
+                    rule=self.name,
+                )
+
+    def __repr__(self) -> str:
+        bound = ", ".join(f"{claim}={pointer}" for claim, pointer in self.claims)
+        return (
+            f"{self.name}: {self.pointer} signed ({', '.join(self.algorithms)}) by "
+            f"{self.issuer!r} with {self.keys!r}" + (f", binding {bound}" if bound else "")
+        )
+
+
+def signed(  # noqa: PLR0913, PLR0917 - one parameter per contract option, as in every factory
+    name: str,
+    pointer: str,
+    keys: ContractFile,
+    algorithms: Sequence[str],
+    issuer: str,
+    audience: str | None = None,
+    max_age_seconds: int | None = None,
+    clock_skew_seconds: int = 0,
+    max_lifetime_seconds: int | None = None,
+    claims: Mapping[str, str] | None = None,
+    *,
+    need_library: bool = True,
+) -> Rule:
+    """The field is a compact JWS that verifies offline under the contract's pinned policy.
+
+    Signed with one of `algorithms` by a public key in the JWK Set `keys`, issued by exactly
+    `issuer`, current by the request's clock (`exp`, `nbf`, `iat`, `max_age_seconds`,
+    `max_lifetime_seconds`, each within `clock_skew_seconds`), for `audience` if one is named
+    (an `aud` claim is refused otherwise), and each `claims` entry equal to the payload value
+    at its pointer. `need_library=False` (lint) builds it without the `signed` extra.
+    """
+    # NOTE: deferred, so that contracts without this rule never import the signed package.
+    from toolguard.signed.algorithms import pinned  # noqa: PLC0415
+    from toolguard.signed.jose import import_keys  # noqa: PLC0415
+    from toolguard.signed.keyset import read_key_set  # noqa: PLC0415
+
+    listed = pinned(algorithms)
+    if not issuer:
+        raise ValueError("issuer is empty: name the one issuer whose tokens are accepted")
+    key_set = read_key_set(keys.name, keys.raw, listed)
+    if need_library:
+        key_set = import_keys(key_set)
+    return _Signed(
+        name,
+        pointer,
+        key_set,
+        listed,
+        issuer,
+        audience,
+        max_age_seconds,
+        clock_skew_seconds,
+        max_lifetime_seconds,
+        tuple((claims or {}).items()),
+    )
+
+
+def _ignored_keys(rule: Rule) -> Iterator[tuple[str, str]]:
+    """The keys of a signed rule's set that no listed algorithm can use, or not to verify."""
+    if isinstance(rule, _Signed):
+        yield from (("keys", f"{rule.keys.file} {why}") for why in rule.keys.ignored)
+
+
+FieldType = Literal["scalar", "string", "bounded-string", "date-time"]
 
 
 @dataclass(frozen=True, slots=True)
 class RuleKind:
-    """One rule kind: its factory, and what lint and diff must know about it."""
+    """One rule kind: its factory, and what the loader, lint and diff must know about it."""
 
     build: Callable[..., Rule]
     reads: FieldType  # what the pointed field must be (lint TG011)
-    wider_when_higher: frozenset[str] = frozenset()  # parameters that accept more as they grow
+    wider_when_higher: frozenset[str] = frozenset()  # numbers that accept more as they grow
+    # (None, no bound, is the highest)
+    wider_when_more: frozenset[str] = frozenset()  # collections: a superset accepts more
+    narrower_when_more: frozenset[str] = frozenset()  # collections: a superset accepts less
+    files: frozenset[str] = frozenset()  # options naming a file beside the contract
+    binds: str | None = None  # the option mapping names to the payload pointers it vouches for
+    extra: str | None = None  # the optional extra it needs (`need_library=False`: lint)
+    # What a built rule's configuration sets aside, as (option, why): lint's TG020 notices.
+    ignored: Callable[[Rule], Iterable[tuple[str, str]]] = lambda _: ()
 
 
 RULE_BY_KIND: Mapping[str, RuleKind] = {
@@ -267,4 +391,17 @@ RULE_BY_KIND: Mapping[str, RuleKind] = {
     ),
     "member_of_context": RuleKind(member_of_context, reads="scalar"),
     "matches_context_pattern": RuleKind(matches_context_pattern, reads="string"),
+    "signed": RuleKind(
+        signed,
+        reads="bounded-string",
+        wider_when_higher=frozenset(
+            {"max_age_seconds", "clock_skew_seconds", "max_lifetime_seconds"}
+        ),
+        wider_when_more=frozenset({"keys", "algorithms"}),
+        narrower_when_more=frozenset({"claims"}),
+        files=frozenset({"keys"}),
+        binds="claims",
+        extra="signed",
+        ignored=_ignored_keys,
+    ),
 }

@@ -528,3 +528,26 @@ def test_schema_command_prints_the_articles_oneof_envelope(run_toolguard: Any, n
     ]
     for envelope in tampered:
         assert not validator.is_valid(envelope), envelope
+
+
+def test_a_signed_contract_without_the_signed_extra_exits_3_naming_it(
+    run_toolguard: Any,
+) -> None:
+    """joserfc missing (hidden from the import system): exit 3, the pip command on stderr."""
+    hide = (
+        "import sys, runpy; sys.modules['joserfc'] = None; "
+        "runpy.run_module('toolguard', run_name='__main__')"
+    )
+    example = REPO / "examples" / "review_status_signed"
+    run = run_toolguard(
+        "check",
+        example / "contract.toml",
+        "--context",
+        "change_id=CR-1042",
+        stdin=(example / "response.json").read_bytes(),
+        command=[sys.executable, "-c", hide],
+    )
+    assert run.status == 3
+    assert run.stdout == b""
+    assert "pip install 'toolguard-cli[signed]'" in run.stderr.decode()
+    assert "rules.1" in run.stderr.decode()

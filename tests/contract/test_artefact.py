@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import toolguard.contract.load
 import toolguard.schema
 from toolguard.contract import artefact, load_contract
 from toolguard.pipeline import check
+from toolguard.schema import cache
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "review_status"
 RESPONSE = (EXAMPLE / "response.json").read_bytes()
@@ -114,3 +116,49 @@ def test_a_relative_load_checks_the_same_files_from_any_folder(
     monkeypatch.chdir(decoy)
     reloaded = load_contract(contract_copy)
     assert check(reloaded, RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"
+
+
+SIGNED = EXAMPLE.parent / "review_status_signed"
+
+
+@pytest.fixture
+def signed_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of review_status_signed and an empty cache of its own."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "review_status_signed"
+    shutil.copytree(SIGNED, folder)
+    return folder / "contract.toml"
+
+
+def test_an_edited_key_set_is_never_served_stale(signed_copy: Path) -> None:
+    """Rotating the key set after a warm load: the next load verifies with the new keys only."""
+    response = (signed_copy.parent / "response.json").read_bytes()
+
+    def outcome(contract: Any) -> str:
+        answer = check(contract, response, context=CONTEXT, now="2026-03-14T09:30:00Z")
+        return str(answer.envelope["outcome"])
+
+    first = load_contract(signed_copy)
+    warm = load_contract(signed_copy)
+    assert outcome(first) == outcome(warm) == "success"
+    keys = signed_copy.parent / "review-service.jwks.json"
+    document = json.loads(keys.read_text(encoding="utf-8"))
+    document["keys"] = document["keys"][1:]  # the Ed25519 key that signed response.json: gone
+    keys.write_text(json.dumps(document), encoding="utf-8")
+    rotated = load_contract(signed_copy)
+    assert outcome(rotated) == "failure"
+    assert rotated.digest != first.digest  # the audit record's contract.sha256 follows
+
+
+def test_the_artefact_records_the_key_set_it_was_built_beside(signed_copy: Path) -> None:
+    """The key set's path and digest are among the files a warm load re-hashes."""
+    load_contract(signed_copy)
+    keys = signed_copy.parent / "review-service.jwks.json"
+    raw = signed_copy.read_bytes()
+    key = artefact.key(signed_copy, raw)
+    assert key is not None
+    stored = cache.load(f"contract-{key}")
+    files = dict(stored[3])
+    assert files[str(keys.absolute())] == cache.file_digest(keys.read_bytes())
+    keys.write_text(keys.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    assert artefact.read(key) is None  # one byte more: a miss

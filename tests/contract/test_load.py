@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from signing import ISSUER, ed25519_signer, key_set
 
 import toolguard
 from toolguard import ContractError, SchemaError, compile_schema, load_contract
@@ -143,12 +144,22 @@ SAMPLE_OPTION = {
     "max_age_seconds": 300,
     "max_future_seconds": 30,
     "pattern": "{project}-[0-9]+",
+    "keys": "keys.jwks.json",
+    "algorithms": ["EdDSA"],
+    "issuer": ISSUER,
 }
 
 
 def _factory_options(kind: str) -> tuple[dict[str, Any], set[str]]:
-    """(required options with sample values, every option name) of a rule factory."""
-    parameters = inspect.signature(RULE_BY_KIND[kind].build).parameters
+    """(required options with sample values, every option name) of a rule factory.
+
+    Keyword-only parameters are the loader's (`need_library`), never written in a contract.
+    """
+    parameters = {
+        name: parameter
+        for name, parameter in inspect.signature(RULE_BY_KIND[kind].build).parameters.items()
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY
+    }
     names = set(parameters) - {"name", "pointer"}
     required = {
         name: SAMPLE_OPTION[name]
@@ -177,6 +188,8 @@ def test_every_registered_kind_is_accepted_by_the_meta_schema(kind: str) -> None
         "projection": {"field": "/field"},
     }
     compile_schema(_contract_schema()).validate(document)
+    for option in RULE_BY_KIND[kind].files:  # the loader hands the factory the file's bytes
+        options[option] = key_set(ed25519_signer().jwk(), name=options[option])
     rule = RULE_BY_KIND[kind].build(name="probe_rule", pointer="/field", **options)
     assert rule.name == "probe_rule"
 

@@ -25,7 +25,7 @@ from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
-from toolguard.rules import RULE_BY_KIND, Rule
+from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
 from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, is_own
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy, budget_conflict
@@ -68,7 +68,7 @@ def _build(
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     rules = tuple(
-        _rule(entry, index, payload_schema, source)
+        _rule(entry, index, payload_schema, schemas, source, need_extras=need_extras)
         for index, entry in enumerate(document.get("rules", []))
     )
     projection, locations = _projection(document, payload_schema, source)
@@ -96,7 +96,11 @@ def _build(
         projection=projection,
         envelope_validator=envelope_validator,
         envelope_schema_json=json.dumps(implied),
-        digest=_digest(raw, payload_schema, *(entry.validator.schema for entry in documents)),
+        digest=_digest(
+            raw,
+            [payload_schema, *(entry.validator.schema for entry in documents)],
+            schemas.read,
+        ),
         error_documents=documents,
         audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
         run=run,
@@ -131,6 +135,7 @@ class _Schemas:
         self.stored = stored
         self.validators: dict[str, Validator] = {}
         self.files: list[tuple[str, str]] = []
+        self.read: list[ContractFile] = []  # files rule options name, in contract order
 
     def file(self, label: str, relative: str) -> Validator:
         """The schema file at `relative` (to the contract), compiled."""
@@ -144,6 +149,29 @@ class _Schemas:
         self.validators[label] = validator
         return validator
 
+    def contract_file(self, relative: str, source: str, field: str) -> ContractFile:
+        """A file a rule option names, read within the contract budget every load.
+
+        Nothing is compiled from it into the artefact (the rule is rebuilt from its bytes each
+        load); its digest is recorded all the same, so an edited file is a miss, never stale.
+        """
+        path = self.folder / relative
+        try:
+            with path.open("rb") as stream:
+                raw = read_bounded(stream, CONTRACT_MAX_BYTES)
+        except OSError as exc:
+            raise ContractError(
+                f"cannot read {relative}: {exc.strerror}", source=source, field=field
+            ) from None
+        except Rejection:
+            raise ContractError(
+                f"{relative} is larger than {CONTRACT_MAX_BYTES} bytes", source=source, field=field
+            ) from None
+        read = ContractFile(relative, raw)
+        self.files.append((str(path), read.sha256))
+        self.read.append(read)
+        return read
+
     def implied(self, label: str, schema: Any) -> Validator:
         """A schema toolguard derived (the envelope's), with formats as annotations."""
         if self.stored is not None:
@@ -153,11 +181,16 @@ class _Schemas:
         return validator
 
 
-def _digest(raw: bytes, *schemas: Any) -> str:
-    """Covers what decides an answer: the TOML and each schema as compiled (refs included)."""
+def _digest(raw: bytes, schemas: list[Any], files: list[ContractFile]) -> str:
+    """Covers what decides an answer: the TOML, each compiled schema, each file a rule read.
+
+    Schemas count as compiled (refs included); a rule's file (a key set) as its bytes.
+    """
     digest = hashlib.sha256(raw)
     for schema in schemas:
         digest.update(b"\0" + json.dumps(schema, sort_keys=True).encode())
+    for file in files:
+        digest.update(b"\0" + file.raw)
     return digest.hexdigest()
 
 
@@ -254,11 +287,27 @@ def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str
     return location
 
 
-def _rule(entry: dict[str, Any], index: int, payload_schema: Any, source: str) -> Rule:
+def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may use
+    entry: dict[str, Any],
+    index: int,
+    payload_schema: Any,
+    schemas: _Schemas,
+    source: str,
+    *,
+    need_extras: bool,
+) -> Rule:
+    """One `[[rules]]` entry built by its kind's factory, with the files it names read."""
+    kind = RULE_BY_KIND[entry["kind"]]
     _declared(payload_schema, entry["pointer"], source, f"rules.{index}.pointer")
+    for name, pointer in entry.get(kind.binds, {}).items() if kind.binds else ():
+        _declared(payload_schema, pointer, source, f"rules.{index}.{kind.binds}.{name}")
     options = {key: value for key, value in entry.items() if key != "kind"}
+    for option in sorted(kind.files & options.keys()):
+        options[option] = schemas.contract_file(options[option], source, f"rules.{index}.{option}")
+    if kind.extra is not None:
+        options["need_library"] = need_extras
     try:
-        return RULE_BY_KIND[entry["kind"]].build(**options)
+        return kind.build(**options)
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 

@@ -38,7 +38,7 @@ class Contract:
     projection: Projection
     envelope_validator: Validator
     envelope_schema_json: str
-    digest: str = ""  # SHA-256 of the TOML and every compiled schema: "has the contract changed?"
+    digest: str = ""  # SHA-256 of the TOML, every compiled schema and every file a rule read
     error_documents: tuple[ErrorDocument, ...] = ()
     audit: AuditPolicy = field(default_factory=AuditPolicy)
     run: RunPolicy = field(default_factory=RunPolicy)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from toolguard.contract import Contract
 from toolguard.diff.change import (
@@ -14,7 +17,9 @@ from toolguard.diff.change import (
     Change,
     Upstream,
     change,
+    flip,
     merge,
+    show,
     widened,
 )
 from toolguard.diff.graph import always_present
@@ -115,8 +120,7 @@ def rule_changes(old: Contract, new: Contract) -> list[Change]:
         upstream = _rule_impact(rule, after[key])
         if upstream != NONE:
             what = {MORE: "rule loosened", LESS: "rule tightened"}.get(upstream, "rule changed")
-            detail = f"{rule!r} -> {after[key]!r}"
-            changes.append(change(where, what, detail, upstream))
+            changes.append(change(where, what, _rule_detail(rule, after[key]), upstream))
     changes.extend(
         change(f"rules.{key}", "rule added", repr(rule), LESS)
         for key, rule in after.items()
@@ -142,16 +146,55 @@ def _by_name(rules: tuple[Rule, ...]) -> dict[str, Rule]:
     return keyed
 
 
+def _rule_detail(old: Rule, new: Rule) -> str:
+    """The parameters that changed, each `name: before -> after`; else the two rules."""
+    if type(old) is not type(new) or not dataclasses.is_dataclass(old):
+        return f"{old!r} -> {new!r}"
+    return "; ".join(
+        f"{field.name}: {show(getattr(old, field.name))} -> {show(getattr(new, field.name))}"
+        for field in dataclasses.fields(old)
+        if getattr(old, field.name) != getattr(new, field.name)
+    )
+
+
 def _rule_impact(old: Rule, new: Rule) -> Upstream:
+    """Each changed parameter in the sense its kind's entry gives it; any other: `both`."""
     if type(old) is not type(new) or not dataclasses.is_dataclass(old):
         return NONE if repr(old) == repr(new) and type(old) is type(new) else BOTH
     impacts = []
-    wider_when_higher = RULE_BY_KIND[old.kind].wider_when_higher
+    kind = RULE_BY_KIND[old.kind]
     for field in dataclasses.fields(old):
         before, after = getattr(old, field.name), getattr(new, field.name)
-        if before != after:
-            impacts.append(widened(before, after) if field.name in wider_when_higher else BOTH)
+        if before == after:
+            continue
+        if field.name in kind.wider_when_higher:
+            impacts.append(widened(_bound(before), _bound(after)))
+        elif field.name in kind.wider_when_more:
+            impacts.append(_grown(before, after))
+        elif field.name in kind.narrower_when_more:
+            impacts.append(flip(_grown(before, after)))
+        else:
+            impacts.append(BOTH)
     return merge(impacts)
+
+
+def _bound(value: float | None) -> float:
+    """An upper bound as a number: None (no bound) is the highest of all."""
+    return math.inf if value is None else value
+
+
+def _grown(before: Iterable[Any], after: Iterable[Any]) -> Upstream:
+    """A collection's change as sets (a mapping's as its items): grown, shrunk, or both."""
+    old, new = _members(before), _members(after)
+    if old == new:
+        return NONE
+    if old <= new:
+        return MORE
+    return LESS if new <= old else BOTH
+
+
+def _members(value: Iterable[Any]) -> frozenset[Any]:
+    return frozenset(value.items() if isinstance(value, Mapping) else value)
 
 
 def limit_changes(old: Contract, new: Contract) -> list[Change]:

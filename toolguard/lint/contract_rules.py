@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolguard.adapters import ADAPTER_BY_KIND, kind_of
+from toolguard.contract import Contract
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, LintRule
+from toolguard.lint.schema_rules import bounded_string
 from toolguard.lint.views import Document
 from toolguard.lint.walk import resolve_field
 from toolguard.pointer import escape, is_index, tokens
@@ -44,6 +46,10 @@ class ContractSubject:
             yield f"/projection/{escape(name)}", pointer, f"projection field {name!r}"
         for index, rule in enumerate(self.document.get("rules", [])):
             yield f"/rules/{index}/pointer", rule["pointer"], f"rule {rule['name']!r}"
+            binds = RULE_BY_KIND[rule["kind"]].binds
+            for claim, pointer in rule.get(binds, {}).items() if binds else ():
+                where = f"/rules/{index}/{binds}/{escape(claim)}"
+                yield where, pointer, f"rule {rule['name']!r} ({binds} {claim!r})"
         display = self.document.get("display_text")
         if display:
             yield "/display_text/pointer", display["pointer"], "the display text"
@@ -97,8 +103,9 @@ def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
     """Semantic checks need fields they can check: a timestamp that really is one.
 
     `fresh` reads a string with `format: date-time` (RFC 3339, asserted by toolguard);
-    `equals_request_id` and `matches_context_pattern` read strings; `equals_context` and
-    `member_of_context` read scalars, never objects or arrays.
+    `equals_request_id` and `matches_context_pattern` read strings; `signed` reads a bounded
+    string (as TG002 bounds one); `equals_context` and `member_of_context` read scalars,
+    never objects or arrays.
     """
     for index, rule in enumerate(contract.document.get("rules", [])):
         _, view = resolve_field(contract.schema, rule["pointer"])
@@ -112,6 +119,9 @@ def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
             needs, ok = "a string with format: date-time", types <= {"string"} and dated
         elif reads == "string":
             needs, ok = "a string", types <= {"string"}
+        elif reads == "bounded-string":
+            needs = "a string bounded by maxLength (a token is read whole)"
+            ok = types <= {"string"} and bounded_string(view)
         else:
             needs, ok = "a scalar", not types & {"object", "array"}
         if not ok:
@@ -239,6 +249,58 @@ def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
             )
 
 
+def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
+    """A signature binds only the claims it carries: an unbound field can change beside it.
+
+    So, in a contract with a rule that vouches for fields (`signed`, through
+    `[rules.claims]`), each projected field is bound by one of its claims (at its pointer or
+    above it), or is the token itself; a notice names each field a genuine token does not
+    cover.
+    """
+    bound: list[str] = []
+    vouching: list[str] = []
+    for rule in contract.document.get("rules", []):
+        binds = RULE_BY_KIND[rule["kind"]].binds
+        if binds is None:
+            continue
+        vouching.append(repr(rule["name"]))
+        bound += [rule["pointer"], *rule.get(binds, {}).values()]
+    if not vouching:
+        return
+    for name, pointer in contract.document["projection"].items():
+        if not any(pointer == b or pointer.startswith(f"{b}/") for b in bound):
+            yield Hit(
+                contract.file,
+                f"/projection/{escape(name)}",
+                f"projection field {name!r} ({pointer}) is bound by no claim of "
+                f"{', '.join(vouching)}: it can change beside a genuine token",
+            )
+
+
+@dataclass(frozen=True)
+class BuiltSubject:
+    """A contract as the loader built it (rules included), for what only building tells."""
+
+    file: str
+    contract: Contract
+
+
+def ignored_key(subject: BuiltSubject) -> Iterator[Hit]:
+    """Keys a contract cannot use are set aside, not silently trusted or silently refused.
+
+    So lint names each key of a `signed` rule's key set that no listed algorithm can use, or
+    whose `use`/`key_ops` is not signature verification: a published set works as it is,
+    and a reviewer sees which of its keys count.
+    """
+    for index, rule in enumerate(subject.contract.rules):
+        by_option: dict[str, list[str]] = {}
+        for option, why in RULE_BY_KIND[rule.kind].ignored(rule):
+            by_option.setdefault(option, []).append(why)
+        for option, whys in by_option.items():  # one finding per place: all of them in it
+            where = f"/rules/{index}/{option}"
+            yield Hit(subject.file, where, f"rule {rule.name!r}: {'; '.join(whys)}")
+
+
 @dataclass(frozen=True)
 class WaiverSubject:
     """A contract's waivers and the findings they were matched against."""
@@ -273,5 +335,7 @@ CONTRACT_RULES = (
     LintRule("TG015", "limits-insane", limits_insane),
     LintRule("TG016", "version-scheme", version_scheme),
     LintRule("TG018", "unretryable-retry-code", unretryable_retry_code),
+    LintRule("TG021", "unbound-field", unbound_field, "notice"),
 )
+BUILT_RULES = (LintRule("TG020", "ignored-key", ignored_key, "notice"),)
 UNMATCHED_WAIVER = LintRule("TG017", "unmatched-waiver", unmatched_waiver, "warning")

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-Severity = Literal["error", "warning"]
+# A notice informs (what a contract sets aside, what a signature does not cover) and never
+# changes the exit status; errors and warnings do.
+Severity = Literal["error", "warning", "notice"]
 
 
 class Hit(NamedTuple):
@@ -57,8 +59,8 @@ class LintReport:
 
     @property
     def clean(self) -> bool:
-        """Whether nothing is left to fix (waived findings do not count)."""
-        return not self.findings
+        """Whether nothing is left to fix (waived findings and notices do not count)."""
+        return all(finding.severity == "notice" for finding in self.findings)
 
 
 @dataclass(frozen=True, slots=True)

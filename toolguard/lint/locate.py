@@ -57,10 +57,11 @@ def toml_lines(text: str) -> dict[str, int]:
             continue
         header = _TOML_HEADER.fullmatch(line)
         if header:
-            keys = _toml_key(header.group(2))
+            written = _toml_key(header.group(2))
+            keys = _in_arrays(written, counts)
             if header.group(1) == "[[":
-                counts[tuple(keys)] = counts.get(tuple(keys), -1) + 1
-                keys = [*keys, str(counts[tuple(keys)])]
+                counts[tuple(written)] = counts.get(tuple(written), -1) + 1
+                keys = [*keys, str(counts[tuple(written)])]
             table = keys
             for depth in range(1, len(table) + 1):
                 found.setdefault(join(table[:depth]), number)
@@ -71,6 +72,16 @@ def toml_lines(text: str) -> dict[str, int]:
             rest = line[key.end() :]
             closing = next((q for q in ('"""', "'''") if rest.count(q) == 1), None)
     return found
+
+
+def _in_arrays(keys: list[str], counts: dict[tuple[str, ...], int]) -> list[str]:
+    """`[rules.claims]` after `[[rules]]` is in the array's last table: `rules/N/claims`."""
+    placed: list[str] = []
+    for depth, key in enumerate(keys[:-1], 1):
+        placed.append(key)
+        if tuple(keys[:depth]) in counts:
+            placed.append(str(counts[tuple(keys[:depth])]))
+    return [*placed, *keys[-1:]]
 
 
 def _toml_key(text: str) -> list[str]:

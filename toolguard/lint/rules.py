@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from toolguard.lint.contract_rules import CONTRACT_RULES, UNMATCHED_WAIVER
+from toolguard.lint.contract_rules import BUILT_RULES, CONTRACT_RULES, UNMATCHED_WAIVER
 from toolguard.lint.findings import LintRule
 from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
 
 LINT_RULES: Mapping[str, LintRule] = {
     rule.id: rule
     for rule in sorted(
-        (*VIEW_RULES, *DOCUMENT_RULES, *CONTRACT_RULES, UNMATCHED_WAIVER), key=lambda r: r.id
+        (*VIEW_RULES, *DOCUMENT_RULES, *CONTRACT_RULES, *BUILT_RULES, UNMATCHED_WAIVER),
+        key=lambda r: r.id,
     )
 }

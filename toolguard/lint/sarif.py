@@ -16,6 +16,7 @@ from toolguard.lint.findings import Finding, LintReport
 from toolguard.lint.rules import LINT_RULES
 from toolguard.version import __version__
 
+LEVEL = {"error": "error", "warning": "warning", "notice": "note"}  # SARIF's names
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
@@ -41,7 +42,7 @@ def sarif_log(report: LintReport) -> dict[str, Any]:
             "name": rule.name,
             "shortDescription": {"text": rule.rationale},
             "fullDescription": {"text": " ".join(rule.description.split())},
-            "defaultConfiguration": {"level": rule.severity},
+            "defaultConfiguration": {"level": LEVEL[rule.severity]},
         }
         for rule in LINT_RULES.values()
     ]
@@ -61,7 +62,7 @@ def sarif_log(report: LintReport) -> dict[str, Any]:
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
-        "level": finding.severity,
+        "level": LEVEL[finding.severity],
         "message": {"text": finding.message},
         "locations": [_location(finding.file, finding.line, finding.pointer)],
     }

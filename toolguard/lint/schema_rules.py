@@ -122,10 +122,7 @@ def unbounded_string(view: View) -> Iterator[Hit]:
     So every string is bounded: `maxLength`, `enum`, `const`, or a `pattern` anchored at both
     ends whose repetitions are bounded (no `*`, `+` or `{n,}`).
     """
-    if not view.holds("string") or view.anything or view.has("maxLength"):
-        return
-    patterns = [node["pattern"] for _, node in view.dicts if isinstance(node.get("pattern"), str)]
-    if any(bounded_pattern(pattern) for pattern in patterns):
+    if not view.holds("string") or view.anything or bounded_string(view):
         return
     untyped = "" if view.declares_type else " (no type is declared, so any string passes)"
     yield Hit(
@@ -133,6 +130,18 @@ def unbounded_string(view: View) -> Iterator[Hit]:
         view.root,
         f"string without maxLength, enum, const or a bounded anchored pattern{untyped}",
     )
+
+
+def bounded_string(view: View) -> bool:
+    """Whether the strings `view` admits are bounded, as TG002 judges it.
+
+    By `maxLength`, `enum`/`const`, or a pattern anchored at both ends whose repetitions are
+    bounded.
+    """
+    if view.pinned or view.has("maxLength"):
+        return True
+    patterns = [node["pattern"] for _, node in view.dicts if isinstance(node.get("pattern"), str)]
+    return any(bounded_pattern(pattern) for pattern in patterns)
 
 
 def unbounded_array(view: View) -> Iterator[Hit]:

@@ -15,8 +15,10 @@ from pathlib import Path
 from toolguard.contract import load_contract, read_contract_document
 from toolguard.errors import SchemaError
 from toolguard.lint.contract_rules import (
+    BUILT_RULES,
     CONTRACT_RULES,
     UNMATCHED_WAIVER,
+    BuiltSubject,
     ContractSubject,
     WaiverSubject,
 )
@@ -82,9 +84,10 @@ def _lint_contract(path: Path) -> tuple[list[Finding], list[Waived], list[str]]:
     subject = ContractSubject(str(path), document, schema)
     found += [finding for rule in CONTRACT_RULES for finding in rule(subject)]
     if not any(finding.rule == _UNDECLARED for finding in found):
-        # Whatever else the loader refuses (a rule's pattern, [text]): exit 3. An adapter's
-        # optional library (jc) is not needed to lint the contract that names it.
-        load_contract(path, need_extras=False)
+        # Whatever else the loader refuses (a rule's pattern, [text]): exit 3. An optional
+        # library (jc, the signed extra) is not needed to lint the contract that names it.
+        built = BuiltSubject(str(path), load_contract(path, need_extras=False))
+        found += [finding for rule in BUILT_RULES for finding in rule(built)]
     waivers = tuple(document.get("lint", {}).get("waive", []))
     kept, accepted = _waive(found, waivers, str(path))
     kept += UNMATCHED_WAIVER(WaiverSubject(str(path), waivers, tuple(found)))

@@ -1,0 +1,135 @@
+"""Key sets: judged whole (private, duplicate, short keys refuse), unusable keys set aside."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from signing import ed25519_signer, es256_signer, key_set, rs256_signer
+
+from toolguard.signed.jose import import_keys
+from toolguard.signed.keyset import read_key_set
+
+# RFC 7638 §3.1: a key and its thumbprint, computed by the RFC's authors.
+RFC7638_KEY = {
+    "kty": "RSA",
+    "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc"
+    "_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0"
+    "_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI"
+    "4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+    "e": "AQAB",
+    "alg": "RS256",
+    "kid": "2011-04-29",
+}
+RFC7638_THUMBPRINT = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
+
+
+def read(*keys: dict[str, Any], listed: tuple[str, ...] = ("EdDSA",)) -> Any:
+    file = key_set(*keys)
+    return read_key_set(file.name, file.raw, listed)
+
+
+def test_a_public_set_gives_its_keys_with_rfc7638_thumbprints() -> None:
+    """Each usable key keeps its kid, type and own alg; the thumbprint is RFC 7638's."""
+    keys = read(RFC7638_KEY, ed25519_signer().jwk(), listed=("RS256", "EdDSA"))
+    rsa, ed = keys
+    assert (rsa.kid, rsa.kty, rsa.crv, rsa.alg) == ("2011-04-29", "RSA", None, "RS256")
+    assert rsa.thumbprint == RFC7638_THUMBPRINT
+    assert (ed.kid, ed.kty, ed.crv) == ("ed", "OKP", "Ed25519")
+    assert keys.ignored == ()
+    assert "2 keys" in repr(keys)
+
+
+@pytest.mark.parametrize("member", ["d", "p", "q", "dp", "dq", "qi", "oth", "k"])
+def test_a_private_member_refuses_the_set(member: str) -> None:
+    """Any private (or secret) member, in any key, used or not, refuses the contract."""
+    private = ed25519_signer().jwk(**{member: "AAAA"})
+    with pytest.raises(ValueError, match="a private key"):
+        read(private)
+    with pytest.raises(ValueError, match="a private key"):
+        read(ed25519_signer().jwk(), es256_signer().jwk(use="enc", **{member: "AAAA"}))
+
+
+def test_a_shared_secret_refuses_the_set() -> None:
+    """An oct key is a shared secret: it has no place beside a contract."""
+    with pytest.raises(ValueError, match=r"shared secret \(kty oct\)"):
+        read(ed25519_signer().jwk(), {"kty": "oct", "kid": "hmac", "use": "sig"})
+
+
+def test_two_keys_with_one_kid_refuse_the_set() -> None:
+    """A kid must select exactly one key, whatever the keys' use."""
+    with pytest.raises(ValueError, match="kid 'same' names two keys"):
+        read(ed25519_signer().jwk(kid="same"), es256_signer().jwk(kid="same", use="enc"))
+
+
+def test_an_rsa_key_under_2048_bits_refuses_the_set() -> None:
+    """A 1024-bit modulus refuses the contract; 2048 bits pass."""
+    short = rs256_signer(kid="short", bits=1024).jwk()
+    with pytest.raises(ValueError, match="1024-bit RSA key; at least 2048"):
+        read(short, ed25519_signer().jwk())
+    assert len(read(rs256_signer().jwk(), listed=("RS256",)).keys) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        (es256_signer().jwk(use="enc"), "its use is 'enc', not 'sig'"),
+        (es256_signer().jwk(key_ops=["encrypt"]), "key_ops do not include 'verify'"),
+        (es256_signer().jwk(), "no listed algorithm (EdDSA) can use a key of type EC on P-256"),
+        (rs256_signer().jwk(), "no listed algorithm (EdDSA) can use a key of type RSA"),
+        ({"kty": "AKP", "kid": "pq", "pub": "AAAA"}, "can use a key of type AKP"),
+        (ed25519_signer(kid="other").jwk(alg="Ed448"), "its own alg 'Ed448' is not listed"),
+    ],
+)
+def test_unusable_keys_are_set_aside_and_named(extra: dict[str, Any], why: str) -> None:
+    """A key no listed algorithm can use, or not for signatures, is ignored, with its reason."""
+    keys = read(ed25519_signer().jwk(), extra)
+    assert [key.kid for key in keys] == ["ed"]
+    (note,) = keys.ignored
+    assert note.startswith("key 1 (")
+    assert why in note
+
+
+def test_a_set_with_no_usable_key_is_refused() -> None:
+    """If every key is set aside, no token could ever pass: the contract is refused."""
+    with pytest.raises(ValueError, match=r"holds no key that can verify EdDSA.*use is 'enc'"):
+        read(ed25519_signer().jwk(use="enc"))
+
+
+@pytest.mark.parametrize(
+    ("raw", "refusal"),
+    [
+        (b'{"keys": [], "keys": []}', "not a strict JSON JWK Set.*duplicate"),
+        (b"[]", "no 'keys' array"),
+        (b'{"keys": {}}', "no 'keys' array"),
+        (b'{"keys": [1]}', "not a JSON object"),
+        (b'{"keys": [{"kid": "x"}]}', "no 'kty'"),
+        (b'{"keys": [{"kty": "OKP", "kid": 7}]}', "'kid' is not a string"),
+        (b'{"keys": [{"kty": "OKP", "key_ops": "verify"}]}', "not an array of strings"),
+        (b'{"keys": [{"kty": "OKP", "crv": "Ed25519"}]}', "OKP key without 'x'"),
+        (b'{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "a+b/"}]}', "'x' is not base64url"),
+        (b'{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "AB"}]}', "not canonical base64url"),
+        (b'{"keys": [{"kty": "RSA", "n": "A", "e": "AQAB"}]}', "'n' is not base64url"),
+    ],
+)
+def test_a_malformed_set_is_refused(raw: bytes, refusal: str) -> None:
+    """The set is read by the strict parser and each key's members are checked for type."""
+    with pytest.raises(ValueError, match=refusal):
+        read_key_set("keys.jwks.json", raw, ("EdDSA",))
+
+
+def test_the_library_refuses_key_material_that_is_not_a_key() -> None:
+    """A point off its curve passes the shape checks and is refused when imported."""
+    off_curve = {"kty": "EC", "crv": "P-256", "kid": "bad", "x": "A" * 43, "y": "A" * 43}
+    keys = read(off_curve, listed=("ES256",))
+    with pytest.raises(ValueError, match="key 'bad' is not a valid EC public key"):
+        import_keys(keys)
+
+
+def test_sets_are_equal_when_their_usable_keys_are() -> None:
+    """Equality (what diff compares) ignores what was set aside and the library objects."""
+    plain = read(ed25519_signer().jwk())
+    published = read(ed25519_signer().jwk(), es256_signer().jwk(use="enc"))
+    assert set(plain) == set(published)
+    assert plain != published  # another file: its digest differs
+    assert import_keys(plain) == plain
