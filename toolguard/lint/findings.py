@@ -12,7 +12,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-Severity = Literal["error", "warning"]
+# A notice points at something worth a look that may well be right (free text the agent
+# receives): it is reported like any finding, may be waived, and never fails a run.
+Severity = Literal["error", "warning", "notice"]
+FAILING: frozenset[Severity] = frozenset({"error", "warning"})
 
 
 class Hit(NamedTuple):
@@ -57,8 +60,8 @@ class LintReport:
 
     @property
     def clean(self) -> bool:
-        """Whether nothing is left to fix (waived findings do not count)."""
-        return not self.findings
+        """Whether nothing is left to fix (waived findings and notices do not count)."""
+        return not any(finding.severity in FAILING for finding in self.findings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ def render_rich(report: LintReport, stream: IO[str]) -> None:
     from rich.text import Text  # noqa: PLC0415
 
     console = Console(file=stream, highlight=False, soft_wrap=True)
-    style = {"error": "bold red", "warning": "yellow"}
+    style = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
     for finding in report.findings:
         line = Text(f"{clean(finding.file)}:{finding.line}: ")
         line.append(finding.severity, style=style[finding.severity])
@@ -41,11 +41,13 @@ def render_rich(report: LintReport, stream: IO[str]) -> None:
 
 
 def _summary(report: LintReport) -> str:
-    count = len(report.findings)
+    notices = sum(finding.severity == "notice" for finding in report.findings)
+    count = len(report.findings) - notices
     found = "no findings" if not count else f"{count} finding{'s' * (count != 1)}"
+    noticed = f", {notices} notice{'s' * (notices != 1)}" if notices else ""
     waived = f", {len(report.waived)} waived" if report.waived else ""
     files = len(report.files)
-    return f"toolguard lint: {found}{waived} in {files} file{'s' * (files != 1)}"
+    return f"toolguard lint: {found}{noticed}{waived} in {files} file{'s' * (files != 1)}"
 
 
 def render_json(report: LintReport, stream: IO[str]) -> None:

@@ -12,13 +12,15 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolguard.lint.findings import Finding, LintReport
+from toolguard.lint.findings import Finding, LintReport, Severity
 from toolguard.lint.rules import LINT_RULES
 from toolguard.version import __version__
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
+# SARIF's levels (§3.58.6): a notice is a "note", which code hosts show without failing a check.
+LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "notice": "note"}
 
 
 def sarif_log(report: LintReport) -> dict[str, Any]:
@@ -41,7 +43,7 @@ def sarif_log(report: LintReport) -> dict[str, Any]:
             "name": rule.name,
             "shortDescription": {"text": rule.rationale},
             "fullDescription": {"text": " ".join(rule.description.split())},
-            "defaultConfiguration": {"level": rule.severity},
+            "defaultConfiguration": {"level": LEVEL[rule.severity]},
         }
         for rule in LINT_RULES.values()
     ]
@@ -61,7 +63,7 @@ def sarif_log(report: LintReport) -> dict[str, Any]:
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
-        "level": finding.severity,
+        "level": LEVEL[finding.severity],
         "message": {"text": finding.message},
         "locations": [_location(finding.file, finding.line, finding.pointer)],
     }
