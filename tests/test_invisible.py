@@ -229,3 +229,17 @@ def test_the_first_in_document_order_is_reported() -> None:
     value = {"a": ["ok", "x\u200by"], "b\u200b": "z\u200b"}
     assert find_invisible(value) == Invisible(0x200B, 1, in_name=False, depth=2)
     assert find_invisible({"a\ufeff": "b\u200b"}) == Invisible(0xFEFF, 1, in_name=True, depth=1)
+
+
+@pytest.mark.parametrize("position", [0, 1, 999, 1000, 2047, 4095, 4999])
+def test_an_unprintable_code_point_is_located_anywhere_in_long_text(position: int) -> None:
+    """Among kept spaces and joiners, in 5,000 characters of CJK, found as the definition says.
+
+    (Where it replaces the letter after a ZWNJ, that ZWNJ is refused first.)
+    """
+    text = list(("\u65e5\u672c\u3000\u8a9e\u00a0\u0645\u200c\u062e" * 700)[:5000])
+    for char in ("\u2028", "\U000e0041"):
+        text[position] = char
+        expected = first_refused("".join(text))
+        assert expected in {position, position - 1}
+        assert invisible_at("".join(text)) == expected

@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 # Symbols that draw nothing though no property says so: BRAILLE PATTERN BLANK and the Hangul
 # fillers (the last four are Default_Ignorable too; listed for the reader).
@@ -78,15 +77,19 @@ def _first_unprintable(text: str, kept: re.Pattern[str]) -> int:
         if not text[start : match.start()].isprintable():
             break
         start = match.end()
-    # NOTE: bisect the stretch in C, rather than look at each character in Python.
-    printable, unprintable = 0, len(text) - start  # lengths of prefixes of text[start:]
+    # NOTE: bisect in C rather than look at each character in Python, and test only the half
+    # not yet known to be printable: linear overall.
+    printable, unprintable = (
+        start,
+        len(text),
+    )  # text[start:printable] is, text[start:unprintable] not
     while unprintable - printable > 1:
         middle = (printable + unprintable) // 2
-        if text[start : start + middle].isprintable():
+        if text[printable:middle].isprintable():
             printable = middle
         else:
             unprintable = middle
-    return start + printable
+    return printable
 
 
 def _refused(text: str, index: int) -> bool:
@@ -116,8 +119,7 @@ def _follows_joinable(text: str, index: int) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class _Tables:
+class _Tables(NamedTuple):
     """What text beyond Latin-1 is judged with, built on first need (imports stay cheap)."""
 
     suspect: re.Pattern[str]  # refused whether printable or not: Default_Ignorable, BLANKS
@@ -143,19 +145,18 @@ def _character_class(ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(f"\\U{first:08X}-\\U{last:08X}" for first, last in ranges)
 
 
-@dataclass(frozen=True, slots=True)
-class Invisible:
+class Invisible(NamedTuple):
     """Where a JSON value holds a code point a person cannot see: no text of the value itself."""
 
     code_point: int
-    index: int  # in the string that holds it
+    position: int  # in the string that holds it
     in_name: bool  # a member name, not a string value
     depth: int  # 0: the value itself; 1: a member or item of it; ...
 
     def __str__(self) -> str:
         where = "a member name" if self.in_name else "a string"
         inside = f", {self.depth} level{'s' * (self.depth != 1)} in" if self.depth else ""
-        return f"U+{self.code_point:04X} at character {self.index} of {where}{inside}"
+        return f"U+{self.code_point:04X} at character {self.position} of {where}{inside}"
 
 
 def find_invisible(value: Any) -> Invisible | None:
