@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from typing import Any
 
 from hypothesis import strategies as st
 
+from toolguard.invisible import BLANKS
+from toolguard.invisible_tables import DEFAULT_IGNORABLE, EMOJI
 from toolguard.limits import Limits
 
 # NOTE: yajl holds integers as signed 64-bit values, so the widest integer that survives a
@@ -187,3 +190,59 @@ def same_json(left: Any, right: Any) -> bool:
     if isinstance(left, dict):
         return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
     return bool(left == right)
+
+
+# Characters a person cannot see, and the real-text neighbours they hide among: letters,
+# marks (a virama), emoji, joiners, selectors, kept and refused spaces, controls, tags.
+HIDDEN_PRONE = (
+    *"aZ1# \t\n\r\u00e9\u0301\u094d\u0915\u06cc\u062e\u263a\u2764",
+    "\U0001f600",
+    "\U0001f468",
+    "\U0001f3fd",
+    *"\u200c\u200d\ufe0e\ufe0f\ufe00\u00a0\u202f\u3000\u2800\u3164\u200b\u2028\ue000\u0378\u00ad",
+    "\U000e0041",
+    "\U000e0100",
+)
+
+
+def hidden_prone_text(max_size: int = 24, *, surrogates: bool = True) -> st.SearchStrategy[str]:
+    """Text mixing `HIDDEN_PRONE` with any other code point (lone surrogates: JSON refuses them)."""
+    others = st.characters() if surrogates else st.characters(exclude_categories=["Cs"])
+    return st.text(st.sampled_from(HIDDEN_PRONE) | others, max_size=max_size)
+
+
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
+_IGNORABLE = {code for first, last in DEFAULT_IGNORABLE for code in range(first, last + 1)}
+_EMOJI = {code for first, last in EMOJI for code in range(first, last + 1)}
+
+
+def _joinable(char: str) -> bool:
+    return unicodedata.category(char)[0] == "L" or (ord(char) in _EMOJI and ord(char) > 0x7F)
+
+
+def refused(text: str, index: int, *, display: bool = False) -> bool:
+    """The definition, one code point at a time: whether a person cannot see `text[index]`.
+
+    Written from docs/contract.md with only `unicodedata` and the generated tables, to judge
+    `toolguard.invisible` (whose fast paths skip most characters) by.
+    """
+    char = text[index]
+    if char in "\u200c\u200d":  # ZWNJ, ZWJ: between two letters or emoji, past marks
+        before = index - 1
+        while before >= 0 and unicodedata.category(text[before])[0] == "M":
+            before -= 1
+        after = index + 1
+        return not (
+            before >= 0 and after < len(text) and _joinable(text[before]) and _joinable(text[after])
+        )
+    if char in "\ufe0e\ufe0f":  # one presentation selector, right after an emoji
+        return not (index > 0 and ord(text[index - 1]) in _EMOJI)
+    if display and char in "\t\n":
+        return False
+    category = unicodedata.category(char)
+    return category in _HIDDEN_CATEGORIES or ord(char) in _IGNORABLE or ord(char) in BLANKS
+
+
+def first_refused(text: str, *, display: bool = False) -> int | None:
+    """The index of the first code point `refused` refuses, or None."""
+    return next((i for i in range(len(text)) if refused(text, i, display=display)), None)

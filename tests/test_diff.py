@@ -361,6 +361,20 @@ def test_change_inside_a_projected_field_is_agent_facing() -> None:
     assert field_reach(old, "/missing") == set()
 
 
+def test_a_field_removed_with_its_hidden_character_opt_out_is_one_change() -> None:
+    """The opt-out leaves with its field: only the projection change is reported."""
+    case = CASES_DIR / "hidden_characters_refused_again"
+    old = load_contract(case / "old" / "contract.toml")
+    fields = {
+        name: pointer for name, pointer in old.projection.fields.items() if name != "reviewed_by"
+    }
+    new = dataclasses.replace(
+        old, projection=dataclasses.replace(old.projection, fields=fields, allow_hidden={})
+    )
+    found = [(item.where, item.what) for item in diff_contracts(old, new).changes]
+    assert found == [("projection.reviewed_by", "projection field removed")]
+
+
 @pytest.mark.parametrize(
     ("schema", "pointer", "present"),
     [

@@ -75,9 +75,10 @@ def test_failing_fixture_is_reported_under_its_rule(rule: str, path: Path) -> No
 
 @pytest.mark.parametrize(("rule", "path"), fixtures("pass"))
 def test_passing_fixture_is_clean(rule: str, path: Path) -> None:
-    """A passing fixture yields no finding at all (waived findings aside)."""
+    """A passing fixture is clean (notices of other rules aside) and has none of its rule."""
     report = only(path)
-    assert not report.findings, [(f.rule, f.pointer, f.message) for f in report.findings]
+    assert report.clean, [(f.rule, f.pointer, f.message) for f in report.findings]
+    assert rule not in rules_of(report), [(f.rule, f.pointer) for f in report.findings]
 
 
 def test_allof_of_closed_base_and_open_extension_reports_the_extension_member() -> None:
@@ -138,6 +139,54 @@ def test_unmatched_waiver_is_a_warning_at_the_waiver() -> None:
     (finding,) = only(LINT / "TG017" / "fail" / "waiver_matches_nothing.toml").findings
     assert (finding.rule, finding.severity) == ("TG017", "warning")
     assert (finding.pointer, finding.line) == ("/lint/waive/0", 20)
+
+
+def test_notices_are_reported_but_leave_the_report_clean() -> None:
+    """A free-text projected field is a TG019 notice: listed, yet the report stays clean."""
+    report = only(LINT / "TG019" / "fail" / "free_text_projected.toml")
+    (finding,) = report.findings
+    assert (finding.rule, finding.severity) == ("TG019", "notice")
+    assert finding.pointer == "/properties/reviewed_by"
+    assert "[display_text]" in finding.message
+    assert report.clean
+
+
+def test_free_text_is_found_at_any_depth_of_a_projected_field() -> None:
+    """A free string inside a projected object is reported where its schema declares it."""
+    report = only(LINT / "TG019" / "fail" / "free_text_nested_in_projected_object.toml")
+    assert [(f.rule, f.pointer) for f in report.findings] == [
+        ("TG019", "/properties/details/properties/reviewer")
+    ]
+
+
+def test_display_text_and_unprojected_free_text_are_no_notice() -> None:
+    """Display text is where free text belongs, and a dropped field never reaches the agent."""
+    report = only(LINT / "TG019" / "pass" / "identifiers_and_display_text.toml")
+    assert report.findings == ()
+
+
+def test_a_notice_with_a_warning_still_fails(tmp_path: Path) -> None:
+    """Only notices are harmless: a report with a notice and a warning is not clean."""
+    shutil.copy(LINT / "shared" / "review.json", tmp_path / "review.json")
+    source = LINT / "TG019" / "fail" / "free_text_projected.toml"
+    text = source.read_text(encoding="utf-8").replace("../../shared/review.json", "review.json")
+    waiver = '[[lint.waive]]\nrule = "TG001"\npointer = "/nowhere"\nreason = "matches nothing"\n'
+    (tmp_path / "contract.toml").write_text(text + waiver, encoding="utf-8")
+    report = only(tmp_path / "contract.toml")
+    assert {(f.rule, f.severity) for f in report.findings} == {
+        ("TG019", "notice"),
+        ("TG017", "warning"),
+    }
+    assert not report.clean
+
+
+def test_sarif_gives_notices_the_note_level() -> None:
+    """SARIF has no "notice": a notice is a result, and a rule, of level "note"."""
+    run = sarif_log(only(LINT / "TG019" / "fail" / "free_text_projected.toml"))["runs"][0]
+    (result,) = run["results"]
+    assert (result["ruleId"], result["level"]) == ("TG019", "note")
+    (rule,) = [rule for rule in run["tool"]["driver"]["rules"] if rule["id"] == "TG019"]
+    assert rule["defaultConfiguration"]["level"] == "note"
 
 
 def test_contract_schema_lists_exactly_the_waivable_rules() -> None:
@@ -244,18 +293,19 @@ def test_too_many_combinations_are_refused(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def _mixed_report() -> LintReport:
-    """Findings of several rules, a warning and a waived finding."""
+    """Findings of several rules, a warning, a notice and a waived finding."""
     return lint_paths(
         [
             LINT / "TG001" / "fail" / "ref_to_open_defs_entry.schema.json",
             LINT / "TG017" / "fail" / "waiver_matches_nothing.toml",
             LINT / "TG005" / "pass" / "free_form_map_outside_projection.toml",
+            LINT / "TG019" / "fail" / "free_text_projected.toml",
         ]
     )
 
 
 def test_sarif_output_validates_against_the_official_schema() -> None:
-    """The SARIF log (findings, a warning, a suppression) is valid SARIF 2.1.0."""
+    """The SARIF log (findings, a warning, a note, a suppression) is valid SARIF 2.1.0."""
     assert SARIF_SCHEMA.is_file(), f"no SARIF 2.1.0 schema at {SARIF_SCHEMA}"
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     stream = io.StringIO()
@@ -288,7 +338,7 @@ def test_json_output_lists_findings_and_waived() -> None:
     RENDERERS["json"](_mixed_report(), stream)
     (line,) = stream.getvalue().splitlines()
     document = json.loads(line)
-    assert {f["rule"] for f in document["findings"]} == {"TG001", "TG017"}
+    assert {f["rule"] for f in document["findings"]} == {"TG001", "TG017", "TG019"}
     assert set(document["findings"][0]) == {
         "rule",
         "name",

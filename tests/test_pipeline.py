@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import first_refused, hidden_prone_text
 
 import toolguard.adapters.strict_json
 import toolguard.result
@@ -37,6 +38,11 @@ def canary_contract() -> Contract:
 @pytest.fixture(scope="module")
 def ticket() -> Contract:
     return load_contract(CONTRACTS / "display_text" / "contract.toml")
+
+
+@pytest.fixture(scope="module")
+def notes() -> Contract:
+    return load_contract(CONTRACTS / "hidden_characters" / "contract.toml")
 
 
 JOB_CONTEXT = {"project_id": "bluebird", "project_runs": ["run_7Hc2mQ9xLp4T", "run_Q3zN8vK1wR6y"]}
@@ -391,3 +397,69 @@ def test_rejected_envelope_canary_examples(canary_contract: Contract) -> None:
     layers.add(diagnostics.layer)
     assert CANARY not in json.dumps(envelope)
     assert layers == {"schema", "rule", "limits", "parse"}
+
+
+# hidden characters --------------------------------------------------------------------------
+
+_SHORT = hidden_prone_text(max_size=12, surrogates=False)  # the parser refuses them
+
+
+@st.composite
+def note_payloads(draw: st.DrawFn) -> dict[str, Any]:
+    """A schema-valid note whose strings, member names included, are hidden-character prone."""
+    tags = draw(st.dictionaries(_SHORT, st.lists(_SHORT, max_size=3), max_size=3))
+    return {
+        "note_id": "N-7",
+        "author": draw(_SHORT),
+        "tags": tags,
+        "token": draw(_SHORT),
+        "title": draw(_SHORT),
+    }
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [text for name, item in value.items() for text in (name, *_strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(note_payloads())
+def test_no_success_envelope_carries_a_code_point_a_person_cannot_see(
+    notes: Contract, payload: dict[str, Any]
+) -> None:
+    """Every string the agent receives passes the definition, but the one opted-out field.
+
+    And nothing more is refused than that: an answer is rejected at the projection exactly
+    when a checked string, member names included, holds a refused code point.
+    """
+    envelope, diagnostics = check(notes, json.dumps(payload).encode(), request_id=REQUEST_ID)
+    data = {**payload, "untrusted_display_text": payload["title"]}
+    checked = [*_strings(data["author"]), *_strings(data["tags"])]
+    hidden = any(first_refused(text) is not None for text in checked)
+    hidden |= first_refused(data["title"], display=True) is not None
+    if envelope["outcome"] == "success":
+        received = envelope["data"]
+        assert received["token"] == payload["token"]  # opted out: delivered as it came
+        for text in [*_strings(received["author"]), *_strings(received["tags"])]:
+            assert first_refused(text) is None
+        assert first_refused(received["untrusted_display_text"], display=True) is None
+    else:
+        assert diagnostics.layer == "projection", diagnostics
+        assert diagnostics.reason in {"hidden_character", "unsafe_display_text"}
+    assert (envelope["outcome"] == "failure") == hidden
+
+
+def test_hidden_characters_reject_the_answer_with_field_and_code_point(notes: Contract) -> None:
+    """Tags in a nested member name: INVALID_RESPONSE, and stderr's message names no text."""
+    tags = {"os" + "".join(chr(0xE0000 + ord(c)) for c in "sudo"): ["linux"]}
+    payload = {"note_id": "N-7", "author": "ann", "tags": tags, "token": "t", "title": "hi"}
+    envelope, diagnostics = check(notes, json.dumps(payload).encode(), request_id=REQUEST_ID)
+    assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert (diagnostics.layer, diagnostics.reason) == ("projection", "hidden_character")
+    assert diagnostics.message == (
+        "field 'tags' (/tags): U+E0073 at character 2 of a member name, 1 level in, "
+        "which a person cannot see"
+    )

@@ -33,7 +33,7 @@ stdout.write(json.dumps({"status": status, "modules": sorted(sys.modules)}))
 """
 # Never on the check path: the CLI framework and renderers, the schema compiler and its
 # checks, commands other than check, `run`'s process machinery, the audit writer when no
-# trail is configured, and formats no schema here uses.
+# trail is configured, formats no schema here uses, and Unicode tables no string here needs.
 NEVER = (
     "click",
     "rich",
@@ -57,6 +57,7 @@ NEVER = (
     "toolguard.adapters.jc",
     "toolguard.audit.record",
     "toolguard.audit.raw",
+    "toolguard.invisible_tables",  # built on the first string beyond Latin-1: none here
     "secrets",
     "tempfile",
     "traceback",

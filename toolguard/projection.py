@@ -2,19 +2,22 @@
 
 The agent never sees the validated object re-serialised, only the fields the contract names,
 copied out by JSON Pointer. One optional display-text field is passed under the fixed,
-self-describing name `untrusted_display_text`, bounded and free of control characters.
+self-describing name `untrusted_display_text`, bounded. No string the agent receives (a value
+or a member name, at any depth, and the display text) may hold a code point a person cannot
+see (`invisible.py`), unless the contract lets one field through by name, with a reason.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from toolguard.errors import ProjectionError
+from toolguard.invisible import find_invisible, invisible_at
 from toolguard.pointer import MISSING, lookup
-from toolguard.text import is_hidden
 
 DISPLAY_TEXT_FIELD = "untrusted_display_text"
 
@@ -29,10 +32,15 @@ class DisplayText:
 
 @dataclass(frozen=True, slots=True)
 class Projection:
-    """Agent field name -> JSON Pointer into the payload, plus optional display text."""
+    """Agent field name -> JSON Pointer into the payload, plus optional display text.
+
+    `allow_hidden` names the fields delivered without the hidden-character check (the
+    contract's `[allow_hidden_characters]`), each with the contract's reason.
+    """
 
     fields: Mapping[str, str]
     display_text: DisplayText | None = None
+    allow_hidden: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -47,6 +55,14 @@ class Projection:
             value = lookup(payload, pointer)
             if value is MISSING:
                 raise ProjectionError("missing_field", f"field {name!r}: {pointer} is absent")
+            if name not in self.allow_hidden:
+                found = find_invisible(value)
+                if found is not None:
+                    raise ProjectionError(
+                        "hidden_character",
+                        f"field {name!r} ({pointer}): {found}, which a person cannot see",
+                        instance_path=pointer,
+                    )
             data[name] = copy.deepcopy(value) if isinstance(value, dict | list) else value
         if self.display_text is not None:
             data[DISPLAY_TEXT_FIELD] = self._display_text(payload, self.display_text)
@@ -61,7 +77,12 @@ class Projection:
             raise ProjectionError(
                 "display_text_too_long", f"display text is longer than {spec.max_length}"
             )
-        hidden = next((char for char in text if char not in "\t\n" and is_hidden(char)), None)
-        if hidden is not None:
-            raise ProjectionError("unsafe_display_text", f"display text holds U+{ord(hidden):04X}")
+        index = invisible_at(text, display=True)
+        if index is not None:
+            raise ProjectionError(
+                "unsafe_display_text",
+                f"display text ({spec.pointer}): U+{ord(text[index]):04X} at character {index}, "
+                "which a person cannot see",
+                instance_path=spec.pointer,
+            )
         return text

@@ -41,11 +41,12 @@ def test_accept_fixture_is_accepted_through_jc(path: Path) -> None:
 
 @pytest.mark.parametrize("path", fixtures("reject"))
 def test_reject_fixture_is_rejected_through_jc(path: Path) -> None:
-    """Garbage, banners, warnings and truncated output are rejected, whatever jc made of them."""
+    """Garbage, banners, warnings, truncated output and hidden characters are rejected, whatever
+    jc made of them."""
     raw = path.read_bytes()
     envelope, diagnostics = check(load_contract(CONTRACT), raw, request_id=REQUEST_ID)
     assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
-    assert diagnostics.layer in {"parse", "limits", "schema"}
+    assert diagnostics.layer in {"parse", "limits", "schema", "projection"}
     assert set(envelope) == {"tool", "request_id", "outcome", "error"}
 
 

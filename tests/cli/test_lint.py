@@ -17,11 +17,22 @@ WAIVED = "tests/data/lint/TG005/pass/free_form_map_outside_projection.toml"
 
 
 def test_examples_are_clean_exit_0(run_toolguard: RunToolguard) -> None:
-    """The bundled example contracts lint clean: exit 0, a one-line summary, nothing on stderr."""
+    """The bundled example contracts lint clean: exit 0, notices only, nothing on stderr."""
     run = run_toolguard("lint", *EXAMPLES)
     assert run.status == 0, run.stdout.decode()
-    assert run.stdout.decode().splitlines() == ["toolguard lint: no findings in 13 files"]
+    lines = run.stdout.decode().splitlines()
+    assert lines[-1] == "toolguard lint: no findings, 3 notices in 13 files"
+    assert [line.split()[1:3] for line in lines[:-1:2]] == [["notice", "TG019"]] * 3
     assert run.stderr == b""
+
+
+def test_notices_alone_exit_0(run_toolguard: RunToolguard) -> None:
+    """A notice is printed as a finding is, and the run still exits 0 in every format."""
+    path = "tests/data/lint/TG019/fail/free_text_projected.toml"
+    for output in ("rich", "json", "sarif"):
+        run = run_toolguard("lint", "--format", output, path)
+        assert run.status == 0, run.stdout.decode()
+        assert b"TG019" in run.stdout
 
 
 def test_findings_exit_1_with_file_line_rule_and_pointer(run_toolguard: RunToolguard) -> None:

@@ -162,3 +162,20 @@ def test_the_artefact_records_the_key_set_it_was_built_beside(signed_copy: Path)
     assert files[str(keys.absolute())] == cache.file_digest(keys.read_bytes())
     keys.write_text(keys.read_text(encoding="utf-8") + " ", encoding="utf-8")
     assert artefact.read(key) is None  # one byte more: a miss
+
+
+def test_adding_or_removing_the_hidden_character_opt_out_is_never_served_stale(
+    contract_copy: Path,
+) -> None:
+    """Each edit of [allow_hidden_characters] is a new key: the next check follows the TOML."""
+    tagged = RESPONSE.replace(b'"alice@example.com"', b'"alice@example.com\\udb40\\udc41"')
+    assert tagged != RESPONSE
+    original = contract_copy.read_text()
+    opted_out = original + '\n[allow_hidden_characters]\nreviewed_by = "a test of the opt-out"\n'
+    outcomes = []
+    for text in (original, opted_out, original, opted_out):
+        contract_copy.write_text(text)
+        for _ in range(2):  # cold, then warm
+            contract = load_contract(contract_copy)
+            outcomes.append(check(contract, tagged, context=CONTEXT).envelope["outcome"])
+    assert outcomes == ["failure"] * 2 + ["success"] * 2 + ["failure"] * 2 + ["success"] * 2

@@ -237,3 +237,12 @@ def test_payload_schema_with_ids_and_anchors_loads_and_projects(tmp_path: Path) 
     failure, diagnostics = check(contract, b'{"decision": "maybe"}', request_id="req.anchor.01")
     assert failure["outcome"] == "failure"
     assert diagnostics.layer == "schema"
+
+
+def test_allow_hidden_characters_is_read_into_the_projection_read_only() -> None:
+    """[allow_hidden_characters] becomes the projection's field -> reason map, frozen."""
+    contract = load_contract(CONTRACTS / "good" / "hidden_characters" / "contract.toml")
+    assert list(contract.projection.allow_hidden) == ["token"]
+    assert contract.projection.allow_hidden["token"].startswith("an opaque upstream token")
+    with pytest.raises(TypeError):
+        contract.projection.allow_hidden["author"] = "no"  # type: ignore[index]

@@ -152,7 +152,7 @@ LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps 
     help="Findings as text, one line of JSON, or SARIF 2.1.0.",
 )
 def lint(targets: tuple[Path, ...], output: str) -> None:
-    """Lint contracts (.toml) and schema files; exit 1 if there are findings."""
+    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail)."""
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 

@@ -324,4 +324,17 @@ def _projection(
     if display:
         _declared(payload_schema, display["pointer"], source, "display_text.pointer")
         display_text = DisplayText(display["pointer"], display["max_length"])
-    return Projection(MappingProxyType(dict(document["projection"])), display_text), locations
+    allow_hidden = document.get("allow_hidden_characters", {})
+    for name in allow_hidden:
+        if name not in document["projection"]:
+            raise ContractError(
+                "names no [projection] field (only projected fields can be let through)",
+                source=source,
+                field=f"allow_hidden_characters.{name}",
+            )
+    projection = Projection(
+        MappingProxyType(dict(document["projection"])),
+        display_text,
+        MappingProxyType(dict(allow_hidden)),
+    )
+    return projection, locations

@@ -78,7 +78,7 @@ def projection_changes(old: Contract, new: Contract) -> list[Change]:
     if kept_before != kept_after:
         detail = f"{', '.join(kept_before)} -> {', '.join(kept_after)}"
         changes.append(change("projection", "projection order changed", detail, NONE))
-    return changes + _display_text_changes(old, new)
+    return changes + _display_text_changes(old, new) + _hidden_character_changes(old, new)
 
 
 def _display_text_changes(old: Contract, new: Contract) -> list[Change]:
@@ -105,6 +105,38 @@ def _display_text_changes(old: Contract, new: Contract) -> list[Change]:
                 "display_text.max_length", f"display text max_length {how}", detail, upstream, DATA
             )
         )
+    return changes
+
+
+def _hidden_character_changes(old: Contract, new: Contract) -> list[Change]:
+    """Fields let through with hidden characters: one more accepts more, one fewer less.
+
+    Either way the strings the agent may receive change. A field that leaves the projection
+    takes its opt-out with it: that is the field's own change.
+    """
+    before, after = old.projection.allow_hidden, new.projection.allow_hidden
+    changes = [
+        change(
+            f"allow_hidden_characters.{name}",
+            "hidden characters allowed",
+            reason,
+            MORE,
+            DATA,
+        )
+        for name, reason in after.items()
+        if name not in before
+    ]
+    changes.extend(
+        change(
+            f"allow_hidden_characters.{name}",
+            "hidden characters refused again",
+            f"was allowed: {reason}",
+            LESS,
+            DATA,
+        )
+        for name, reason in before.items()
+        if name not in after and name in new.projection.fields
+    )
     return changes
 
 

@@ -17,8 +17,8 @@ from toolguard.contract import Contract
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, LintRule
 from toolguard.lint.schema_rules import bounded_string
-from toolguard.lint.views import Document
-from toolguard.lint.walk import resolve_field
+from toolguard.lint.views import Document, Reach
+from toolguard.lint.walk import leaf_views, resolve_field
 from toolguard.pointer import escape, is_index, tokens
 from toolguard.rules import RULE_BY_KIND
 from toolguard.schema.locate import declared_location
@@ -157,6 +157,30 @@ def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
         f"the display text {display['pointer']} must be a string with maxLength at most "
         f"{display['max_length']} (display_text.max_length)",
     )
+
+
+def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
+    """Free text reaches the agent as data; text for a person belongs in the display text.
+
+    A notice, which never fails lint: a projected string with no `pattern`, `enum`, `const` or
+    `format`, at any depth of a projected field, can hold any visible text, an instruction
+    included. toolguard refuses in it only what a person cannot see (hidden characters), not
+    what it says. Text meant for a person goes in `[display_text]`, which reaches the agent as
+    `untrusted_display_text`, a name that says what it is; waive the notice where a free
+    string is the field's point (a person's name).
+    """
+    schema = contract.schema
+    projected = Reach.of(contract.document["projection"].values())
+    document = Document(schema.schema, schema.raw, schema.file, projected)
+    for view in leaf_views(document):
+        if view.reach and view.holds("string") and not (view.has("pattern") or view.has("format")):
+            yield Hit(
+                schema.file,
+                view.root,
+                "a projected string with no pattern, enum, const or format: any visible text "
+                "reaches the agent here as data; text meant for a person belongs in "
+                "[display_text] (untrusted_display_text)",
+            )
 
 
 def tool_name(contract: ContractSubject) -> Iterator[Hit]:
@@ -335,6 +359,7 @@ CONTRACT_RULES = (
     LintRule("TG015", "limits-insane", limits_insane),
     LintRule("TG016", "version-scheme", version_scheme),
     LintRule("TG018", "unretryable-retry-code", unretryable_retry_code),
+    LintRule("TG019", "free-text-field", free_text_field, "notice"),
     LintRule("TG021", "unbound-field", unbound_field, "notice"),
 )
 BUILT_RULES = (LintRule("TG020", "ignored-key", ignored_key, "notice"),)

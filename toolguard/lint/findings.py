@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-# A notice informs (what a contract sets aside, what a signature does not cover) and never
-# changes the exit status; errors and warnings do.
+# A notice points at something worth a look that may well be right (free text the agent
+# receives, a key a contract sets aside, a field a signature does not cover): it is reported
+# like any finding, may be waived, and never fails a run.
 Severity = Literal["error", "warning", "notice"]
+FAILING: frozenset[Severity] = frozenset({"error", "warning"})
 
 
 class Hit(NamedTuple):
@@ -60,7 +62,7 @@ class LintReport:
     @property
     def clean(self) -> bool:
         """Whether nothing is left to fix (waived findings and notices do not count)."""
-        return all(finding.severity == "notice" for finding in self.findings)
+        return not any(finding.severity in FAILING for finding in self.findings)
 
 
 @dataclass(frozen=True, slots=True)

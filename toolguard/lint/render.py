@@ -44,10 +44,10 @@ def _summary(report: LintReport) -> str:
     notices = sum(finding.severity == "notice" for finding in report.findings)
     count = len(report.findings) - notices
     found = "no findings" if not count else f"{count} finding{'s' * (count != 1)}"
-    found += f", {notices} notice{'s' * (notices != 1)}" if notices else ""
+    noticed = f", {notices} notice{'s' * (notices != 1)}" if notices else ""
     waived = f", {len(report.waived)} waived" if report.waived else ""
     files = len(report.files)
-    return f"toolguard lint: {found}{waived} in {files} file{'s' * (files != 1)}"
+    return f"toolguard lint: {found}{noticed}{waived} in {files} file{'s' * (files != 1)}"
 
 
 def render_json(report: LintReport, stream: IO[str]) -> None:

@@ -12,14 +12,15 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolguard.lint.findings import Finding, LintReport
+from toolguard.lint.findings import Finding, LintReport, Severity
 from toolguard.lint.rules import LINT_RULES
 from toolguard.version import __version__
 
-LEVEL = {"error": "error", "warning": "warning", "notice": "note"}  # SARIF's names
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
+# SARIF's levels (§3.58.6): a notice is a "note", which code hosts show without failing a check.
+LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "notice": "note"}
 
 
 def sarif_log(report: LintReport) -> dict[str, Any]:
