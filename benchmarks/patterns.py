@@ -30,9 +30,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from toolguard.errors import SchemaError
 from toolguard.schema import charsets
 from toolguard.schema.matcher import MAX_PROGRAM_SIZE, Matcher
-from toolguard.schema.regex import emit_class, translate
+from toolguard.schema.regex import translate
 
 N = 64 * 1024
 _L = charsets.property_ranges("L")
@@ -54,9 +55,9 @@ CASES: list[tuple[str, str, str, str]] = [
     ("DFA blow-up (a|b)*a(a|b){20}x", "(a|b)*a(a|b){20}x", "(a|b)*a(a|b){20}x", "ab" * (N // 2)),
     ("counted [^!]{1,1000}! (search)", "[^!]{1,1000}!", "[^!]{1,1000}!", "a" * N),
     (
-        "counted ^.{0,800}$ (Unicode .)",
-        "^.{0,800}$",
-        "^[^\\n\\r\\u2028\\u2029]{0,800}$",
+        "counted ^.{0,400}$ (Unicode .)",
+        "^.{0,400}$",
+        "^[^\\n\\r\\u2028\\u2029]{0,400}$",
         "\u00e9" * N,
     ),
     ("Unicode ^\\p{L}+\\d$", r"^\p{L}+\d$", f"^{PY_L}+[0-9]$", "\u00e9" * N),
@@ -273,19 +274,32 @@ def child_dfa(pattern: str) -> None:
 # --- what RE2 costs ------------------------------------------------------------------------
 
 
-def child_ms(code: str, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+_IMPORT_PROBE = """
+import codecs, functools, itertools, time
+start = time.perf_counter()
+from re2 import _re2
+print((time.perf_counter() - start) * 1e3)
+"""
+# Resident memory a process gains from RE2: toolguard is imported first, then measured.
+_RSS_PROBE = """
+import gc
+from toolguard.schema.matcher import Matcher
+def rss():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+text = {text}
+gc.collect()
+before = rss()
+matchers = [Matcher(source) for source in {sources!r}]  # kept alive: their DFAs count
+for matcher in matchers:
+    matcher.search(text)
+print(rss() - before)
+"""
 
 
-def peak_rss_mib(code: str) -> float:
-    probe = f"{code}\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return int(done.stdout.split()[-1]) / 1024
+def _child_float(code: str) -> float:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
 
 
 def per_call_ns(function: Callable[[], Any], number: int) -> float:
@@ -325,41 +339,49 @@ def main() -> None:
             f"{_seconds(dfa_seconds, cap):>12} {_ratio(re_seconds, re2_seconds, cap):>9} "
             f"{_ratio(dfa_seconds, re2_seconds, cap):>8}"
         )
-        if re_seconds is None and text.startswith("a" * 40):
+        if re_seconds is None and text.startswith("a" * 40) and text.endswith("!"):
             line = growth(python, cap)
             if line:
                 print(line)
 
-    print(f"\nThe worst we found within the program-size bound ({MAX_PROGRAM_SIZE:,} instructions)")
-    dot = emit_class(charsets.LINE_TERMINATOR, negate=True)
-    for name, source, text in [
-        ("[^!]{1,1000}.{1,1000}! on 64 KiB of a", f"[^!]{{1,1000}}{dot}{{1,1000}}!", "a" * N),
-        ("same on 64 KiB of mixed letters", f"[^!]{{1,1000}}{dot}{{1,1000}}!", _letters(N)),
-        ("[^!]{1,1000}! on 64 KiB of letters", "[^!]{1,1000}!", _letters(N)),
-    ]:
-        matcher = Matcher(source)
+    print(
+        f"\nThe worst we could build within the program bound ({MAX_PROGRAM_SIZE:,} instructions)"
+    )
+    texts = [
+        ("64 KiB of a", "a" * N),
+        ("64 Ki mixed letters", _letters(N)),
+        ("64 Ki CJK", "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(N))),
+    ]
+    for template in (
+        "[^!]{{1,{k}}}!",
+        "[^!]{{1,{k}}}[^#]{{1,{k}}}!",
+        "(?:[^!]{{1,{k}}}){{1,10}}!",
+        "(?:a|[^!]){{1,{k}}}!",
+        ".{{1,{k}}}!",
+    ):
+        ecma = template.format(k=_largest(template))
+        matcher = Matcher(translate(ecma))  # within the bound, as every schema pattern is
         matcher.search("")
-        seconds, _ = best(lambda m=matcher, t=text: m.search(t), repeat=1)
-        per_byte = seconds / len(text.encode()) * 1e9
-        print(f"  {name:40} {seconds * 1e3:9.1f} ms  ({per_byte:.0f} ns/byte)")
+        for label, text in texts:
+            seconds, _ = best(lambda m=matcher, t=text: m.search(t), repeat=1)
+            per_byte = seconds / len(text.encode()) * 1e9
+            print(
+                f"  {ecma:28} {_program_size(matcher.source):>6,} instructions, {label:20}"
+                f" {seconds * 1e3:8.1f} ms ({per_byte:,.0f} ns/byte)"
+            )
 
     print("\nWhat RE2 adds")
-    bare = child_ms("pass", runs)
-    with_re2 = child_ms("from re2 import _re2", runs)
+    imports = [_child_float(_IMPORT_PROBE) for _ in range(runs)]
+    print(f"  import of re2 (median of {runs} processes): {statistics.median(imports):.1f} ms")
+    sources = [translate(ecma) for _, ecma, _, _ in CASES]
+    added = _child_float(_RSS_PROBE.format(sources=sources, text="'a' * 65536 + '!'"))
     print(
-        f"  import (median of {runs} processes): {with_re2 - bare:.1f} ms over a bare {bare:.1f} ms"
+        f"  resident memory after the {len(CASES)} patterns above run on 64 KiB: +{added:.1f} MiB"
     )
-    base_rss = peak_rss_mib("import toolguard.schema.matcher")
-    compiled = ", ".join(repr(translate(ecma)) for _, ecma, _, _ in CASES)
-    re2_rss = peak_rss_mib(
-        "from toolguard.schema.matcher import Matcher\n"
-        f"ms = [Matcher(s) for s in [{compiled}]]\n"
-        "[m.search('a' * 65536 + '!') for m in ms]"
-    )
-    print(
-        f"  peak RSS: {base_rss:.1f} MiB without, {re2_rss:.1f} MiB with RE2 and the "
-        f"{len(CASES)} patterns above run on 64 KiB (+{re2_rss - base_rss:.1f} MiB)"
-    )
+    worst = [translate("[^!]{1,333}[^#]{1,333}!")]
+    cjk = f"''.join(chr(0x4E00 + (i * 7919) % 20000) for i in range({N}))"
+    added = _child_float(_RSS_PROBE.format(sources=worst, text=cjk))
+    print(f"  one pattern driven past its DFA budget on 64 Ki CJK: +{added:.1f} MiB")
     short = "CR-1042"
     source = translate("^CR-[0-9]{1,10}$")
     matcher, python = Matcher(source), re.compile("^CR-[0-9]{1,10}\\Z")
@@ -379,6 +401,28 @@ def main() -> None:
         f" (x{ns_public / ns_re:.1f})"
     )
     print(json.dumps({"python": sys.version.split()[0]}))
+
+
+def _largest(template: str) -> int:
+    """The largest count (at most 1000) for which `template` stays within the program bound."""
+    low, high = 1, 1000
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            translate(template.format(k=middle))
+        except SchemaError:
+            high = middle - 1
+        else:
+            low = middle
+    return low
+
+
+def _program_size(source: str) -> int:
+    import re2  # noqa: PLC0415
+
+    options = re2.Options()
+    options.log_errors = False
+    return int(re2.compile(source, options).programsize)
 
 
 def _letters(count: int) -> str:

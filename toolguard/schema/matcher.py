@@ -18,12 +18,11 @@ from typing import Any
 
 from toolguard.errors import SchemaError
 
-# NOTE: RE2's program (its compiled automaton) bounds the work per input byte: one step per
-# instruction alive, a few nanoseconds each, when the DFA gives up. 20,000 keeps a 64 KiB
-# string under ~10 s even for a pattern built to defeat the DFA (benchmarks/patterns.py);
-# `[a-z0-9-]{1,63}` needs 253, `.{1,255}` 5,611, `\p{L}{1,64}` 74,692 (refused: `\p{L}+`
-# with maxLength says the same in 1,169).
-MAX_PROGRAM_SIZE = 20_000
+# NOTE: RE2's program (its compiled automaton) bounds the work per input byte: about 2.5 ns
+# per instruction alive once a pattern built for it defeats the DFA (benchmarks/patterns.py),
+# so 10,000 keeps the worst 64 KiB of ASCII near 2 s. `[a-z0-9-]{1,63}` needs 253, `.{1,255}`
+# 5,611, `\p{L}{1,64}` 74,692 (refused: `\p{L}+` with maxLength says the same in 1,169).
+MAX_PROGRAM_SIZE = 10_000
 # NOTE: RE2's default: the most one pattern's program and DFA cache may use. Past it the DFA
 # is flushed, then RE2 falls back to its Pike VM: slower, never wrong, still linear.
 _MAX_MEMORY = 8 << 20
