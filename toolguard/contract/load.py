@@ -19,7 +19,7 @@ from typing import Any
 from toolguard.adapters import build_adapter, kind_of
 from toolguard.contract import artefact
 from toolguard.contract.audit_policy import AuditPolicy
-from toolguard.contract.envelope_schema import envelope_schema
+from toolguard.contract.envelope_schema import envelope_schema, self_check_schema
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
@@ -78,7 +78,7 @@ def _build(
     try:
         # NOTE: formats were asserted on the payload; under the envelope's oneOf they would be
         # refused (a false reject there could accept), so here they are annotations.
-        envelope_validator = schemas.implied("envelope", implied)
+        envelope_validator = schemas.implied("envelope", self_check_schema(implied))
     except SchemaError as exc:
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
     run_table = document.get("run", {})
