@@ -20,6 +20,7 @@ from toolguard.adapters import build_adapter, kind_of
 from toolguard.contract import artefact
 from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.contract.envelope_schema import envelope_schema
+from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
@@ -99,6 +100,7 @@ def _build(
         audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
         run=_run_policy(run_table),
         retry=_retry_policy(document.get("retry", {})),
+        mcp=_mcp_policy(document, source),
     )
 
 
@@ -182,6 +184,16 @@ def _run_policy(table: dict[str, Any]) -> RunPolicy:
         env=tuple(env) if env is not None else None,
         exit_statuses=MappingProxyType({**RunPolicy().exit_statuses, **exits}),
     )
+
+
+def _mcp_policy(document: dict[str, Any], source: str) -> McpPolicy:
+    """`[mcp]`; a `[text]` reader needs text to read, not `structuredContent`."""
+    policy = McpPolicy.from_table(document.get("mcp", {}))
+    if "mcp" in document and "text" in document and policy.payload != "text":
+        raise ContractError(
+            'a [text] contract reads text: set payload = "text"', source=source, field="mcp.payload"
+        )
+    return policy
 
 
 def _retry_policy(table: dict[str, Any]) -> RetryPolicy:
