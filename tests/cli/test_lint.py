@@ -20,7 +20,7 @@ def test_examples_are_clean_exit_0(run_toolguard: RunToolguard) -> None:
     """The bundled example contracts lint clean: exit 0, a one-line summary, nothing on stderr."""
     run = run_toolguard("lint", *EXAMPLES)
     assert run.status == 0, run.stdout.decode()
-    assert run.stdout.decode().splitlines() == ["toolguard lint: no findings in 11 files"]
+    assert run.stdout.decode().splitlines() == ["toolguard lint: no findings in 13 files"]
     assert run.stderr == b""
 
 

@@ -6,7 +6,8 @@ arrives and the group is killed the moment it passes `max_bytes`; stderr is read
 time and only its first `STDERR_KEPT` bytes are kept (for the operator, never the agent). When
 the child exits, whatever it left behind in its group is killed too, so a grandchild holding
 the pipe open cannot stall us; one that escaped into its own session is given
-`DRAIN_GRACE` to let go before the pipe is simply closed.
+`DRAIN_GRACE` to let go before the pipe is simply closed. `start` is the same start for a long
+conversation (`toolguard mcp`'s server): pipes on all three streams, read by the caller.
 """
 
 from __future__ import annotations
@@ -70,7 +71,23 @@ def run_command(
         try:
             return _collect(child, max_bytes, started + timeout, started)
         finally:
-            _kill_group(child)
+            kill_group(child)
+
+
+def start(argv: Sequence[str], *, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start `argv` with pipes on stdin, stdout and stderr: no shell, its own process group.
+
+    Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
+    """
+    return subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env),
+        start_new_session=True,
+        close_fds=True,
+    )
 
 
 def _collect(
@@ -92,7 +109,7 @@ def _collect(
                 break
             if exited_at is None and child.poll() is not None:
                 exited_at = now
-                _kill_group(child)  # leftovers in its group: their pipe ends close
+                kill_group(child)  # leftovers in its group: their pipe ends close
             if exited_at is not None and now - exited_at > DRAIN_GRACE:
                 break  # an escaped process holds the pipe: what the child wrote is in
             wait = min(deadline - now, DRAIN_GRACE / 4 if exited_at else 0.05)
@@ -104,7 +121,7 @@ def _collect(
                     out += chunk[: max_bytes + 1 - len(out)]
                     if len(out) > max_bytes:
                         over_limit = True
-                        _kill_group(child)
+                        kill_group(child)
                         selector.unregister(key.fileobj)
                 else:
                     err_size += len(chunk)
@@ -117,7 +134,7 @@ def _collect(
         except subprocess.TimeoutExpired:
             timed_out = True
     if timed_out or over_limit:
-        _kill_group(child)
+        kill_group(child)
     status = child.wait() if not timed_out else _reap(child)
     return Attempt(
         stdout=bytes(out),
@@ -138,7 +155,7 @@ def _reap(child: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
-def _kill_group(child: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child's whole process group (it leads its own session)."""
+def kill_group(child: subprocess.Popen[bytes], signum: int = signal.SIGKILL) -> None:
+    """Signal the child's whole process group (it leads its own session): SIGKILL by default."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(child.pid, signal.SIGKILL)
+        os.killpg(child.pid, signum)
