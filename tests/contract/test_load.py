@@ -224,3 +224,13 @@ def test_payload_schema_with_ids_and_anchors_loads_and_projects(tmp_path: Path) 
     failure, diagnostics = check(contract, b'{"decision": "maybe"}', request_id="req.anchor.01")
     assert failure["outcome"] == "failure"
     assert diagnostics.layer == "schema"
+
+
+def test_the_mcp_table_is_loaded_as_data() -> None:
+    """[mcp]: payload, the server's tool name, the listed description, the context pointers."""
+    contract = load_contract(CONTRACTS / "good" / "mcp" / "contract.toml")
+    assert contract.mcp.payload == "structured"
+    assert contract.mcp.server_tool(contract.tool) == "reviews.get-status"
+    assert contract.mcp.description == "Whether a change request is approved."
+    assert dict(contract.mcp.context) == {"change_id": "/change/id"}
+    assert load_contract(EXAMPLES[0] / "contract.toml").mcp.server_tool("x") == "x"

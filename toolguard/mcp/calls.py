@@ -10,6 +10,7 @@ client then receives the envelope, and only the envelope, as the tool's result.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -195,6 +196,23 @@ def lost(call: Call, reason: str, why: str) -> Outcome:
     """No answer will come: a timeout, the server gone, an unreadable line of unknown id."""
     failure = UpstreamError(reason, why, code="UPSTREAM_UNAVAILABLE", retryable=True)
     return result.rejected(call.guard.contract, call.request, failure, None, None)
+
+
+def answer_line(call: Call, answer: dict[str, Any]) -> bytes:
+    """The JSON-RPC line answering `call` with `tool_result(answer)`, built without re-encoding.
+
+    NOTE: the envelope is encoded once (`envelope.dumps`, ASCII) and written twice: as the
+    text block's string and, as it is, as `structuredContent`: the same bytes either way.
+    """
+    text = envelope.dumps(answer).removesuffix("\n")
+    tail = ',"resultType":"complete"' if call.modern else ""
+    failure = "false" if answer["outcome"] == "success" else "true"
+    line = (
+        f'{{"jsonrpc":"2.0","id":{json.dumps(call.jsonrpc_id, ensure_ascii=True)},"result":'
+        f'{{"content":[{{"type":"text","text":{json.dumps(text)}}}],'
+        f'"structuredContent":{text},"isError":{failure}{tail}}}}}\n'
+    )
+    return line.encode("ascii")
 
 
 def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:

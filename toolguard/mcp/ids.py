@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from toolguard.mcp.calls import Call
 from toolguard.mcp.jsonrpc import IdKey
 
+# NOTE: the watchdog looks at least this often instead of being woken by each new call: a
+# wake-up per call (a thread switch while the call is forwarded) costs more than the look.
+WATCH_INTERVAL = 0.25
+
 
 @dataclass(frozen=True, slots=True)
 class Pending:
@@ -48,8 +52,6 @@ class InFlight:
                 self._client.pop(key, None)
                 return
             self._client[key] = pending
-            if pending.call is not None:
-                self._changed.notify_all()  # a new deadline
 
     def take(self, key: IdKey) -> Pending | None:
         """The request `key` answers, no longer in flight; None if there is none."""
@@ -63,15 +65,18 @@ class InFlight:
             return [call for key in keys if (call := self._client.pop(key).call) is not None]
 
     def take_expired(self) -> list[Call]:
-        """Wait until a guarded call passes its deadline (or `close`); take those that have."""
+        """Wait until a guarded call passes its deadline (or `close`); take those that have.
+
+        A deadline is seen within `WATCH_INTERVAL` of passing.
+        """
         with self._changed:
             while not self._closed:
                 now = time.monotonic()
                 calls = {key: p.call for key, p in self._client.items() if p.call is not None}
                 if expired := [key for key, call in calls.items() if call.deadline <= now]:
                     return [call for key in expired if (call := self._client.pop(key).call)]
-                deadlines = [call.deadline for call in calls.values()]
-                self._changed.wait(min(deadlines) - now if deadlines else None)
+                deadlines = [call.deadline - now for call in calls.values()]
+                self._changed.wait(min([WATCH_INTERVAL, *deadlines]))
             return []
 
     def close(self) -> None:

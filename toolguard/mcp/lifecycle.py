@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from toolguard.errors import ExitStatus
 from toolguard.run.spawn import kill_group, start
 
-STOP_GRACE = 1.5  # seconds a server has to exit once its stdin is closed (the SDK waits 2)
+STOP_GRACE = 5.0  # seconds a server has to exit once the client closed its side
 TERM_GRACE = 0.5  # seconds between SIGTERM and SIGKILL
 _POLL = 0.02
 

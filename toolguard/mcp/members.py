@@ -24,51 +24,69 @@ AMBIGUOUS: Any = object()  # a member name read twice: its value is not establis
 _SPACE = re.compile(rb"[ \t\r\n]*")
 # Validated JSON: every backslash starts a valid escape; unrolled, so matching stays linear.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_STRUCTURE = re.compile(rb'["\[\]{}]')
+_NAME = re.compile(rb'[ \t\r\n]*("[^"\\]*(?:\\.[^"\\]*)*")[ \t\r\n]*(:?)[ \t\r\n]*', re.DOTALL)
+_NEXT = re.compile(rb"[ \t\r\n]*(,?)")
+# Everything up to the next bracket that is not inside a string, strings included, in C.
+_FILLER = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
 _SCALAR_END = re.compile(rb"[ \t\r\n,\]}]")
 
 
 def span(line: bytes, path: tuple[str, ...]) -> tuple[int, int] | None:
     """The byte span of the value at `path` (member names) in a line `parse` accepted."""
-    start, end = 0, len(line)
+    at = 0
     for name in path:
-        found = next(((s, e) for key, s, e in members(line, start) if key == name), None)
+        found = _find(line, at, name)
         if found is None:
             return None
-        start, end = found
-    return start, end
+        at = found
+    end = _skip(line, at)
+    return None if end is None else (at, end)
 
 
-def members(line: bytes, at: int = 0) -> Iterator[tuple[str, int, int]]:
+def _find(line: bytes, at: int, wanted: str) -> int | None:
+    """Where the value of member `wanted` of the object at `at` starts.
+
+    NOTE: only the members before it are skipped (the value itself is not): a line `parse`
+    accepted holds no name twice, so the first is the one.
+    """
+    for name, start, end in members(line, at, until=wanted):
+        if name == wanted and start >= 0:
+            return start
+        if end < 0:
+            return None
+    return None
+
+
+def members(
+    line: bytes, at: int = 0, *, until: str | None = None
+) -> Iterator[tuple[str, int, int]]:
     """(name, value start, value end) for each member of the object at `at`, in order.
 
     Stops quietly where the text ends (a prefix) or is not an object; a name whose value the
     prefix does not hold ends it with an end of -1 (and a start of -1 if not even its `:`).
+    The member named `until` is yielded with an end of -1, unskipped, and ends it.
     """
     at = _SPACE.match(line, at).end()  # type: ignore[union-attr] # always matches
     if line[at : at + 1] != b"{":
         return
     at += 1
-    while True:
-        at = _SPACE.match(line, at).end()  # type: ignore[union-attr]
-        key = _STRING.match(line, at)
-        if key is None:
-            return  # `}`, or the end of a prefix
-        name: str = json.loads(key.group())
-        at = _SPACE.match(line, key.end()).end()  # type: ignore[union-attr]
-        if line[at : at + 1] != b":":
+    while (member := _NAME.match(line, at)) is not None:
+        token = member.group(1)
+        # NOTE: most names hold no escape: decoding them needs no JSON decoder.
+        name: str = json.loads(token) if b"\\" in token else token[1:-1].decode("utf-8")
+        if not member.group(2):
             yield name, -1, -1
             return
-        start = _SPACE.match(line, at + 1).end()  # type: ignore[union-attr]
-        end = _skip(line, start)
+        start = member.end()
+        end = None if name == until else _skip(line, start)
         if end is None:
-            yield name, start, -1  # the value runs past the end of a prefix
+            yield name, start, -1  # the value runs past the end of a prefix (or is wanted)
             return
         yield name, start, end
-        at = _SPACE.match(line, end).end()  # type: ignore[union-attr]
-        if line[at : at + 1] != b",":
+        after = _NEXT.match(line, end)
+        if not after.group(1):  # type: ignore[union-attr] # always matches
             return
-        at += 1
+        at = after.end()  # type: ignore[union-attr]
 
 
 def leading_members(raw: bytes, limits: Limits) -> dict[str, Any]:
@@ -119,16 +137,15 @@ def _skip(line: bytes, at: int) -> int | None:
         end = _SCALAR_END.search(line, at)
         return end.start() if end else None
     depth = 0
-    while (mark := _STRUCTURE.search(line, at)) is not None:
-        char = mark.group()
-        if char == b'"':
-            string = _STRING.match(line, mark.start())
-            if string is None:
-                return None
-            at = string.end()
-            continue
-        depth += 1 if char in (b"{", b"[") else -1
-        at = mark.end()
+    while True:
+        char = line[at : at + 1]
+        if char in (b"{", b"["):
+            depth += 1
+        elif char in (b"}", b"]"):
+            depth -= 1
+        else:
+            return None  # the text ends (a prefix), or inside a string
+        at += 1
         if depth == 0:
             return at
-    return None
+        at = _FILLER.match(line, at).end()  # type: ignore[union-attr] # always matches

@@ -8,17 +8,21 @@ stderr is read line by line within a bound and relayed through the same channel,
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import io
 import json
-import queue
 import threading
 from typing import IO
 
+from toolguard import report
 from toolguard.limits import discard_rest, read_line
+from toolguard.result import Diagnostics
 from toolguard.text import clean
 
-CAPACITY = 1024  # queued writes before new ones are dropped
+CAPACITY = 1024  # queued lines before new ones are dropped
 SERVER_LINE = 4096  # bytes of one server stderr line kept; the rest is dropped
+FLUSH_INTERVAL = 0.05  # seconds between the writer's rounds
 _SHOWN = 1024
 _CLOSE_WAIT = 1.0  # seconds to let queued diagnostics out at exit
 
@@ -27,24 +31,35 @@ class OperatorChannel:
     """A file-like stderr for `report`: writes are queued, never block, and may be dropped.
 
     NOTE: the seam for "Trust boundaries" (serve's operator channel): swap in the shared
-    non-blocking writer when it lands; this one is the minimal version `mcp` needs now.
+    non-blocking writer when it lands; this one is the minimal version `mcp` needs now. The
+    writer thread is not woken per line (a thread switch per guarded call would cost more
+    than the line): it writes what has queued every `FLUSH_INTERVAL`.
     """
 
     def __init__(self, stream: IO[str] | None, mode: str, capacity: int = CAPACITY) -> None:
         self.mode = mode
         self.dropped = 0
         self._stream = stream
-        self._queue: queue.Queue[str | None] = queue.Queue(capacity)
+        self._capacity = capacity
+        self._queue: collections.deque[str | Diagnostics] = collections.deque()
+        self._closing = threading.Event()
         self._thread = threading.Thread(target=self._drain, name="operator", daemon=True)
         self._thread.start()
 
     def write(self, text: str) -> int:
         """Queue `text`; drop it (and count it) if the queue is full."""
-        try:
-            self._queue.put_nowait(text)
-        except queue.Full:
-            self.dropped += 1
+        self._put(text)
         return len(text)
+
+    def render(self, diagnostics: Diagnostics) -> None:
+        """Queue one check's diagnostics; they are rendered off the relay's path, by the writer."""
+        self._put(diagnostics)
+
+    def _put(self, item: str | Diagnostics) -> None:
+        if len(self._queue) >= self._capacity:
+            self.dropped += 1
+        else:
+            self._queue.append(item)  # NOTE: deque.append is atomic: no lock needed
 
     def flush(self) -> None:
         """Nothing to do: the writer thread flushes."""
@@ -63,8 +78,7 @@ class OperatorChannel:
 
     def close(self) -> None:
         """Let queued lines out for a moment, then say how many were dropped."""
-        with contextlib.suppress(queue.Full):
-            self._queue.put(None, timeout=_CLOSE_WAIT)
+        self._closing.set()
         self._thread.join(_CLOSE_WAIT)
         if self.dropped and self._stream is not None and not self._thread.is_alive():
             with contextlib.suppress(OSError, ValueError):
@@ -75,14 +89,23 @@ class OperatorChannel:
                 self._stream.flush()
 
     def _drain(self) -> None:
-        while (text := self._queue.get()) is not None:
-            if self._stream is None:
-                continue
-            try:
-                self._stream.write(text)
-                self._stream.flush()
-            except (OSError, ValueError):
-                self._stream = None  # stderr is gone: keep draining, write nothing
+        while True:
+            closing = self._closing.wait(FLUSH_INTERVAL)
+            text = io.StringIO()
+            while self._queue:
+                item = self._queue.popleft()
+                if isinstance(item, str):
+                    text.write(item)
+                else:
+                    report.render(item, self.mode, text)
+            if text.tell() and self._stream is not None:
+                try:
+                    self._stream.write(text.getvalue())
+                    self._stream.flush()
+                except (OSError, ValueError):
+                    self._stream = None  # stderr is gone: keep draining, write nothing
+            if closing:
+                return
 
 
 def relay_server_stderr(stream: IO[bytes], channel: OperatorChannel) -> None:

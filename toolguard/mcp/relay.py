@@ -290,12 +290,10 @@ class Relay:
                 )
         except Exception:  # noqa: BLE001 - the client still gets an envelope
             outcome = internal(contract, request, f"internal error: {trace()}")
-        self._client.write(
-            result_line(call.jsonrpc_id, calls.tool_result(outcome.envelope, call.modern))
-        )
-        stream = cast("Any", self._operator)  # file-like: `report` writes lines to it
-        report.render(outcome.diagnostics, self._operator.mode, stream)
+        self._client.write(calls.answer_line(call, outcome.envelope))
+        self._operator.render(outcome.diagnostics)
         if warning is not None:
+            stream = cast("Any", self._operator)  # file-like: `report` writes lines to it
             report.error(warning, outcome.diagnostics.exit_status, self._operator.mode, stream)
 
     # -- plumbing ---------------------------------------------------------------------------

@@ -169,8 +169,12 @@ class _Session:
             "server-stderr": lambda: relay_server_stderr(server_err, self.operator),
             "watchdog": relay.watch,
         }
-        for name, target in threads.items():
-            threading.Thread(target=target, name=name, daemon=True).start()
+        started = [
+            threading.Thread(target=target, name=name, daemon=True)
+            for name, target in threads.items()
+        ]
+        for thread in started:
+            thread.start()
         exited_at: float | None = None
         while not relay.done.wait(_TICK):
             now = time.monotonic()
@@ -182,7 +186,11 @@ class _Session:
                 exited_at = now
             if exited_at is not None and now - exited_at > DRAIN_GRACE:
                 relay.server_gone()  # NOTE: something that left its group holds its output
-        return self._status(lifecycle.stop_server(child))
+        # NOTE: no grace here: the server has exited, or a signal or the client's grace asks
+        # for it to go now (a client that signals toolguard soon kills it for good).
+        returncode = lifecycle.stop_server(child, grace=0)
+        started[2].join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
+        return self._status(returncode)
 
     def _status(self, returncode: int | None) -> ExitStatus:
         if self.relay.ended_by == "signal":
