@@ -13,8 +13,8 @@ taking turns ROUNDS times to spread machine noise:
 
 The figures are medians per call: toolguard's overhead over direct (the goal: 300 us), and how
 it splits into the bare relay's floor and toolguard's own work. Then MEMORY_CALLS calls through
-one toolguard session, toolguard's resident memory read from /proc after the first 1,000 calls
-and at the end: flat means no growth per call.
+one toolguard session, toolguard's resident memory read from /proc every tenth of them: flat
+(after warm-up) means no growth per call.
 
     .venv/bin/python benchmarks/mcp.py [--calls 300] [--rounds 5] [--memory-calls 10000]
 """
@@ -125,6 +125,11 @@ class Session:
             assert b'"isError":false' in answer or b'"isError": false' in answer, answer[:300]
         return times
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of the process this session talks to, so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_kib(self) -> int:
         """Resident memory of the process this session talks to (toolguard, not its server)."""
         status = Path(f"/proc/{self.process.pid}/status").read_text()
@@ -164,13 +169,20 @@ def main() -> None:
             ],
         }
         times: dict[str, list[float]] = {name: [] for name in ways}
+        cpu: dict[str, float] = dict.fromkeys(ways, 0.0)
         for _ in range(options.rounds):
             for name, argv in ways.items():
                 session = Session(argv)
                 session.timed_calls(20)  # warm-up: first calls load code, fill caches
+                before = session.cpu_seconds()
                 times[name].extend(session.timed_calls(options.calls))
+                cpu[name] += session.cpu_seconds() - before
                 session.close()
         report_overhead(times, options)
+        calls = options.rounds * options.calls
+        print("CPU time per call of the process the client talks to (us; less sensitive to load):")
+        relay_cpu, toolguard_cpu = (cpu[name] / calls * 1e6 for name in ("bare relay", "toolguard"))
+        print(f"  bare relay {relay_cpu:8.1f}   toolguard {toolguard_cpu:8.1f}")
         report_memory(ways["toolguard"], options.memory_calls)
     print(f"\n{sys.executable}; {os.uname().sysname} {os.uname().machine}, {os.cpu_count()} CPUs")
 
@@ -192,19 +204,20 @@ def report_overhead(times: dict[str, list[float]], options: argparse.Namespace) 
 
 
 def report_memory(argv: list[str], calls: int) -> None:
+    """toolguard's RSS every tenth of the calls: a leak grows with each, warm-up does not."""
     session = Session(argv)
-    session.timed_calls(1000)
-    early = session.rss_kib()
+    step = max(calls // 10, 1)
+    samples = []
     started = time.perf_counter()
-    session.timed_calls(calls - 1000)
-    per_call = (time.perf_counter() - started) / max(calls - 1000, 1)
-    late = session.rss_kib()
+    for _ in range(10):
+        session.timed_calls(step)
+        samples.append(session.rss_kib())
+    per_call = (time.perf_counter() - started) / (10 * step)
     session.close()
-    growth = late - early
-    print(f"memory over {calls:,} guarded calls (toolguard's RSS, KiB):")
-    print(f"  after 1,000 calls {early:8}   after {calls:,} calls {late:8}   growth {growth:+} KiB")
-    per_byte = growth * 1024 / max(calls - 1000, 1)
-    print(f"  ({per_byte:.1f} bytes per call; {per_call * 1e6:.0f} us per call)")
+    second_half = samples[-1] - samples[4]
+    print(f"memory over {10 * step:,} guarded calls (toolguard's RSS, KiB, every {step:,} calls):")
+    print("  " + " ".join(str(sample) for sample in samples))
+    print(f"  growth over the second half: {second_half:+} KiB ({per_call * 1e6:.0f} us per call)")
 
 
 if __name__ == "__main__":

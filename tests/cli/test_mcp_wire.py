@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +222,22 @@ def test_options_after_the_command_belong_to_the_server() -> None:
     ]
     done = subprocess.run(argv, input=b"", capture_output=True, cwd=REPO, timeout=WAIT, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_sigterm_kills_the_servers_group_and_exits_130() -> None:
+    """SIGTERM to toolguard (a client stopping it): the server goes at once; exit 130."""
+    client = RawClient("--contract", PROBE)
+    client.initialize()
+    client.send(call(1, {"zone": "UTC", "mode": "silent"}))
+    children = Path(f"/proc/{client.process.pid}/task/{client.process.pid}/children")
+    server = int(children.read_text().split()[0])
+    client.process.send_signal(signal.SIGTERM)
+    assert client.process.wait(WAIT) == 130  # its stdin still open: the signal ended it
+    client.close()
+    for _ in range(100):
+        stat = Path(f"/proc/{server}/stat")
+        if not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the server outlived toolguard")

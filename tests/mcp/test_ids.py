@@ -70,3 +70,17 @@ def test_server_requests_are_kept_apart() -> None:
     assert flight.take((False, 1)) is None
     assert flight.server_answered((False, 1))
     assert not flight.server_answered((False, 1))
+
+
+def test_in_flight_requests_are_bounded() -> None:
+    """Past MAX_IN_FLIGHT, a new request of either side is not held (memory stays bounded)."""
+    from toolguard.mcp import ids  # noqa: PLC0415
+
+    flight = InFlight()
+    for number in range(ids.MAX_IN_FLIGHT):
+        assert flight.claim((False, number), "ping")
+        assert flight.server_request((False, number))
+    assert not flight.claim((False, -1), "ping")
+    assert not flight.server_request((False, -1))
+    assert flight.take((False, 0)) is not None
+    assert flight.claim((False, -1), "ping")

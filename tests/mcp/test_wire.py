@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import threading
 
 from toolguard.mcp.wire import Output, read_lines
@@ -47,3 +48,19 @@ def test_lines_from_several_threads_never_interleave() -> None:
     written = stream.getvalue().splitlines(keepends=True)
     assert len(written) == 160
     assert set(written) == set(lines)
+
+
+def test_an_over_long_line_is_handled_before_its_rest_is_read() -> None:
+    """A line that never ends: its first bytes are handed on before the rest is dropped."""
+    read, write = os.pipe()
+    handled = threading.Event()
+    os.write(write, b"x" * 200)
+    with os.fdopen(read, "rb") as stream:
+        reader = threading.Thread(target=read_lines, args=(stream, 64, lambda *_: handled.set()))
+        reader.start()
+        try:
+            seen = handled.wait(5)  # the writer end is still open: the line has not ended
+        finally:
+            os.close(write)
+            reader.join(10)
+    assert seen

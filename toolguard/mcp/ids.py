@@ -18,6 +18,7 @@ from toolguard.mcp.jsonrpc import IdKey
 # NOTE: the watchdog looks at least this often instead of being woken by each new call: a
 # wake-up per call (a thread switch while the call is forwarded) costs more than the look.
 WATCH_INTERVAL = 0.25
+MAX_IN_FLIGHT = 4096  # requests each side may have in flight: memory stays bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +39,9 @@ class InFlight:
         self._closed = False
 
     def claim(self, key: IdKey, method: str) -> bool:
-        """Hold `key` for a client request while it is admitted; False if it is in flight."""
+        """Hold `key` for a client request being admitted; False if it (or too many) in flight."""
         with self._changed:
-            if key in self._client:
+            if key in self._client or len(self._client) >= MAX_IN_FLIGHT:
                 return False
             self._client[key] = Pending(method)
             return True
@@ -85,10 +86,13 @@ class InFlight:
             self._closed = True
             self._changed.notify_all()
 
-    def server_request(self, key: IdKey) -> None:
-        """The server sent a request: its answer from the client will be awaited."""
+    def server_request(self, key: IdKey) -> bool:
+        """The server sent a request: await the client's answer (False: too many in flight)."""
         with self._changed:
+            if len(self._server) >= MAX_IN_FLIGHT and key not in self._server:
+                return False
             self._server.add(key)
+            return True
 
     def server_answered(self, key: IdKey | None) -> bool:
         """The client answered (or the server cancelled) a server request; False if unknown."""

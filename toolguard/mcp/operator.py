@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import threading
+import time
 from typing import IO
 
 from toolguard import report
@@ -52,7 +53,7 @@ class OperatorChannel:
         return len(text)
 
     def render(self, diagnostics: Diagnostics) -> None:
-        """Queue one check's diagnostics; they are rendered off the relay's path, by the writer."""
+        """Queue one check's diagnostics: the writer renders them as `check` does, off the path."""
         self._put(diagnostics)
 
     def _put(self, item: str | Diagnostics) -> None:
@@ -96,8 +97,11 @@ class OperatorChannel:
                 item = self._queue.popleft()
                 if isinstance(item, str):
                     text.write(item)
-                else:
-                    report.render(item, self.mode, text)
+                    continue
+                report.render(item, self.mode, text)
+                # NOTE: let a waiting relay thread have the GIL between two renderings: a whole
+                # batch rendered at once would hold it while calls wait.
+                time.sleep(0)
             if text.tell() and self._stream is not None:
                 try:
                     self._stream.write(text.getvalue())

@@ -108,7 +108,7 @@ class Relay:
         key, method, request_id = message.key, message.method or "", message.body["id"]
         assert key is not None
         if not self._flight.claim(key, method):
-            why = "Invalid Request: a request with this id is in flight"
+            why = "Invalid Request: a request with this id (or too many) in flight"
             self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
             return
         try:
@@ -167,8 +167,11 @@ class Relay:
             return
         message = classify(value)
         if message.kind == "request":
-            self._flight.server_request(message.key)  # type: ignore[arg-type]
-            self._client.write(line)
+            if self._flight.server_request(message.key):  # type: ignore[arg-type]
+                self._client.write(line)
+            else:
+                why = "toolguard: too many server requests in flight"
+                self._server.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
         elif message.kind == "notification":
             if message.method == "notifications/cancelled":
                 self._flight.server_answered(_cancelled(message))

@@ -112,8 +112,8 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
             listed=listed,
         )
         session = _Session(child, by_tool, options, client_out, operator)
-        with _stop_on_signals() as stop:
-            return session.run(client_in, stop)
+        with _stop_on_signals(lambda: session.relay.end("signal")):
+            return session.run(client_in)
     finally:
         operator.close()
 
@@ -153,7 +153,7 @@ class _Session:
             self.closed_at = time.monotonic()
         self.to_server.close()  # the spec's shutdown: the server sees the end of its input
 
-    def run(self, client_in: BinaryIO, stop: threading.Event) -> ExitStatus:
+    def run(self, client_in: BinaryIO) -> ExitStatus:
         """Relay until the session ends; stop the server; the exit status."""
         child, relay = self.child, self.relay
         server_out, server_err = child.stdout, child.stderr
@@ -178,9 +178,7 @@ class _Session:
         exited_at: float | None = None
         while not relay.done.wait(_TICK):
             now = time.monotonic()
-            if stop.is_set():
-                relay.end("signal")
-            elif self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
+            if self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
                 lifecycle.stop_server(child, grace=0)  # then its output ends: `server_gone`
             if exited_at is None and child.poll() is not None:
                 exited_at = now
@@ -229,18 +227,17 @@ def _safe(
 
 
 @contextlib.contextmanager
-def _stop_on_signals() -> Iterator[threading.Event]:
+def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
     """SIGTERM and SIGINT end the session (only the main thread may handle signals)."""
-    stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
-        yield stop
+        yield
         return
     previous = {
-        signum: signal.signal(signum, lambda signum, frame: stop.set())
+        signum: signal.signal(signum, lambda signum, frame: stop())
         for signum in (signal.SIGTERM, signal.SIGINT)
     }
     try:
-        yield stop
+        yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

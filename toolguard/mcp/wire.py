@@ -17,18 +17,25 @@ from toolguard.limits import discard_rest, read_line
 
 
 def read_lines(stream: IO[bytes], cap: int, handle: Callable[[bytes, bool], None]) -> None:
-    """Call `handle(line, over_long)` for each non-blank line until end of stream."""
+    """Call `handle(line, over_long)` for each non-blank line until end of stream.
+
+    An over-long line is handled first (its call fails at once), then the rest of it is
+    dropped: a line that never ends must not hold its call until the timeout.
+    """
     while True:
         try:
             line, over_long = read_line(stream, cap)
-            if over_long:
-                discard_rest(stream)
         except (OSError, ValueError):
             return  # closed under us: the end of the stream
         if not line:
             return
         if over_long or line.strip(b" \t\r\n"):
             handle(line, over_long)
+        if over_long:
+            try:
+                discard_rest(stream)
+            except (OSError, ValueError):
+                return
 
 
 class Output:
