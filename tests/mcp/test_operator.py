@@ -6,8 +6,13 @@ import io
 import os
 import threading
 import time
+from pathlib import Path
 
+from toolguard.contract import load_contract
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
+from toolguard.pipeline import check
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class _Stuck(io.StringIO):
@@ -62,3 +67,29 @@ def test_the_servers_stderr_is_relayed_line_by_line_escaped_and_bounded() -> Non
     assert "[rest of the line dropped]" in lines[1] or "more characters" in lines[1]
     assert len(lines[1]) < 2000
     assert lines[2].startswith("toolguard: server: ")
+
+
+class _Timed(io.StringIO):
+    """A stderr that notes when it was first written."""
+
+    first: float | None = None
+
+    def write(self, text: str) -> int:
+        if self.first is None:
+            self.first = time.monotonic()
+        return super().write(text)
+
+
+def test_a_steady_stream_of_lines_is_written_while_it_lasts() -> None:
+    """Calls that never pause still see their diagnostics written, round by round."""
+    contract = load_contract(REPO / "examples" / "review_status" / "contract.toml")
+    raw = (REPO / "examples" / "review_status" / "response.json").read_bytes()
+    diagnostics = check(contract, raw, context={"change_id": "CR-1042"}).diagnostics
+    stream = _Timed()
+    channel = OperatorChannel(stream, "rich")
+    ends = time.monotonic() + 1.0
+    while time.monotonic() < ends:
+        channel.render(diagnostics)
+    assert stream.first is not None
+    assert stream.first < ends
+    channel.close()

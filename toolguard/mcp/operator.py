@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import io
 import json
 import threading
-import time
-from typing import IO
+from typing import IO, cast
 
 from toolguard import report
 from toolguard.limits import discard_rest, read_line
@@ -42,7 +40,7 @@ class OperatorChannel:
         self.dropped = 0
         self._stream = stream
         self._capacity = capacity
-        self._queue: collections.deque[str | Diagnostics] = collections.deque()
+        self._queue: collections.deque[str] = collections.deque()
         self._closing = threading.Event()
         self._thread = threading.Thread(target=self._drain, name="operator", daemon=True)
         self._thread.start()
@@ -53,10 +51,14 @@ class OperatorChannel:
         return len(text)
 
     def render(self, diagnostics: Diagnostics) -> None:
-        """Queue one check's diagnostics: the writer renders them as `check` does, off the path."""
-        self._put(diagnostics)
+        """Queue one check's diagnostics, rendered as `check` renders them.
 
-    def _put(self, item: str | Diagnostics) -> None:
+        NOTE: rendered by the caller (the relay, once the answer is written), not by the
+        writer thread: rendering a batch there holds the GIL while calls wait.
+        """
+        report.render(diagnostics, self.mode, cast("IO[str]", self))
+
+    def _put(self, item: str) -> None:
         if len(self._queue) >= self._capacity:
             self.dropped += 1
         else:
@@ -92,19 +94,12 @@ class OperatorChannel:
     def _drain(self) -> None:
         while True:
             closing = self._closing.wait(FLUSH_INTERVAL)
-            text = io.StringIO()
-            while self._queue:
-                item = self._queue.popleft()
-                if isinstance(item, str):
-                    text.write(item)
-                    continue
-                report.render(item, self.mode, text)
-                # NOTE: let a waiting relay thread have the GIL between two renderings: a whole
-                # batch rendered at once would hold it while calls wait.
-                time.sleep(0)
-            if text.tell() and self._stream is not None:
+            # NOTE: what was queued when the round began, no more: under a steady stream of
+            # calls, "until the queue is empty" might never end, nor ever write.
+            lines = [self._queue.popleft() for _ in range(len(self._queue))]
+            if lines and self._stream is not None:
                 try:
-                    self._stream.write(text.getvalue())
+                    self._stream.write("".join(lines))
                     self._stream.flush()
                 except (OSError, ValueError):
                     self._stream = None  # stderr is gone: keep draining, write nothing
