@@ -164,7 +164,7 @@ class _Session:
         threads = {
             "client": lambda: _then(read_lines, client_in, self.cap, from_client, self.client_gone),
             "server": lambda: _then(
-                read_lines, child.stdout, self.cap, from_server, relay.server_gone
+                read_lines, server_out, self.cap, from_server, relay.server_gone
             ),
             "server-stderr": lambda: relay_server_stderr(server_err, self.operator),
             "watchdog": relay.watch,
