@@ -26,8 +26,8 @@ BY_NAME = {suite.contract.parent.name: suite for suite in SUITES}
 # None: the near miss cannot be written for that example. review_status and deploy_status
 # carry no timestamp (nothing can be stale) and no project (the request-matching rule plays
 # "wrong project"); disk_usage is `df -P` text: no objects, members or nulls exist in it.
-# get_current_time (mcp-server-time's tool, for `toolguard mcp`) has no identifier or free
-# text: its zone, checked against the request, plays "wrong project".
+# get_current_time (mcp-server-time's tool, for `toolguard mcp`) has no project: its zone,
+# checked against the request, plays "wrong project".
 NEAR_MISSES: dict[str, dict[str, str | None]] = {
     "extra property": {
         "review_status": "extra_property",
@@ -48,7 +48,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "empty_identifier",
         "job_run": "empty_identifier",
         "disk_usage": "empty_identifier",
-        "get_current_time": None,
+        "get_current_time": "empty_identifier",
     },
     "duplicate member in the raw bytes": {
         "review_status": "duplicate_member",
@@ -76,7 +76,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "success_with_error",
         "job_run": "success_with_error",
         "disk_usage": "warning_line",  # df printed its records and an error line
-        "get_current_time": None,
+        "get_current_time": "success_with_error",
     },
     "injection": {
         "review_status": "injection_article",

@@ -265,3 +265,15 @@ def test_a_server_going_away_fails_every_call_in_flight_retryably(harness: Harne
     ]
     assert errors == [{"code": "UPSTREAM_UNAVAILABLE", "retryable": True}] * 2
     assert harness.relay.ended_by == "server"
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["notifications/progress", "notifications/tools/list_changed", "notifications/message"],
+)
+def test_server_notifications_pass_unchanged(harness: Harness, method: str) -> None:
+    """Progress, a changed tool list, log messages: passed to the client as they came."""
+    harness.from_client(_call(1, _meta={"progressToken": "p"}))
+    line = json.dumps({"jsonrpc": "2.0", "method": method, "params": {"progressToken": "p"}})
+    harness.relay.from_server(line.encode() + b"\n", False)
+    assert harness.client.stream.getvalue() == line.encode() + b"\n"
