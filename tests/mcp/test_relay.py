@@ -277,3 +277,19 @@ def test_server_notifications_pass_unchanged(harness: Harness, method: str) -> N
     line = json.dumps({"jsonrpc": "2.0", "method": method, "params": {"progressToken": "p"}})
     harness.relay.from_server(line.encode() + b"\n", False)
     assert harness.client.stream.getvalue() == line.encode() + b"\n"
+
+
+def test_a_bug_while_admitting_answers_the_request_and_frees_its_id(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-32603 for the request; the same id can be used again."""
+
+    def broken(*args: Any) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr("toolguard.mcp.calls.admit", broken)
+    harness.from_client(_call(1))
+    assert harness.client.received()[0]["error"]["code"] == -32603
+    monkeypatch.undo()
+    harness.from_client(_call(1))
+    assert len(harness.server.received()) == 1

@@ -118,6 +118,12 @@ class Relay:
             self._notice("refused", refusal.message)
             self._client.write(error_line(request_id, refusal.code, refusal.message))
             return
+        except Exception:  # noqa: BLE001 - a bug answers this request, never strands its id
+            self._flight.settle(key, None)
+            self._notice("internal_error", f"internal error admitting a request: {trace()}")
+            why = "toolguard: internal error"
+            self._client.write(error_line(request_id, jsonrpc.INTERNAL_ERROR, why))
+            return
         self._flight.settle(key, pending)
         self._server.write(line)
 
