@@ -7,13 +7,15 @@ and re-emitted in RE2's syntax with explicit code point ranges (`\d` is [0-9], `
 end, `.` excludes all four line terminators); a construct whose meaning we cannot carry over,
 or that RE2 cannot run in linear time (lookaround, backreferences), is refused rather than
 guessed. `is_ecma_pattern` answers the narrower question the `regex` format asks: is this text
-valid ECMA-262 at all?
+valid ECMA-262 at all? `python_reading` answers
+the one a schema published to other validators raises: does Python read the text as written?
 """
 
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+import warnings
+from typing import Literal, NoReturn
 
 from toolguard.errors import SchemaError
 from toolguard.schema import charsets
@@ -32,6 +34,13 @@ _TOO_MANY = "RE2 repeats at most 1000 times; bound the length with minLength/max
 _REPEATED_GROUP = "which ECMA-262 clears on every repetition and RE2 does not: put it outside"
 _EMPTY = "which ECMA-262 then leaves unset and RE2 sets to an empty string"
 _LOOKAROUND = "uses a lookaround assertion, which RE2 does not run (it is linear-time only without)"
+
+
+# Escapes Python's `re` reads exactly as ECMA-262 does, and those it reads more loosely.
+_SAME_ESCAPE = re.compile(
+    r"\\(?:[tnrfv]|0(?![0-9])|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4}|[\^$\\.*+?()\[\]{}|/])"
+)
+_LOOSER_ESCAPES = ("\\d", "\\w")  # Python: any Unicode digit or word character
 
 
 class _Invalid(Exception):
@@ -82,6 +91,52 @@ def is_ecma_pattern(text: str) -> bool:
     except (_Invalid, RecursionError):
         return False
     return True
+
+
+def python_reading(pattern: str) -> Literal["same", "looser", "other"]:
+    r"""How Python's `re.search` reads a valid ECMA-262 `pattern` written as is.
+
+    python-jsonschema does just that. The answer: exactly as ECMA-262 does; more loosely (a
+    superset: `\d`, `\w`, `.` and `$` outside negated classes); or otherwise (a syntax error, a
+    warning, or a meaning that differs both ways, as `\s`, `\b` or `[^\d]` do). Conservative:
+    "other" when unsure.
+    """
+    looser = False
+    at, in_class, negated = 0, False, False
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            if (escape := _SAME_ESCAPE.match(pattern, at)) is not None:
+                at = escape.end()
+                continue
+            pair = pattern[at : at + 2]
+            if in_class and pair in ("\\-", "\\b"):
+                at += 2
+                continue
+            if pair not in _LOOSER_ESCAPES or (in_class and negated):
+                return "other"
+            looser, at = True, at + 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            negated = pattern.startswith("^", at + 1)
+            if pattern.startswith("]", at + 1 + negated):
+                return "other"  # `[]` and `[^]`: Python reads a `]` there as a member
+            in_class, at = True, at + negated
+        elif char == "(" and pattern.startswith("(?", at):
+            if not pattern.startswith(("(?:", "(?=", "(?!"), at):
+                return "other"  # lookbehind (Python's must be fixed-width), named groups
+        elif char in ".$":
+            looser = True
+        at += 1
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # FutureWarning: a set Python may one day read anew
+            re.compile(pattern)
+    except (re.error, FutureWarning, OverflowError, RecursionError):
+        return "other"
+    return "looser" if looser else "same"
 
 
 class _Parser:
