@@ -13,18 +13,20 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.respond import guard
+from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
+from toolguard.files import is_stdin
 from toolguard.request import make_request
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# A data file: an existing file, or `-` for standard input.
+_DATA = click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
 _CONTRACT = click.Path(path_type=Path)
 
 
 @click.command()
-@click.argument("schema_file", metavar="SCHEMA", type=_FILE)
+@click.argument("schema_file", metavar="SCHEMA", type=_DATA)
 @click.argument(
     "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
 )
@@ -51,11 +53,16 @@ def validate(
     no_formats: bool,
     output: str,
 ) -> None:
-    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).
+
+    Either SCHEMA or one INSTANCE may be `-`, read from standard input.
+    """
     from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
     from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.validate import validate_files  # noqa: PLC0415
 
+    if sum(is_stdin(path) for path in (schema_file, *instances)) > 1:
+        fail(UsageError("only one of SCHEMA and INSTANCE... can be '-' (standard input)"), "text")
     refs = guard(lambda: _registry(registry), "rich")
     validator = guard(
         lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),

@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolguard.audit.trail import TrailOptions
 
-Kind = str  # "text", "existing file", "file path", "folder path", "count", "seconds",
-# "repeatable", "switch", or a tuple of choices
+from toolguard.errors import UsageError
+from toolguard.files import is_stdin
+
+Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
+# "file path", "folder path", "count", "seconds", "repeatable", "switch", or a tuple of choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +40,19 @@ class Flag:
 DIAGNOSTICS = ("rich", "json")
 REQUEST = (
     Flag("--request-id", "request_id", "text", "Request id to echo (default: a random one).", "ID"),
-    Flag("--context", "pairs", "repeatable", "Request context value.", "K=V"),
+    Flag("--context", "pairs", "repeatable", "Request context value, always a string.", "K=V"),
     Flag(
-        "--context-file", "context_file", "existing file", "JSON object of request context values."
+        "--context-json",
+        "json_pairs",
+        "repeatable",
+        "Request context value as JSON: 42, true, [1, 2].",
+        "K=JSON",
+    ),
+    Flag(
+        "--context-file",
+        "context_file",
+        "data file",
+        "JSON object of request context values (-: stdin).",
     ),
     Flag("--now", "now", "text", "Clock for freshness rules (default: real time).", "RFC3339"),
 )
@@ -128,7 +141,9 @@ def _diagnostics(default: str) -> Flag:
 
 # NOTE: the audit flags come last, so --help lists them after what a first reader needs.
 CHECK = (
-    Flag("--input", "input_file", "existing file", "Read the response from FILE, not stdin."),
+    Flag(
+        "--input", "input_file", "data file", "Read the response from FILE (default, or -: stdin)."
+    ),
     *REQUEST,
     _diagnostics("rich"),
     *AUDIT,
@@ -160,6 +175,21 @@ def trail_options(values: Mapping[str, Any]) -> TrailOptions:
     from toolguard.audit.trail import TrailOptions  # noqa: PLC0415 - after parsing, not before
 
     return TrailOptions(**{flag.dest: values[flag.dest] for flag in AUDIT})
+
+
+def one_stdin(table: tuple[Flag, ...], values: Mapping[str, Any], *implicit: str) -> None:
+    """Refuse a command line on which two things would read standard input (a usage error).
+
+    `implicit` names what reads stdin without a flag saying so (`check`'s response, when no
+    `--input` is given); every data-file flag given `-` is another reader.
+    """
+    readers = [*implicit]
+    readers += [
+        flag.name for flag in table if flag.kind == "data file" and is_stdin(values[flag.dest])
+    ]
+    if len(readers) > 1:
+        both = " and ".join(readers)
+        raise UsageError(f"only one thing can read standard input ('-'), not {both}")
 
 
 def options_end_at_command(
@@ -219,6 +249,9 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
 
 
 _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
+    "data file": lambda click: click.Path(
+        exists=True, dir_okay=False, path_type=Path, allow_dash=True
+    ),
     "existing file": lambda click: click.Path(exists=True, dir_okay=False, path_type=Path),
     "file path": lambda click: click.Path(dir_okay=False, path_type=Path),
     "folder path": lambda click: click.Path(file_okay=False, path_type=Path),

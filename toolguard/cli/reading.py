@@ -80,7 +80,11 @@ def audit() -> None:
 
 
 @audit.command()
-@click.argument("log_file", metavar="FILE", type=_FILE)
+@click.argument(
+    "log_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True),
+)
 @click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
 @click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
 @click.option(
@@ -92,7 +96,7 @@ def audit() -> None:
     help="A table for people, or one line of JSON.",
 )
 def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
-    """Count FILE's records per tool, outcome, error code and layer."""
+    """Count FILE's records per tool, outcome, error code and layer (FILE `-`: stdin)."""
     from toolguard.explain import render  # noqa: PLC0415 - only this command needs it
     from toolguard.explain.summary import summarize  # noqa: PLC0415
 
