@@ -21,7 +21,7 @@ from toolguard.audit import Command, Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import Contract, load_contract
-from toolguard.errors import ExitStatus, ToolguardError, UsageError
+from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
 from toolguard.files import is_stdin
 from toolguard.pipeline import check_stream, run_upstream
 from toolguard.request import (
@@ -132,8 +132,12 @@ def guard(build: Callable[[], T], mode: str) -> T:
 
 
 def fail(exc: ToolguardError, mode: str) -> NoReturn:
-    """Report an invocation error and exit with its status (nothing on stdout)."""
-    report.error(str(exc), exc.exit_status, mode)
+    """Report an invocation error and exit with its status (nothing on stdout).
+
+    A contract with several problems gets one line (one JSON record) per problem.
+    """
+    for line in exc.lines() if isinstance(exc, ContractError) else [str(exc)]:
+        report.error(line, exc.exit_status, mode)
     sys.exit(exc.exit_status)
 
 
