@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from toolguard import report
+from toolguard.cli.flags import format_option
 from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
@@ -38,14 +39,7 @@ _CONTRACT = click.Path(path_type=Path)
     help="Serve $refs under PREFIX from files in DIR.",
 )
 @click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="One line per instance, as text or JSON.",
-)
+@format_option(("text", "json"), "One line per instance, as text or JSON.")
 def validate(
     schema_file: Path,
     instances: tuple[Path, ...],
@@ -77,14 +71,7 @@ def validate(
 
 @click.command("test")
 @click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table per contract, or one line of JSON.",
-)
+@format_option(("text", "json"), "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -145,19 +132,12 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     return registry
 
 
-LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
+LINT_FORMATS = ("text", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
 
 
 @click.command()
 @click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(LINT_FORMATS),
-    default="rich",
-    show_default=True,
-    help="Findings as text, one line of JSON, or SARIF 2.1.0.",
-)
+@format_option(LINT_FORMATS, "Findings as text, one line of JSON, or SARIF 2.1.0.")
 def lint(targets: tuple[Path, ...], output: str) -> None:
     """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail)."""
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
@@ -171,14 +151,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
 @click.command()
 @click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
 @click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table for people, or one JSON object for CI.",
-)
+@format_option(("text", "json"), "A table for people, or one JSON object for CI.")
 def diff(old: Path, new: Path, output: str) -> None:
     """Compare two contract versions; exit 1 if a needed version bump is missing."""
     from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it

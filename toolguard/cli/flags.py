@@ -219,6 +219,36 @@ def options_end_at_command(
     return list(arguments)
 
 
+# Spellings `--format` took before it was `text|json` everywhere: still accepted, never shown.
+FORMAT_ALIASES = {"rich": "text"}
+
+
+def format_option(
+    formats: tuple[str, ...], help_text: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--format` of a reporting command: `formats` (the first the default), old spellings too.
+
+    One vocabulary for every command that prints a report: `text` for people, `json` for
+    programs, `sarif` where it applies (lint). `--diagnostics` keeps its own (`rich|json`).
+    """
+    import click  # noqa: PLC0415 - the fast path reads this module without click
+
+    class Format(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on
+        """A choice that also takes the hidden old spellings, read as their new names."""
+
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            return super().convert(FORMAT_ALIASES.get(value, value), param, ctx)
+
+    return click.option(
+        "--format",
+        "output",
+        type=Format(formats),
+        default=formats[0],
+        show_default=True,
+        help=help_text,
+    )
+
+
 def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A decorator adding `flags` to a click command, in table order."""
     import click  # noqa: PLC0415 - the fast path reads the table without click
