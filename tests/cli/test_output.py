@@ -50,12 +50,29 @@ def test_a_piped_test_report_keeps_every_row_on_one_line(
     assert any(LONG_RULE in line for line in rows)
 
 
-def test_a_piped_lint_report_keeps_each_message_on_one_line(run_toolguard: RunToolguard) -> None:
-    """Lint's long messages are not folded at 80 columns on a pipe."""
-    run = run_toolguard("lint", "tests/data/lint/TG001/fail/ref_to_open_defs_entry.schema.json")
+def test_a_piped_explain_keeps_a_long_message_on_one_line(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`explain | cat`: a rejection message far wider than 80 columns stays on its line."""
+    log = tmp_path / "audit.log"
+    rejected = run_toolguard(
+        "check",
+        REVIEW / "contract.toml",
+        "--context",
+        "change_id=CR-" + "9" * 120,
+        "--request-id",
+        "req.output.0001",
+        "--audit-log",
+        log,
+        stdin=(REVIEW / "response.json").read_bytes(),
+    )
+    assert rejected.status == 1
+    run = run_toolguard("explain", "req.output.0001", "--audit-log", log)
+    assert run.status == 0, run.stderr
     lines = run.stdout.decode().splitlines()
-    assert len(lines) == 3  # the finding, its message, the summary
-    assert len(lines[1]) > 80
+    (message,) = [line for line in lines if line.lstrip().startswith("message ")]
+    assert "CR-" + "9" * 120 + "' (rule change_matches_request" in message
+    assert all(line == line.rstrip() for line in lines)
 
 
 @pytest.mark.parametrize(
