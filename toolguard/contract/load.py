@@ -22,7 +22,7 @@ from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.contract.envelope_schema import envelope_schema
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
+from toolguard.errors import ContractError, Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
@@ -130,12 +130,10 @@ def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]
     collector = _contract_validator(collect=True)
     found = problems(collector.errors(document), document, raw.decode("utf-8"), collector.schema)
     if not found:  # NOTE: unreachable while both variants agree; the first error still shows
-        try:
-            _contract_validator().validate(document)
-        except ValidationError as exc:
-            field = (exc.instance_path or "").strip("/").replace("/", ".")
-            message = _VALIDATOR_NAME.sub("", exc.message)
-            raise ContractError(message, source=str(path), field=field) from None
+        first = _contract_validator().errors(document)
+        field = (first[0].instance_path or "").strip("/").replace("/", ".") if first else ""
+        message = _VALIDATOR_NAME.sub("", first[0].message) if first else "refused"
+        raise ContractError(f"{message} (by the contract schema)", source=str(path), field=field)
     raise ContractError(found[0].message, source=str(path), problems=found)
 
 
