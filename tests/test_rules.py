@@ -71,6 +71,29 @@ def test_equals_context_rejects_another_value() -> None:
     assert error.reason == "mismatch"
 
 
+@pytest.mark.parametrize("field", [42, 4.5, True, None])
+def test_equals_context_says_why_a_typed_field_never_equals_a_string(field: Any) -> None:
+    """A non-string field against a string context value: the message names --context-json."""
+    rule = equals_context("ticket_matches", "/id", "ticket_id")
+    error = violation(rule, {"id": field}, request(ticket_id=str(field)))
+    assert "--context values are always strings" in error.message
+    assert "--context-json ticket_id=" in error.message
+
+
+def test_equals_context_gives_no_hint_when_the_types_agree() -> None:
+    """Two different strings, or a number against a number, get no --context-json hint."""
+    rule = equals_context("ticket_matches", "/id", "ticket_id")
+    assert "--context-json" not in violation(rule, {"id": "a"}, request(ticket_id="b")).message
+    assert "--context-json" not in violation(rule, {"id": 1}, request(ticket_id=2)).message
+
+
+def test_member_of_context_hints_at_typed_values_too() -> None:
+    """A number field against a list of strings (from a file) gets the same hint."""
+    rule = member_of_context("known", "/id", "ids")
+    error = violation(rule, {"id": 42}, request(ids=["41", "42"]))
+    assert "--context-json ids=" in error.message
+
+
 def test_equals_context_reads_nested_pointers() -> None:
     """equals_context follows a multi-token pointer into nested objects and arrays."""
     rule = equals_context("owner_matches", "/meta/owners/1", "owner")

@@ -29,7 +29,7 @@ def test_examples_are_clean_exit_0(run_toolguard: RunToolguard) -> None:
 def test_notices_alone_exit_0(run_toolguard: RunToolguard) -> None:
     """A notice is printed as a finding is, and the run still exits 0 in every format."""
     path = "tests/data/lint/TG019/fail/free_text_projected.toml"
-    for output in ("rich", "json", "sarif"):
+    for output in ("text", "json", "sarif"):
         run = run_toolguard("lint", "--format", output, path)
         assert run.status == 0, run.stdout.decode()
         assert b"TG019" in run.stdout

@@ -13,18 +13,21 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.respond import guard
+from toolguard.cli.flags import format_option
+from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
+from toolguard.files import is_stdin
 from toolguard.request import make_request
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# A data file: an existing file, or `-` for standard input.
+_DATA = click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
 _CONTRACT = click.Path(path_type=Path)
 
 
 @click.command()
-@click.argument("schema_file", metavar="SCHEMA", type=_FILE)
+@click.argument("schema_file", metavar="SCHEMA", type=_DATA)
 @click.argument(
     "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
 )
@@ -36,14 +39,7 @@ _CONTRACT = click.Path(path_type=Path)
     help="Serve $refs under PREFIX from files in DIR.",
 )
 @click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="One line per instance, as text or JSON.",
-)
+@format_option(("text", "json"), "One line per instance, as text or JSON.")
 def validate(
     schema_file: Path,
     instances: tuple[Path, ...],
@@ -51,11 +47,16 @@ def validate(
     no_formats: bool,
     output: str,
 ) -> None:
-    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).
+
+    Either SCHEMA or one INSTANCE may be `-`, read from standard input.
+    """
     from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
     from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.validate import validate_files  # noqa: PLC0415
 
+    if sum(is_stdin(path) for path in (schema_file, *instances)) > 1:
+        fail(UsageError("only one of SCHEMA and INSTANCE... can be '-' (standard input)"), "text")
     refs = guard(lambda: _registry(registry), "rich")
     validator = guard(
         lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
@@ -70,14 +71,7 @@ def validate(
 
 @click.command("test")
 @click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table per contract, or one line of JSON.",
-)
+@format_option(("text", "json"), "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -138,19 +132,12 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     return registry
 
 
-LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
+LINT_FORMATS = ("text", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
 
 
 @click.command()
 @click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(LINT_FORMATS),
-    default="rich",
-    show_default=True,
-    help="Findings as text, one line of JSON, or SARIF 2.1.0.",
-)
+@format_option(LINT_FORMATS, "Findings as text, one line of JSON, or SARIF 2.1.0.")
 def lint(targets: tuple[Path, ...], output: str) -> None:
     """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail)."""
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
@@ -164,14 +151,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
 @click.command()
 @click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
 @click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table for people, or one JSON object for CI.",
-)
+@format_option(("text", "json"), "A table for people, or one JSON object for CI.")
 def diff(old: Path, new: Path, output: str) -> None:
     """Compare two contract versions; exit 1 if a needed version bump is missing."""
     from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it

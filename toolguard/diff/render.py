@@ -7,15 +7,14 @@ diagnostic (`report.clean`): no control character or rich markup reaches the ter
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from typing import IO, Any
 
 from toolguard.diff import ContractDiff
+from toolguard.report import console as report_console
 from toolguard.text import clean, cleaned
 
-FORMATS = ("rich", "json")
-_PIPE_WIDTH = 120
+FORMATS = ("text", "json")
 _SHORT_COLUMNS = ("upstream", "agent", "breaking")
 
 
@@ -41,13 +40,10 @@ def as_json(result: ContractDiff) -> dict[str, Any]:
 
 def _rich(result: ContractDiff, stream: IO[str]) -> None:
     from rich import box  # noqa: PLC0415 - rich only costs start-up when used
-    from rich.console import Console  # noqa: PLC0415
     from rich.table import Table  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415
 
-    console = Console(file=stream, highlight=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = max(console.width, _PIPE_WIDTH)  # logs and files: no need to fold at 80
+    console = report_console(stream)
     old, new = result.old, result.new
     tool = clean(old.tool if old.tool == new.tool else f"{old.tool} -> {new.tool}")
     count = len(result.changes)

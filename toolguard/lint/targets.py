@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolguard.contract import load_contract, read_contract_document
+from toolguard.contract.locate import file_lines, line_of
 from toolguard.errors import SchemaError
 from toolguard.lint.contract_rules import (
     BUILT_RULES,
@@ -23,7 +24,6 @@ from toolguard.lint.contract_rules import (
     WaiverSubject,
 )
 from toolguard.lint.findings import Finding, LintReport, Waived
-from toolguard.lint.locate import file_lines, line_of
 from toolguard.lint.mcp_rules import MCP_RULES
 from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
 from toolguard.lint.views import Document, Reach
