@@ -98,20 +98,19 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     """Check each contract against the fixtures beside it; exit 1 if any fails."""
     from functools import partial  # noqa: PLC0415 - only `test` needs these
 
+    from toolguard.contract.find import contract_paths  # noqa: PLC0415
     from toolguard.fixtures import report as fixture_report  # noqa: PLC0415
-    from toolguard.fixtures.discover import contract_paths, discover  # noqa: PLC0415
-    from toolguard.fixtures.run import SuiteResult, run_suite  # noqa: PLC0415
+    from toolguard.fixtures.run import SuiteResult, prepare, run_suite  # noqa: PLC0415
 
     guard(lambda: make_request(request_id, None, now), output)
     paths = guard(lambda: contract_paths(targets), output)
-    contracts = [guard(partial(load_contract, path), output) for path in paths]
+    prepared = [guard(partial(prepare, path), output) for path in paths]
 
     def run_all() -> list[SuiteResult]:
-        suites = [discover(path) for path in paths]
-        with fixture_report.progress(sum(len(suite.cases) for suite in suites)) as advance:
+        with fixture_report.progress(sum(len(suite.cases) for _, suite in prepared)) as advance:
             return [
                 run_suite(s, c, request_id=request_id, now=now, update=update, on_result=advance)
-                for s, c in zip(suites, contracts, strict=True)
+                for c, s in prepared
             ]
 
     def write_junit(results: list[SuiteResult], path: Path) -> None:

@@ -22,7 +22,13 @@ from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.contract.envelope_schema import envelope_schema
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
+from toolguard.errors import (
+    ContractError,
+    MissingExtra,
+    Rejection,
+    SchemaError,
+    ValidationError,
+)
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
@@ -308,6 +314,8 @@ def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may u
         options["need_library"] = need_extras
     try:
         return kind.build(**options)
+    except MissingExtra as exc:
+        raise MissingExtra(exc.extra, exc.message, source=source, field=f"rules.{index}") from None
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 
