@@ -161,23 +161,53 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
 
 
 @click.command()
-@click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
-@click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
+@click.argument(
+    "contracts",
+    metavar="OLD_CONTRACT NEW_CONTRACT | --against REV CONTRACT_OR_DIR...",
+    nargs=-1,
+    required=True,
+    type=_CONTRACT,
+)
+@click.option(
+    "--against",
+    "revision",
+    metavar="REV",
+    help="Compare each contract (every one under a folder) with itself at git revision REV.",
+)
 @click.option(
     "--format",
     "output",
     type=click.Choice(("rich", "json")),
     default="rich",
     show_default=True,
-    help="A table for people, or one JSON object for CI.",
+    help="A table for people, or one JSON object (per contract) for CI.",
 )
-def diff(old: Path, new: Path, output: str) -> None:
-    """Compare two contract versions; exit 1 if a needed version bump is missing."""
-    from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it
+def diff(contracts: tuple[Path, ...], revision: str | None, output: str) -> None:
+    """Compare two contract versions; exit 1 if a needed version bump is missing.
+
+    With --against REV, the old version is each contract as committed at REV, with the
+    files it names, read with git from any folder of the work tree; a contract that did
+    not exist at REV is new: all added, no bump needed.
+    """
+    from toolguard.diff import ContractDiff, diff_contracts  # noqa: PLC0415 - only `diff` needs it
     from toolguard.diff.render import write  # noqa: PLC0415
 
-    before = guard(lambda: load_contract(old), output)
-    after = guard(lambda: load_contract(new), output)
-    result = guard(lambda: diff_contracts(before, after), output)
-    write(result, output, sys.stdout)
-    sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)
+    def compare() -> list[ContractDiff]:
+        if revision is not None:
+            from toolguard.diff.revision import diff_against  # noqa: PLC0415 - git: --against
+
+            return diff_against(contracts, revision)
+        if len(contracts) != 2:
+            raise UsageError(
+                "diff takes OLD_CONTRACT NEW_CONTRACT, or --against REV and CONTRACT_OR_DIR..."
+            )
+        old, new = contracts
+        return [diff_contracts(load_contract(old), load_contract(new))]
+
+    results = guard(compare, output)
+    for index, result in enumerate(results):
+        if index and output != "json":
+            sys.stdout.write("\n")
+        write(result, output, sys.stdout, titled=revision is not None)
+    passed = all(result.verdict.ok for result in results)
+    sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
