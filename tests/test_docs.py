@@ -60,6 +60,7 @@ HELP_COMMANDS = [
     "run",
     "serve",
     "schema",
+    "init",
     "validate",
     "test",
     "lint",

@@ -19,6 +19,7 @@ for command in (
     answering.run,
     answering.serve,
     answering.schema,
+    authoring.init,
     authoring.validate,
     authoring.run_fixtures,
     authoring.lint,

@@ -1,6 +1,7 @@
-"""Commands for contract authors and CI: `validate`, `test`, `lint` and `diff`.
+"""Commands for contract authors and CI: `init`, `validate`, `test`, `lint` and `diff`.
 
-Each turns its flags into values, runs its package (`schema`, `fixtures`, `lint`, `diff`)
+Each turns its flags into values, runs its package (`scaffold`, `schema`, `fixtures`, `lint`,
+`diff`)
 through `respond.guard`, renders, and exits 0 or 1; the packages are imported only by the
 command that needs them.
 """
@@ -21,6 +22,41 @@ from toolguard.request import make_request
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
 _CONTRACT = click.Path(path_type=Path)
+
+
+@click.command()
+@click.argument("tool")
+@click.argument(
+    "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--from",
+    "response",
+    metavar="RESPONSE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Draft the schema from a sample response (- for standard input).",
+)
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> None:
+    """Write a contract for TOOL in DIR (default ./TOOL), with fixtures that pass.
+
+    The contract, a closed and bounded schema, an accepted response and the article's near
+    misses as reject fixtures: `toolguard test DIR` and `toolguard lint` pass as written.
+    Without --from, an example to replace; with it, a draft of the sample's shape.
+    """
+    from toolguard import scaffold  # noqa: PLC0415 - only `init` needs it
+    from toolguard.scaffold.sample import read_sample  # noqa: PLC0415
+
+    target = folder if folder is not None else Path(tool)
+    guard(lambda: scaffold.check_tool_name(tool), "rich")
+    sample = None
+    if response is not None:
+        stdin = str(response) == "-"
+        raw = guard(lambda: read_sample(None if stdin else response), "rich")
+        sample = (raw, "standard input" if stdin else str(response))
+    built = guard(lambda: scaffold.build(tool, sample), "rich")
+    guard(lambda: scaffold.write(built, target, force=force), "rich")
+    sys.stdout.write(scaffold.summary(built, target))
 
 
 @click.command()
@@ -141,7 +177,9 @@ LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps 
 
 
 @click.command()
-@click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
+@click.argument(
+    "targets", metavar="CONTRACT_SCHEMA_OR_DIR...", nargs=-1, required=True, type=_CONTRACT
+)
 @click.option(
     "--format",
     "output",
@@ -151,7 +189,10 @@ LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps 
     help="Findings as text, one line of JSON, or SARIF 2.1.0.",
 )
 def lint(targets: tuple[Path, ...], output: str) -> None:
-    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail)."""
+    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail).
+
+    A folder stands for every contract.toml and contract.NAME.toml under it.
+    """
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 
