@@ -193,13 +193,17 @@ def test_a_file_named_outside_the_repository_is_refused(repo: Path) -> None:
 
 
 def test_a_file_with_glob_characters_is_read_literally(repo: Path) -> None:
-    """A schema named `*.json` is that file, not a pattern matching every JSON file."""
+    """A schema named `[A].json` is that file, not a pattern that also matches `A.json`."""
     folder = repo / "tools" / "review_status"
-    git(repo, "mv", "tools/review_status/response.schema.json", "tools/review_status/*.json")
+    git(repo, "mv", "tools/review_status/response.schema.json", "tools/review_status/[A].json")
+    other = folder / "A.json"
+    shutil.copy(folder / "[A].json", other)
+    edit_json(other, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
     contract = folder / "contract.toml"
     contract.write_text(
-        contract.read_text(encoding="utf-8").replace("response.schema.json", "*.json")
+        contract.read_text(encoding="utf-8").replace("response.schema.json", "[A].json")
     )
-    git(repo, "commit", "-q", "-am", "odd name")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
     [result] = diff_against([contract], "HEAD")
     assert result.changes == ()

@@ -31,7 +31,7 @@ _ENVIRONMENT = {
     "GIT_NO_LAZY_FETCH": "1",  # a partial clone reports a missing blob instead of fetching it
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_OPTIONAL_LOCKS": "0",  # reading never takes the index lock a commit in progress holds
-    "GIT_LITERAL_PATHSPECS": "1",  # a file named `*.json` is that file, not a glob
+    "GIT_LITERAL_PATHSPECS": "1",  # a schema named `[A].json` is that name, never a pattern
 }
 _MISSING_REVISION_HINT = (
     "this clone is shallow: fetch more history (git fetch --deepen=100, or fetch-depth: 0 "
