@@ -300,3 +300,23 @@ def test_a_load_without_cache_neither_reads_nor_writes_the_artefact(
     monkeypatch.setattr(artefact, "write", refuse)
     contract = load_contract(ROOT / "examples" / "job_run" / "contract.toml", cache=False)
     assert contract.tool == "job_run"
+
+
+def test_a_missing_extra_names_the_extra_the_file_and_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without joserfc, the signed example is refused naming `signed`, its file and its rule."""
+    import sys  # noqa: PLC0415
+
+    from toolguard.errors import MissingExtra  # noqa: PLC0415
+
+    monkeypatch.setitem(sys.modules, "joserfc", None)
+    contract = ROOT / "examples" / "review_status_signed" / "contract.toml"
+    with pytest.raises(MissingExtra) as caught:
+        load_contract(contract, cache=False)
+    assert (caught.value.extra, caught.value.source, caught.value.field) == (
+        "signed",
+        str(contract),
+        "rules.1",
+    )
+    assert load_contract(contract, need_extras=False, cache=False).tool == "review_status_signed"
