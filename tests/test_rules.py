@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from signing import ISSUER, claims, ed25519_signer, key_set
 
-from toolguard.errors import RuleViolation
+from toolguard.errors import MissingExtra, RuleViolation
 from toolguard.request import Request, make_request
 from toolguard.rules import (
     RULE_BY_KIND,
@@ -583,7 +583,8 @@ def test_signed_without_the_library_is_refused_naming_the_extra(
 ) -> None:
     """With joserfc hidden, building the rule says which extra to install."""
     monkeypatch.setitem(sys.modules, "joserfc", None)
-    with pytest.raises(ValueError, match=r"pip install 'toolguard-cli\[signed\]'"):
+    with pytest.raises(MissingExtra, match=r"pip install 'toolguard-cli\[signed\]'") as caught:
         signed_rule()
+    assert caught.value.extra == "signed"
     lint_only = signed_rule(need_library=False)  # lint's build: the set is still judged
     assert len(lint_only.keys.keys) == 1

@@ -95,6 +95,18 @@ class ContractError(ToolguardError):
         return f"{where}: {problem.message}" if where else problem.message
 
 
+class MissingExtra(ContractError):
+    """Raised when a contract needs an optional extra that is not installed (`jc`, `signed`).
+
+    `extra` names it: `toolguard test` reports that contract as an error naming the extra
+    and goes on with the others; everywhere else it is a contract error like any other.
+    """
+
+    def __init__(self, extra: str, message: str, *, source: str = "", field: str = "") -> None:
+        self.extra = extra
+        super().__init__(message, source=source, field=field)
+
+
 class SchemaError(ContractError):
     """Raised when a schema is invalid or uses a keyword, format or ref toolguard cannot enforce.
 

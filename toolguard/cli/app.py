@@ -20,6 +20,7 @@ for command in (
     answering.serve,
     answering.mcp,
     answering.schema,
+    authoring.init,
     authoring.validate,
     authoring.run_fixtures,
     authoring.lint,

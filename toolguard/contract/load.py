@@ -23,7 +23,7 @@ from toolguard.contract.envelope_schema import envelope_schema, self_check_schem
 from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, Rejection, SchemaError
+from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
@@ -40,14 +40,16 @@ CONTRACT_MAX_BYTES = 1 << 20
 _VALIDATOR_NAME = re.compile(r"^data[^ ]* ")  # fastjsonschema's "data.rules[0].x " prefix
 
 
-def load_contract(path: str | Path, *, need_extras: bool = True) -> Contract:
+def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = True) -> Contract:
     """Load, validate and compile a contract file; raise `ContractError` naming file and field.
 
     `need_extras=False` builds an adapter that needs an optional extra without it (lint).
+    `cache=False` neither reads nor stores the contract's artefact: a contract in a temporary
+    folder (`diff --against`) would leave one behind per run, under a path never seen again.
     """
     path = Path(path)
     raw = _read_toml_bytes(path)
-    artefact_key = artefact.key(path, raw)
+    artefact_key = artefact.key(path, raw) if cache else None
     stored = artefact.read(artefact_key) if artefact_key is not None else None
     document = stored.document if stored else _checked(_decode_toml(raw, path), raw, path)
     schemas = _Schemas(path.parent, stored)
@@ -118,6 +120,22 @@ def read_contract_document(path: Path) -> dict[str, Any]:
     """
     raw = _read_toml_bytes(path)
     return _checked(_decode_toml(raw, path), raw, path)
+
+
+def referenced_files(document: dict[str, Any]) -> tuple[str, ...]:
+    """Every file a checked contract document names, relative to its folder, each once.
+
+    The payload schema, each error document's schema and each file a rule option names (a
+    `signed` rule's key set): what the loader reads besides the TOML, and what `diff
+    --against` takes from git with it. A contract's schemas reach no other file: their
+    `$ref`s resolve within the document or to the shipped metaschemas.
+    """
+    names = [document["schema"]]
+    names += [entry["schema"] for entry in document.get("run", {}).get("error_documents", [])]
+    for entry in document.get("rules", []):
+        files = RULE_BY_KIND[entry["kind"]].files
+        names += [entry[option] for option in sorted(files & entry.keys())]
+    return tuple(dict.fromkeys(names))
 
 
 def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]:
@@ -343,6 +361,8 @@ def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may u
         options["need_library"] = need_extras
     try:
         return kind.build(**options)
+    except MissingExtra as exc:
+        raise MissingExtra(exc.extra, exc.message, source=source, field=f"rules.{index}") from None
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 
