@@ -3,8 +3,10 @@
 yajl (through `ijson.basic_parse_coro`) tokenizes; our own builder makes the values, so depth,
 string, container and integer budgets are enforced event by event (`ijson.items` would cost
 memory quadratic in depth). On top of RFC 8259 the policy rejects duplicate member names (after
-unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers yajl cannot hold
-exactly (integers beyond 64 bits, floats that overflow). Floats are `float`, never `Decimal`.
+unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers the delivered
+value would misrepresent (integers beyond the budget or 64 bits; float tokens that overflow,
+underflow to zero or hold more than 17 significant digits: see `number.py`). Floats are
+`float` (an `ExactFloat` where the schema engine needs the decimal written), never `Decimal`.
 A C-speed path in front (`fast_parse.py`) returns the same value for documents it can prove
 acceptable and defers every other one to this parser; ijson is imported only when needed.
 """
@@ -20,6 +22,7 @@ from typing import Any, NoReturn
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
+from toolguard.number import float_reader
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
 # abort immediate. NOTE: yajl re-reads a token that spans chunks from its start on every
@@ -38,6 +41,14 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 _NOT_WHITESPACE = (b"\x0b", b"\x0c")
 _DEFAULT_LIMITS = Limits()
 _INCOMPLETE: Any = object()
+# The next float token (a fraction or an exponent) at or after a position outside any string,
+# in a text whose escaped quotes and backslashes are masked (so a string is `"[^"]*"`): strings
+# and integer tokens are skipped whole. Possessive throughout, so a match costs time linear in
+# what it skips, whatever follows.
+_NEXT_FLOAT_TOKEN = re.compile(
+    rb'(?:[^"\-0-9]++|"[^"]*+"|-?+(?:0|[1-9][0-9]*+)(?![.eE]))*+'
+    rb"(-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
+)
 
 
 class _LazyBackend:
@@ -91,7 +102,7 @@ def _strict(raw: bytes, limits: Limits) -> Any:
         raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
     window = [0, 0]
     try:
-        return _build(_events(raw, window), limits)
+        return _build(_events(raw, window), limits, raw)
     except Rejection as rejection:
         if rejection.offset is None:
             _locate(rejection, raw, window, limits)
@@ -243,7 +254,7 @@ def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits)
     start, end = window
     replay = [start, start]
     try:
-        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits)
+        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits, raw)
     except Rejection:
         rejection.offset = replay[0]
         _refine(rejection, raw)
@@ -254,12 +265,41 @@ def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits)
         rejection.offset = start
 
 
-def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
+class _FloatTokens:
+    """A document's float tokens, in order, read by `number.float_reader`.
+
+    yajl's events carry a float, not its text. Only valid JSON up to a float event has been
+    read when its text is asked for, so every string before it is closed and the n-th float
+    event is the n-th float token.
+    """
+
+    def __init__(self, raw: bytes, limits: Limits) -> None:
+        self._raw = raw
+        self._masked = b""
+        self._at = 0
+        self._read = float_reader(limits.max_integer_digits)
+
+    def read(self, value: float) -> float:
+        """What to deliver for the next float token, which yajl read as `value`."""
+        if not self._masked:  # NOTE: same length, so positions hold: `\\` and `\"` are two bytes
+            self._masked = self._raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
+        match = _NEXT_FLOAT_TOKEN.match(self._masked, self._at)
+        if match is None:  # NOTE: unreachable, as below, unless yajl and the pattern disagree
+            raise RuntimeError(f"no float token where the parser read one, at byte {self._at}")
+        self._at = match.end()
+        delivered = self._read(match.group(1).decode("ascii"))
+        if delivered != value:
+            raise RuntimeError(f"float token out of step with the parser at byte {self._at}")
+        return delivered
+
+
+def _build(events: Iterator[tuple[str, Any]], limits: Limits, raw: bytes) -> Any:
     """Build Python values from events, enforcing every budget as each event arrives."""
     max_depth = limits.max_depth
     max_string = limits.max_string_length
     max_items = limits.max_container_items
     bound = 10**limits.max_integer_digits
+    floats = _FloatTokens(raw, limits)
     parents: list[tuple[Any, Any]] = []
     current: Any = None
     key: Any = None
@@ -287,10 +327,13 @@ def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
             elif event == "string":
                 if len(value) > max_string:
                     raise LimitExceeded("string_too_long", f"string longer than {max_string}")
-            elif event == "number" and type(value) is int and not -bound < value < bound:
-                raise LimitExceeded(
-                    "integer_too_long", f"integer over {limits.max_integer_digits} digits"
-                )
+            elif event == "number":
+                if type(value) is float:
+                    value = floats.read(value)  # noqa: PLW2901 - the value as delivered
+                elif not -bound < value < bound:
+                    raise LimitExceeded(
+                        "integer_too_long", f"integer over {limits.max_integer_digits} digits"
+                    )
             if current is None:
                 root = value
             elif type(current) is list:
