@@ -35,7 +35,8 @@ from typing import Any
 
 from toolguard.errors import SchemaError
 from toolguard.files import write_atomic
-from toolguard.schema.runtime import DynamicScope, is_multiple
+from toolguard.number import ExactFloat, exact_number
+from toolguard.schema.runtime import DynamicScope, is_multiple, unique_key
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
 # The generated module imports fastjsonschema only for its exception classes; we pass ours in
@@ -110,6 +111,9 @@ def function_of(entry: Entry) -> Callable[..., Any]:
         "DYNAMIC_SCOPE": DynamicScope(),
         "Fraction": Fraction,
         "is_multiple": is_multiple,
+        "ExactFloat": ExactFloat,
+        "exact_number": exact_number,
+        "unique_key": unique_key,
     }
     exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a private, verified cache
     function: Callable[..., Any] = namespace[entry.name]
