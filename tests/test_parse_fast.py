@@ -288,14 +288,15 @@ def test_parse_agrees_with_the_strict_path_on_numbers_in_a_long_document(
         (b"0.6229016948897019", float),  # 16 digits: read, and found to be its own repr
         (b"12345678.123456789", ExactFloat),  # a point splitting 17 digits (9 and 8)
         (b"9007199254740992.9", ExactFloat),
-        (b"1e300", ExactFloat),
+        (b"1e300", ExactFloat),  # a positive exponent: read
         (b"2.5e-300", float),  # three exponent digits: read
+        (b"4.9e-324", ExactFloat),
     ],
 )
 def test_a_long_document_of_floats_is_accepted_by_the_fast_path(number: bytes, kind: type) -> None:
     """The screen sends every float it cannot vouch for through the reader, not to the strict
     path: the fast path accepts the document, with each number as the strict parser has it."""
-    raw = b"[" + b",".join([number] * 10_000) + b"]"
+    raw = b"[" + b",".join([number] * 15_000) + b"]"  # over 64 KiB: the screen runs
     limits = Limits(max_container_items=20_000)
     value = fast_parse.accept(raw, None, limits)
     assert value is not fast_parse.DEFER

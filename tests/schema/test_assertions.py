@@ -148,7 +148,8 @@ def test_a_message_quotes_the_bound_as_written(tmp_path: Path) -> None:
 
 
 def test_a_count_keyword_must_be_an_integer_as_written(tmp_path: Path) -> None:
-    """`maxItems: 2.0000000000000001` is a float 2.0 but not an integer: the schema is refused."""
+    """`maxItems: 2.0000000000000001` is a float 2.0 but not an integer: the metaschema, whose
+    `nonNegativeInteger` is `type: integer`, refuses the schema."""
     path = tmp_path / "count.schema.json"
     path.write_text('{"maxItems": 2.0000000000000001}')
     with pytest.raises(Exception, match="maxItems"):
@@ -212,6 +213,8 @@ def test_bounds_agree_with_fractions(
     bound=st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False, allow_infinity=False),
 )
+@example(keyword="maximum", instance="9007199254740992.9", bound=9007199254740992)
+@example(keyword="minimum", instance="1152921504606846990", bound=float(2**60))
 def test_bounds_given_as_python_numbers_agree_with_fractions(
     keyword: str, instance: str, bound: float
 ) -> None:
@@ -224,6 +227,9 @@ def test_bounds_given_as_python_numbers_agree_with_fractions(
 
 @PROPERTY
 @given(instance=number_texts(), other=number_texts())
+@example(instance="1.0000000000000001", other="1")
+@example(instance="0.10000000000000001", other="0.1")
+@example(instance="1e300", other="1.0e300")
 def test_const_and_unique_items_agree_with_fractions(instance: str, other: str) -> None:
     """Two parsed numbers are equal (const, enum, uniqueItems) exactly when equal as written."""
     value, constant = parsed(instance), parsed(other)
@@ -235,6 +241,8 @@ def test_const_and_unique_items_agree_with_fractions(instance: str, other: str) 
 
 @PROPERTY
 @given(instance=number_texts(), divisor=number_texts())
+@example(instance="9007199254740992.9", divisor="1")
+@example(instance="0.30000000000000001", divisor="0.1")
 def test_multiple_of_agrees_with_fractions(instance: str, divisor: str) -> None:
     """Any parsed number and positive divisor: a multiple exactly when the quotient is whole."""
     value, step = parsed(instance), parsed(divisor)

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from toolguard.errors import SchemaError
-from toolguard.number import exact_number
 
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
@@ -32,8 +31,7 @@ def _finite(value: Any) -> bool:
 
 
 def _count(value: Any) -> bool:
-    # NOTE: on the number written: `2.0000000000000001` is a float 2.0, but not a count.
-    return _number(value) and value >= 0 and exact_number(value) == int(value)
+    return _number(value) and value >= 0 and float(value).is_integer()
 
 
 # keyword -> (whether a value is allowed, what the message says it must be)
