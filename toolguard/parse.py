@@ -282,7 +282,10 @@ class _FloatTokens:
     def read(self, value: float) -> float:
         """What to deliver for the next float token, which yajl read as `value`."""
         if not self._masked:  # NOTE: same length, so positions hold: `\\` and `\"` are two bytes
-            self._masked = self._raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
+            raw = self._raw
+            self._masked = (
+                raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
+            )
         match = _NEXT_FLOAT_TOKEN.match(self._masked, self._at)
         if match is None:  # NOTE: unreachable, as below, unless yajl and the pattern disagree
             raise RuntimeError(f"no float token where the parser read one, at byte {self._at}")
