@@ -50,7 +50,7 @@ _INNERMOST = re.compile(rb"\[,*\]")
 # a mantissa of 16 characters or more; a positive exponent; a negative one of three digits.
 _LONG_MANTISSA = b"0" * 16
 _POINT_BESIDE_EIGHT = (b"0" * 8 + b".", b"." + b"0" * 8)
-_EXPONENTS = (b"e0", b"e+", b"e-000")
+_MAX_EXPONENTS = 256
 _MAX_BLOCKS = 4096
 _MAX_FRACTIONS = 256
 _NARROW = 1 << 16  # bytes of structure below which every pass is cheap anyway
@@ -142,13 +142,31 @@ def _floats_unsure(shape: bytes) -> bool:
 
     Strings are not told apart from numbers here: a false alarm only costs the reading.
     """
-    if _LONG_MANTISSA in shape or any(mark in shape for mark in _EXPONENTS):
+    if _LONG_MANTISSA in shape or _exponent_unsure(shape):
         return True
     # A point splitting 15 digits or more has 8 of them on one side: only then is a second
     # translation, with the point as a digit, worth its time.
     if not any(side in shape for side in _POINT_BESIDE_EIGHT):
         return False
     return _LONG_MANTISSA in shape.translate(_POINT_AS_DIGIT)
+
+
+def _exponent_unsure(shape: bytes) -> bool:
+    """Whether an exponent may be positive or have three digits or more.
+
+    An exponent follows a digit: each `0e` is looked at (in strings too: a false alarm only
+    costs the reading), up to `_MAX_EXPONENTS` of them. NOTE: searching for `e0` or `e+`
+    instead costs several times more, letters being common.
+    """
+    at = shape.find(b"0e")
+    for _ in range(_MAX_EXPONENTS):
+        if at < 0:
+            return False
+        after = shape[at + 2 : at + 6]
+        if after[:1] in (b"0", b"+") or after == b"-000":
+            return True
+        at = shape.find(b"0e", at + 2)
+    return True
 
 
 def _long_digit_run(shape: bytes, digits: int) -> bool:
