@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import marshal
 import math
 import pickle
 from decimal import Decimal
@@ -20,8 +21,10 @@ from toolguard.number import (
     ExactFloat,
     exact_number,
     float_reader,
+    from_plain_data,
     integer_bound,
     significant_digits,
+    to_plain_data,
 )
 
 PROPERTY = settings(max_examples=500, deadline=None)
@@ -163,3 +166,17 @@ def test_exact_number_leaves_non_finite_floats_alone() -> None:
     """NaN and infinity (never parsed, but a library caller may pass them) are themselves."""
     assert exact_number(math.inf) == math.inf
     assert math.isnan(exact_number(math.nan))
+
+
+def test_plain_data_round_trips_exact_floats_and_leaves_the_rest_alone() -> None:
+    """What the compile cache stores: ExactFloats as tuples and back; other data untouched."""
+    exact = float_reader(19)("0.10000000000000001")
+    document = {"a": [1, 0.5, exact, {"b": float_reader(19)("1e300")}], "c": "x"}
+    plain = to_plain_data(document)
+    assert marshal.loads(marshal.dumps(plain)) == plain
+    restored = from_plain_data(marshal.loads(marshal.dumps(plain)))
+    assert restored == document
+    assert (type(restored["a"][2]), restored["a"][2].exact) == (ExactFloat, exact.exact)  # type: ignore[attr-defined]
+    assert restored["a"][3]["b"].integer is False
+    untouched = {"a": [1, 0.5, {"b": None}]}
+    assert to_plain_data(untouched) is untouched

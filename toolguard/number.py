@@ -14,6 +14,7 @@ Both parsers read every float token through `float_reader`, so they agree on eac
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from fractions import Fraction
@@ -30,6 +31,7 @@ _MIN_NORMAL = 2.2250738585072014e-308
 # normal range, survive a round trip; a token of at most 16 characters has at most 15 digits.
 _SHORT_TOKEN = 16
 _SHORT_PLAIN_MAGNITUDE = 10**15
+_PLAIN_TAG = "toolguard.number.ExactFloat"
 # Strips trailing zeros exactly: the numbers it sees have at most 17 significant digits.
 _EXACT = Context(prec=MAX_SIGNIFICANT_DIGITS, Emin=MIN_EMIN, Emax=MAX_EMAX)
 
@@ -133,6 +135,35 @@ def significant_digits(text: str) -> int:
         if at >= 0:
             end = at
     return len(text[:end].lstrip("-").replace(".", "").strip("0"))
+
+
+def to_plain_data(value: Any) -> Any:
+    """`value` (JSON data) with each `ExactFloat` as a tuple, which `marshal` can store.
+
+    JSON data holds no tuples, so the tuple is unambiguous; `value` itself when it holds no
+    `ExactFloat` (the compile cache stores plain data only: see `from_plain_data`).
+    """
+    if type(value) is ExactFloat:
+        return (_PLAIN_TAG, float(value), str(value.exact), value.integer)
+    if isinstance(value, dict):
+        items = {key: to_plain_data(item) for key, item in value.items()}
+        return value if all(items[key] is value[key] for key in value) else items
+    if isinstance(value, list):
+        plain = [to_plain_data(item) for item in value]
+        return value if all(map(operator.is_, plain, value)) else plain
+    return value
+
+
+def from_plain_data(value: Any) -> Any:
+    """The JSON data `to_plain_data` made `value` from, each `ExactFloat` restored."""
+    if isinstance(value, tuple) and value[:1] == (_PLAIN_TAG,):
+        _, number, exact, integer = value
+        return ExactFloat(number, Decimal(exact), integer)
+    if isinstance(value, dict):
+        return {key: from_plain_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [from_plain_data(item) for item in value]
+    return value
 
 
 def exact_number(value: int | float) -> Fraction | float:
