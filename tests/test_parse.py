@@ -318,6 +318,24 @@ def test_refused_float_token_is_located_at_the_byte_that_ended_it(
     assert (error.reason, error.offset) == (reason, offset)
 
 
+@pytest.mark.parametrize(
+    ("raw", "limits", "kinds"),
+    [
+        pytest.param(b"[1.5, 4.2e-05, -0.25]", DEFAULTS, [float] * 3, id="all-short"),
+        pytest.param(b"[1.5, 0.10000000000000001]", DEFAULTS, [float, ExactFloat], id="a-long-one"),
+        pytest.param(b"[1.5, 1e300]", DEFAULTS, [float, ExactFloat], id="a-positive-exponent"),
+        pytest.param(b"[1.5, 4.9e-324]", DEFAULTS, [float, ExactFloat], id="a-long-exponent"),
+        pytest.param(b'["1e300", 1000.0]', Limits(max_integer_digits=3), [str, ExactFloat], id="3"),
+    ],
+)
+def test_strict_path_reads_every_float_token_that_needs_it(
+    raw: bytes, limits: Limits, kinds: list[type]
+) -> None:
+    """The strict path reads float tokens' texts unless all are short decimals whose float is
+    surely the number written; a single token that may need reading makes it read them all."""
+    assert [type(item) for item in _strict_parse(raw, limits)] == kinds
+
+
 def test_float_tokens_are_read_past_strings_integers_and_escapes() -> None:
     """Digits, signs and escaped quotes inside strings and member names are never taken for
     a float token: each float gets its own text."""

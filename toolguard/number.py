@@ -29,7 +29,7 @@ MAX_SIGNIFICANT_DIGITS = 17
 _MIN_NORMAL = 2.2250738585072014e-308
 # Shortest repr of every double, and every decimal of at most 15 significant digits in the
 # normal range, survive a round trip; a token of at most 16 characters has at most 15 digits.
-_SHORT_TOKEN = 16
+SHORT_TOKEN = 16
 _SHORT_PLAIN_MAGNITUDE = 10**15
 _PLAIN_TAG = "toolguard.number.ExactFloat"
 # Strips trailing zeros exactly: the numbers it sees have at most 17 significant digits.
@@ -87,12 +87,11 @@ def float_reader(max_integer_digits: int) -> Callable[[str], float]:
         limit = math.nextafter(limit, 0.0)
     below = -limit
     minimum = _MIN_NORMAL
-    # Without an exponent, a short token is normal, and under 10**15: within a wide budget.
-    short_and_plain_is_enough = bound >= _SHORT_PLAIN_MAGNITUDE
+    short_and_plain_is_enough = short_decimals_are_floats(max_integer_digits)
 
     def read(text: str) -> float:
         value = float(text)
-        if len(text) <= _SHORT_TOKEN:
+        if len(text) <= SHORT_TOKEN:
             if short_and_plain_is_enough and "e" not in text and "E" not in text:
                 return value
             if minimum <= abs(value) <= limit:
@@ -102,6 +101,15 @@ def float_reader(max_integer_digits: int) -> Callable[[str], float]:
         return _read_exactly(text, value, bound)
 
     return read
+
+
+def short_decimals_are_floats(max_integer_digits: int) -> bool:
+    """Whether `float_reader` returns the plain float of each short token without an exponent.
+
+    Such a token (at most `SHORT_TOKEN` characters) has at most 15 digits: it is normal, and
+    under 10**15.
+    """
+    return integer_bound(max_integer_digits) >= _SHORT_PLAIN_MAGNITUDE
 
 
 def _read_exactly(text: str, value: float, bound: int) -> float:
@@ -118,11 +126,10 @@ def _read_exactly(text: str, value: float, bound: int) -> float:
         return value  # a zero, signed as written
     if value == 0.0:
         raise ParseError("number_underflow", "a non-zero number underflows to zero")
-    exact = Decimal(text).normalize(_EXACT)
-    exponent = exact.as_tuple().exponent  # trailing zeros stripped: >= 0 for an integer
-    integral = isinstance(exponent, int) and exponent >= 0
-    within = -bound <= exact <= bound
-    if (within or not integral) and Decimal(repr(value)) == exact:
+    exact = Decimal(text).normalize(_EXACT)  # trailing zeros stripped: `digits` digits left
+    integral = exact.adjusted() >= digits - 1  # the last digit's exponent is at least 0
+    within = not integral or -bound <= exact <= bound
+    if within and Decimal(repr(value)) == exact:
         return value
     return ExactFloat(value, exact, integral and within)
 

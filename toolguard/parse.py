@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from locale import localeconv
 from typing import Any, NoReturn
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
-from toolguard.number import float_reader
+from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
 # abort immediate. NOTE: yajl re-reads a token that spans chunks from its start on every
@@ -45,9 +45,19 @@ _INCOMPLETE: Any = object()
 # in a text whose escaped quotes and backslashes are masked (so a string is `"[^"]*"`): strings
 # and integer tokens are skipped whole. Possessive throughout, so a match costs time linear in
 # what it skips, whatever follows.
+_MAX_EXPONENTS = 256
+_AS_READ: Any = object()  # `_float_tokens`: every float is as yajl read it
+# Characters of number tokens: `0` for a digit, sign or point, `e` for an exponent mark.
+_NUMBER_CHARACTERS = bytes.maketrans(
+    bytes(range(256)),
+    bytes(
+        ord("0") if chr(byte) in "0123456789.-+" else ord("e") if chr(byte) in "eE" else ord("a")
+        for byte in range(256)
+    ),
+)
 _NEXT_FLOAT_TOKEN = re.compile(
-    rb'(?:[^"\-0-9]++|"[^"]*+"|-?+(?:0|[1-9][0-9]*+)(?![.eE]))*+'
-    rb"(-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
+    r'(?:[^"\-0-9]++|"[^"]*+"|-?+(?:0|[1-9][0-9]*+)(?![.eE]))*+'
+    r"(-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
 )
 
 
@@ -265,35 +275,62 @@ def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits)
         rejection.offset = start
 
 
-class _FloatTokens:
-    """A document's float tokens, in order, read by `number.float_reader`.
+def _float_tokens(raw: bytes, limits: Limits) -> Callable[[float], float]:
+    """`read(value)`: what to deliver for the next float token, which yajl read as `value`.
 
-    yajl's events carry a float, not its text. Only valid JSON up to a float event has been
-    read when its text is asked for, so every string before it is closed and the n-th float
-    event is the n-th float token.
+    yajl's events carry a float, not its text; the text is found here, in order, and read by
+    `number.float_reader`. Only valid JSON up to a float event has been read when its text is
+    asked for, so every string before it is closed and the n-th float event is the n-th float
+    token. On the first float event the document is looked at once: if every float token in
+    it is short, with no exponent but a short negative one, yajl's float is what the reader
+    would return and no text is looked for; else the document is masked and decoded, once.
     """
+    reader = float_reader(limits.max_integer_digits)
+    match = _NEXT_FLOAT_TOKEN.match
+    state: list[Any] = [0, None]  # where the next token is looked for; the masked text
 
-    def __init__(self, raw: bytes, limits: Limits) -> None:
-        self._raw = raw
-        self._masked = b""
-        self._at = 0
-        self._read = float_reader(limits.max_integer_digits)
-
-    def read(self, value: float) -> float:
-        """What to deliver for the next float token, which yajl read as `value`."""
-        if not self._masked:  # NOTE: same length, so positions hold: `\\` and `\"` are two bytes
-            raw = self._raw
-            self._masked = (
-                raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
-            )
-        match = _NEXT_FLOAT_TOKEN.match(self._masked, self._at)
-        if match is None:  # NOTE: unreachable, as below, unless yajl and the pattern disagree
-            raise RuntimeError(f"no float token where the parser read one, at byte {self._at}")
-        self._at = match.end()
-        delivered = self._read(match.group(1).decode("ascii"))
+    def read(value: float) -> float:
+        at, text = state
+        if text is None:
+            if short_decimals_are_floats(limits.max_integer_digits) and not _long_or_exponent(raw):
+                text = state[1] = _AS_READ
+            else:
+                # NOTE: same length, so positions hold: `\\` and `\"` are two bytes; latin-1
+                # decodes one character per byte.
+                masked = raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
+                text = state[1] = masked.decode("latin-1")
+        if text is _AS_READ:
+            return value
+        found = match(text, at)
+        if found is None:  # NOTE: unreachable, as below, unless yajl and the pattern disagree
+            raise RuntimeError(f"no float token where the parser read one, at byte {at}")
+        state[0] = found.end()
+        delivered = reader(found.group(1))
         if delivered != value:
-            raise RuntimeError(f"float token out of step with the parser at byte {self._at}")
+            raise RuntimeError(f"float token out of step with the parser at byte {at}")
         return delivered
+
+    return read
+
+
+def _long_or_exponent(raw: bytes) -> bool:
+    """Whether a float token may be long, or have an exponent other than a short negative one.
+
+    A token of at most `SHORT_TOKEN` characters whose exponent is negative and of one or two
+    digits is normal and far within any budget `short_decimals_are_floats` allows. Strings are
+    not told apart: a false alarm only costs reading every float token's text.
+    """
+    shape = raw.translate(_NUMBER_CHARACTERS)
+    if b"0" * (SHORT_TOKEN + 1) in shape:
+        return True
+    at = shape.find(b"0e")
+    for _ in range(_MAX_EXPONENTS):
+        if at < 0:
+            return False
+        if raw[at + 2 : at + 3] != b"-" or shape[at + 3 : at + 6] == b"000":
+            return True
+        at = shape.find(b"0e", at + 2)
+    return True
 
 
 def _build(events: Iterator[tuple[str, Any]], limits: Limits, raw: bytes) -> Any:
@@ -302,7 +339,7 @@ def _build(events: Iterator[tuple[str, Any]], limits: Limits, raw: bytes) -> Any
     max_string = limits.max_string_length
     max_items = limits.max_container_items
     bound = 10**limits.max_integer_digits
-    floats = _FloatTokens(raw, limits)
+    read_float = _float_tokens(raw, limits)
     parents: list[tuple[Any, Any]] = []
     current: Any = None
     key: Any = None
@@ -332,7 +369,7 @@ def _build(events: Iterator[tuple[str, Any]], limits: Limits, raw: bytes) -> Any
                     raise LimitExceeded("string_too_long", f"string longer than {max_string}")
             elif event == "number":
                 if type(value) is float:
-                    value = floats.read(value)  # noqa: PLW2901 - the value as delivered
+                    value = read_float(value)  # noqa: PLW2901 - the value as delivered
                 elif not -bound < value < bound:
                     raise LimitExceeded(
                         "integer_too_long", f"integer over {limits.max_integer_digits} digits"
