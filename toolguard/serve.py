@@ -28,7 +28,7 @@ from toolguard.limits import READ_CHUNK, Limits
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.request import REQUEST_ID, Request, make_request
-from toolguard.result import Diagnostics, internal, trace
+from toolguard.result import Diagnostics, internal, redacted, trace
 
 MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
 ENCODINGS = ("text", "base64")
@@ -106,6 +106,9 @@ class Server:
         except Exception:  # noqa: BLE001 - the caller still gets an envelope
             outcome = internal(contract, request, f"internal error: {trace()}")
         line_out = envelope.dumps(outcome.envelope).encode("ascii")
+        # NOTE: stderr is the operator's: no secret context value in clear (the record redacts
+        # its own copy as it is built).
+        outcome = redacted(outcome, request, contract.audit.secret_context)
         return Answer(line_out, outcome.diagnostics, warning=warning)
 
     def serve(

@@ -139,13 +139,17 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
     origin: tuple[Command, Source],
     mode: str,
 ) -> NoReturn:
-    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status."""
+    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status.
+
+    What the operator reads (stderr; the record redacts its own) has no secret context value.
+    """
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
     command, source = origin
     outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
     emit(envelope.dumps(outcome.envelope), mode)
-    report.render(outcome.diagnostics, mode)
+    shown = result.redacted(outcome, request, contract.audit.secret_context)
+    report.render(shown.diagnostics, mode)
     if warning is not None:
         report.error(warning, outcome.diagnostics.exit_status, mode)
     sys.exit(outcome.diagnostics.exit_status)
