@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,24 @@ def test_ctrl_c_before_a_command_runs_is_130(
 
     monkeypatch.setattr("toolguard.cli.app.cli.main", interrupted)
     status, out, err = run_main(monkeypatch, capfd, "lint", "x")
+    assert (status, out) == (130, "")
+    assert err == "toolguard: error: interrupted during set-up\n"
+
+
+def test_sigterm_before_a_command_runs_is_130(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM during set-up ends like Ctrl-C (130), not killed by the signal."""
+    monkeypatch.setattr("toolguard.cli.app.cli.main", lambda **_: os.kill(os.getpid(), 15))
+
+    def unhandled(signum: int, frame: object) -> None:
+        raise RuntimeError("main() left SIGTERM to whoever handled it before")
+
+    previous = signal.signal(signal.SIGTERM, unhandled)  # never the default: it kills pytest
+    try:
+        status, out, err = run_main(monkeypatch, capfd, "lint", "x")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert (status, out) == (130, "")
     assert err == "toolguard: error: interrupted during set-up\n"
 

@@ -9,12 +9,16 @@ table and a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
+    # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
+    # during set-up); `check`, `run` and `serve` install their own handlers later.
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         _dispatch(arguments)
     except SystemExit:
@@ -26,6 +30,10 @@ def main() -> None:
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 
         last_resort(exc, arguments)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _dispatch(arguments: list[str]) -> None:
