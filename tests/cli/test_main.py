@@ -28,6 +28,9 @@ def run_main(
 ) -> tuple[Any, str, str]:
     """`main()` in process with `arguments`: (exit status, stdout, stderr)."""
     monkeypatch.setattr(sys, "argv", ["toolguard", *arguments])
+    # NOTE: main() sets SIGINT/SIGTERM handlers (even to SIG_IGN, which children inherit) for
+    # a process that is about to end; this one goes on, so they are put back.
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         main()
     except SystemExit as exited:
@@ -36,6 +39,9 @@ def run_main(
         pytest.fail(f"main() let {exc!r} escape")
     else:
         pytest.fail("main() returned instead of exiting")
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     out, err = capfd.readouterr()
     return status, out, err
 
