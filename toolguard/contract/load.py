@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -63,6 +64,11 @@ def _build(
     path: Path, raw: bytes, document: dict[str, Any], schemas: _Schemas, need_extras: bool
 ) -> Contract:
     source = str(path)
+    for field, named in named_paths(document):
+        # NOTE: checked on every load, warm or cold: a path no file can have is a bad contract
+        # now, not a ValueError from deep inside the audit trail later.
+        if "\0" in named:
+            raise ContractError("a path cannot hold a NUL", source=source, field=field)
     try:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
@@ -110,6 +116,18 @@ def _build(
         retry=_retry_policy(document.get("retry", {}), run, source),
         mcp=_mcp_policy(document, source),
     )
+
+
+def named_paths(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every path a contract names, with its field: schema files and the `[audit]` paths.
+
+    (The contract schema's `$defs/path` and `$defs/schema_file`; a test keeps them in step.)
+    """
+    yield "schema", document["schema"]
+    for index, entry in enumerate(document.get("run", {}).get("error_documents", [])):
+        yield f"run.error_documents.{index}.schema", entry["schema"]
+    audit = document.get("audit", {})
+    yield from ((f"audit.{key}", audit[key]) for key in ("log", "raw_dir") if key in audit)
 
 
 def read_contract_document(path: Path) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from toolguard import report
 from toolguard.audit import Source
@@ -24,7 +24,7 @@ from toolguard.mcp.members import leading_members
 from toolguard.mcp.operator import OperatorChannel
 from toolguard.mcp.wire import Output
 from toolguard.parse import parse
-from toolguard.result import Outcome, internal, relayed, trace
+from toolguard.result import Outcome, internal, redacted, relayed, trace
 
 Ending = Literal["client", "server", "signal"]
 _DESCRIBING = frozenset({"initialize", "server/discover"})
@@ -290,6 +290,8 @@ class Relay:
         """Record the outcome, then answer the client with its envelope as the tool's result."""
         contract, request = call.guard.contract, call.request
         outcome = relayed(outcome, line, self._server_argv, call.started)
+        # NOTE: as in `serve` and `check`: secret context values never reach the operator.
+        outcome = redacted(outcome, request, contract.audit.secret_context)
         warning = None
         try:
             if call.guard.trail is not None:
@@ -302,7 +304,7 @@ class Relay:
         self._client.write(calls.answer_line(call, outcome.envelope))
         self._operator.render(outcome.diagnostics)
         if warning is not None:
-            stream = cast("Any", self._operator)  # file-like: `report` writes lines to it
+            stream = self._operator.stream
             report.error(warning, outcome.diagnostics.exit_status, self._operator.mode, stream)
 
     # -- plumbing ---------------------------------------------------------------------------
