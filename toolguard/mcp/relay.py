@@ -66,6 +66,7 @@ class Relay:
         self._flight = InFlight()
         self._reported: set[str] = set()
         self.done = threading.Event()
+        self._ending = threading.Lock()
         self.ended_by: Ending | None = None
 
     def end(self, by: Ending) -> None:
@@ -268,12 +269,16 @@ class Relay:
 
     def server_gone(self) -> None:
         """The server's output ended: no call in flight will be answered."""
-        if self.done.is_set():
-            return
-        self.end("server")
-        why = "the server's output ended before it answered"
-        for call in self._flight.take_calls():
-            self._deliver(call, calls.lost(call, "server_exited", why), None)
+        with self._ending:
+            if self.done.is_set():
+                return
+            self._flight.close()  # no call starts now
+            why = "the server's output ended before it answered"
+            for call in self._flight.take_calls():
+                self._deliver(call, calls.lost(call, "server_exited", why), None)
+            # NOTE: only now: the session's end lets the process exit (`os._exit`), which must
+            # not cut a failure answer short (the client would see the connection close).
+            self.end("server")
 
     # -- guarded calls ----------------------------------------------------------------------
 
