@@ -272,6 +272,8 @@ class Relay:
         with self._ending:
             if self.done.is_set():
                 return
+            if self.ended_by is None:
+                self.ended_by = "server"  # first: the client may close on reading the answers
             self._flight.close()  # no call starts now
             why = "the server's output ended before it answered"
             for call in self._flight.take_calls():
