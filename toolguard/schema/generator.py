@@ -8,7 +8,8 @@ It is composed of one mixin per keyword family over `generator_base` (`$ref` bes
 keywords): `unevaluated` (`unevaluated*` and the annotations they need), `dynamic_scope`
 (`$ref`/`$dynamicRef` calls), `applicators` (`prefixItems`, `items`, `contains`,
 `dependentSchemas`), `assertions` (`dependentRequired`, exact `multipleOf`) and
-`pattern_keywords` (`pattern`, `patternProperties`, `required`, run on RE2).
+`pattern_keywords` (`pattern`, `patternProperties`, run on RE2) and `members` (`required`,
+`properties`, `additionalProperties`, without a set per object).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from fastjsonschema.ref_resolver import RefResolver
 from toolguard.schema.applicators import Applicators
 from toolguard.schema.assertions import Assertions
 from toolguard.schema.dynamic_scope import DynamicScope
+from toolguard.schema.members import Members
 from toolguard.schema.pattern_keywords import PatternKeywords
 from toolguard.schema.unevaluated import AnnotationTracking
 
 
 class CodeGenerator202012(
-    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords
+    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords, Members
 ):
     """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
@@ -39,6 +41,7 @@ class CodeGenerator202012(
         use_formats: bool,
         collect: bool = False,
     ) -> None:
+        self._constants = {}
         super().__init__(
             definition,
             resolver,

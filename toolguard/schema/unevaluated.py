@@ -139,9 +139,7 @@ class AnnotationTracking(GeneratorBase):
         """`properties` evaluates the members it names that are present."""
         super().generate_properties()
         names = literal(repr(sorted(self._here["properties"])))
-        self._annotate(
-            "if {variable}_is_dict:", f"{{variable}}_ev.update({{variable}}.keys() & {names})"
-        )
+        self._annotate_members(f"{{variable}}_ev.update({{variable}}.keys() & {names})")
 
     def generate_pattern_properties(self) -> None:
         """`patternProperties` evaluates the members any of its patterns matches."""
@@ -152,15 +150,24 @@ class AnnotationTracking(GeneratorBase):
         ]
         if patterns:
             matched = " or ".join(f"{pattern}.search(key)" for pattern in patterns)
-            self._annotate(
-                "if {variable}_is_dict:",
-                f"{{variable}}_ev.update(key for key in {{variable}} if {matched})",
+            self._annotate_members(
+                f"{{variable}}_ev.update(key for key in {{variable}} if {matched})"
             )
 
     def generate_additional_properties(self) -> None:
         """`additionalProperties` evaluates every member the others left."""
         super().generate_additional_properties()
-        self._annotate("if {variable}_is_dict:", "{variable}_ev.update({variable})")
+        self._annotate_members("{variable}_ev.update({variable})")
+
+    def _annotate_members(self, line: str) -> None:
+        """Add an object's annotations (when tracking).
+
+        NOTE: the keyword may have generated nothing (`properties: {}`, `additionalProperties:
+        true`: see `members`), so `{variable}_is_dict` is made here if no keyword made it.
+        """
+        if self._track:
+            self.create_variable_is_dict()
+            self._annotate("if {variable}_is_dict:", line)
 
     def generate_unevaluated_properties(self) -> None:
         """`unevaluatedProperties`: members no other keyword evaluated must match it."""
