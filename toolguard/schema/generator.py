@@ -50,11 +50,12 @@ class CodeGenerator202012(
             use_formats=use_formats,
             fast_fail=not collect,
         )
-        self._track = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
+        self._track_schema = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
+        self._track = self._track_schema  # per instance location from here (`unevaluated`)
         self._dynamic = _uses(definition, ("$dynamicRef",))
         # NOTE: annotation tracking and the dynamic scope pass values through every call that
         # collecting would have to merge as well; such schemas stop at their first error.
-        self._fast_fail = not collect or self._track or self._dynamic
+        self._fast_fail = not collect or self._track_schema or self._dynamic
         self._json_keywords_to_function.update(
             (
                 ("prefixItems", self.generate_prefix_items),

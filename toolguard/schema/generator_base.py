@@ -17,7 +17,8 @@ class GeneratorBase(CodeGeneratorDraft07):
     """Draft 7 generation where `$ref` applies beside its siblings; helpers for the mixins."""
 
     # Set by the composed generator from the schema it compiles.
-    _track: bool  # it uses unevaluated*: keywords collect annotations (see `unevaluated`)
+    _track_schema: bool  # it uses unevaluated* somewhere: annotations are collected
+    _track: bool  # ... at the instance location being generated (see `unevaluated`)
     _dynamic: bool  # it uses $dynamicRef: resources enter the dynamic scope (`dynamic_scope`)
     _constants: dict[str, str]  # expression -> its module-level name (see `_constant`)
 
