@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from toolguard.allocator import return_large_blocks
 from toolguard.errors import ParseError
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
 from toolguard.number import float_reader, integer_bound
@@ -54,6 +55,7 @@ _MAX_EXPONENTS = 256
 _MAX_BLOCKS = 4096
 _MAX_FRACTIONS = 256
 _NARROW = 1 << 16  # bytes of structure below which every pass is cheap anyway
+_LARGE = 1 << 20  # a document whose buffers should go back to the system (`allocator`)
 
 
 def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
@@ -61,6 +63,8 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
 
     Returns `DEFER` unless the value is certainly the one the strict parser would return.
     """
+    if len(raw) >= _LARGE:
+        return_large_blocks()
     if b"[" * (limits.max_depth + 1) in raw:
         return DEFER  # the usual nesting attack, found by one memory scan before any pass
     digits = limits.max_integer_digits
