@@ -124,10 +124,11 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
         else _PLAIN_NUMBERS
     )
     if b"\\" in shape:
-        # An escaped backslash or quote becomes one filler byte: quotes then delimit strings,
-        # and no string is shorter in `shape` than its length in characters. NOTE: two
-        # replaces, not one regex sub, which is faster but holds a bytes object per match.
-        shape = shape.replace(b"\\\\", b"a").replace(b'\\"', b"a")
+        # An escaped backslash or quote becomes two filler bytes: quotes then delimit strings,
+        # and no string is shorter in `shape` than its length in characters (an escape counts
+        # two, as `\n` does). NOTE: two replaces, not one regex sub, which is faster but holds
+        # a bytes object per match; of the same length, so each is one copy, not two passes.
+        shape = shape.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
     if not _strings_fit(shape, limits.max_string_length):
         return None
     brackets = shape.translate(None, _NOT_STRUCTURE)
