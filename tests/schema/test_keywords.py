@@ -654,6 +654,15 @@ def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
         compile_schema(schema, refs=refs)
 
 
+def test_registry_reference_holding_a_nul_is_an_unknown_reference(tmp_path: Path) -> None:
+    """A registered `$ref` whose path holds a NUL names no file: a `SchemaError`, no crash."""
+    (tmp_path / "money.json").write_text("{}")
+    schema = {"$ref": "https://schemas.example.invalid/money.json\u0000"}
+    refs = {"https://schemas.example.invalid/": str(tmp_path)}
+    with pytest.raises(SchemaError, match="unknown reference"):
+        compile_schema(schema, refs=refs)
+
+
 def test_schema_the_metaschema_rejects_is_refused() -> None:
     """A schema that is not valid Draft 2020-12 (`title` must be a string) is refused."""
     with pytest.raises(SchemaError) as caught:

@@ -49,7 +49,7 @@ def load_contract(path: str | Path, *, need_extras: bool = True) -> Contract:
     artefact_key = artefact.key(path, raw)
     stored = artefact.read(artefact_key) if artefact_key is not None else None
     document = stored.document if stored else _checked(_decode_toml(raw, path), path)
-    schemas = _Schemas(path.parent, stored)
+    schemas = _Schemas(path.parent, stored, str(path))
     contract = _build(path, raw, document, schemas, need_extras)
     if stored is None and artefact_key is not None:
         artefact.write(artefact_key, document, schemas.validators, schemas.files)
@@ -64,7 +64,7 @@ def _build(
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field="limits") from None
-    validator = schemas.file("schema", document["schema"])
+    validator = schemas.file("schema", document["schema"], "schema")
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     rules = tuple(
@@ -130,18 +130,19 @@ def _checked(document: dict[str, Any], path: Path) -> dict[str, Any]:
 class _Schemas:
     """Compiles a contract's schemas, or takes them from its artefact, keeping what it did."""
 
-    def __init__(self, folder: Path, stored: artefact.Artefact | None) -> None:
+    def __init__(self, folder: Path, stored: artefact.Artefact | None, source: str) -> None:
         self.folder = folder
+        self.source = source
         self.stored = stored
         self.validators: dict[str, Validator] = {}
         self.files: list[tuple[str, str]] = []
         self.read: list[ContractFile] = []  # files rule options name, in contract order
 
-    def file(self, label: str, relative: str) -> Validator:
-        """The schema file at `relative` (to the contract), compiled."""
+    def file(self, label: str, relative: str, field: str) -> Validator:
+        """The schema file at `relative` (to the contract; named by `field`), compiled."""
         if self.stored is not None:
             return Validator.from_entry(self.stored.entries[label])
-        schema_file = self.folder / relative
+        schema_file = _named_file(self.folder, relative, self.source, field)
         try:
             validator = compile_schema(read_schema(schema_file, self.files))
         except SchemaError as exc:
@@ -155,7 +156,7 @@ class _Schemas:
         Nothing is compiled from it into the artefact (the rule is rebuilt from its bytes each
         load); its digest is recorded all the same, so an edited file is a miss, never stale.
         """
-        path = self.folder / relative
+        path = _named_file(self.folder, relative, source, field)
         try:
             with path.open("rb") as stream:
                 raw = read_bounded(stream, CONTRACT_MAX_BYTES)
@@ -181,6 +182,17 @@ class _Schemas:
         return validator
 
 
+def _named_file(folder: Path, relative: str, source: str, field: str) -> Path:
+    """The file a contract names, relative to its folder; a NUL in the name is its error.
+
+    NOTE: the operating system cannot open such a path (Python raises `ValueError`, not
+    `OSError`), so it is refused here, as the contract's fault, with the field that names it.
+    """
+    if "\0" in relative:
+        raise ContractError("the file name holds a NUL character", source=source, field=field)
+    return folder / relative
+
+
 def _digest(raw: bytes, schemas: list[Any], files: list[ContractFile]) -> str:
     """Covers what decides an answer: the TOML, each compiled schema, each file a rule read.
 
@@ -198,7 +210,11 @@ def _error_documents(table: dict[str, Any], schemas: _Schemas) -> tuple[ErrorDoc
     """`[[run.error_documents]]`, compiled (the spelling is historical: `check` uses them too)."""
     return tuple(
         ErrorDocument(
-            schemas.file(f"run.error_documents.{index}", entry["schema"]),
+            schemas.file(
+                f"run.error_documents.{index}",
+                entry["schema"],
+                f"run.error_documents.{index}.schema",
+            ),
             Mapped(entry["code"], entry.get("retryable", False)),
             entry["schema"],
         )
@@ -258,6 +274,10 @@ def _read_toml_bytes(path: Path) -> bytes:
             raw = read_bounded(stream, CONTRACT_MAX_BYTES)
     except OSError as exc:
         raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
+    except ValueError:  # a NUL in the path: the operating system cannot name such a file
+        raise ContractError(
+            "cannot read contract: its path holds a NUL character", source=str(path)
+        ) from None
     except Rejection:
         raise ContractError(
             f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=str(path)

@@ -178,13 +178,20 @@ class Index:
             self._load(uri, where)
         return self._node(self.resources[uri])
 
-    def _load(self, uri: str, where: str) -> None:
+    def _registry_file(self, uri: str) -> Path | None:
+        """The registry file `uri` names, if there is one inside its folder."""
+        if "\0" in uri:
+            return None  # NOTE: no file is named so (opening one raises ValueError, not OSError)
         for prefix, folder in self.registry.items():
             if uri.startswith(prefix):
                 path = (folder / uri[len(prefix) :]).resolve()
                 if path.is_relative_to(folder.resolve()) and path.is_file():
-                    break
-        else:
+                    return path
+        return None
+
+    def _load(self, uri: str, where: str) -> None:
+        path = self._registry_file(uri)
+        if path is None:
             raise SchemaError(
                 f"unknown reference {uri!r}: not in the schema and not in the registry "
                 "(references are resolved offline only)",
