@@ -246,3 +246,45 @@ def refused(text: str, index: int, *, display: bool = False) -> bool:
 def first_refused(text: str, *, display: bool = False) -> int | None:
     """The index of the first code point `refused` refuses, or None."""
     return next((i for i in range(len(text)) if refused(text, i, display=display)), None)
+
+
+# Regular expressions both ECMA-262 (`u` flag) and Python's `re` read alike on `REGEX_TEXT`:
+# ASCII atoms and classes, groups, alternation, greedy and lazy quantifiers, anchors and word
+# boundaries. (Python's `\s` also holds U+001C..U+001F, its `$` also matches before a final
+# newline and its `.` matches `\r`: the text alphabet leaves those characters out.)
+REGEX_ATOMS = (
+    "a",
+    "b",
+    "0",
+    " ",
+    ".",
+    "[ab]",
+    "[^a]",
+    "[a-c0]",
+    "[.]",
+    *map("\\{}".format, "dwsDWS"),
+)
+REGEX_ASSERTIONS = ("^", "$", r"\b", r"\B")
+REGEX_QUANTIFIERS = ("", "", "*", "+", "?", "*?", "+?", "??", "{2}", "{0,2}", "{1,}", "{1,3}?")
+REGEX_TEXT = "ab0 _-."
+
+
+def shared_regexes(
+    atoms: tuple[str, ...] = REGEX_ATOMS, assertions: tuple[str, ...] = REGEX_ASSERTIONS
+) -> st.SearchStrategy[str]:
+    """Small patterns in the syntax ECMA-262 and Python share, nested a few levels deep."""
+
+    def quantified(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.tuples(inner, st.sampled_from(REGEX_QUANTIFIERS)).map("".join)
+
+    def extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        sequence = st.lists(children, min_size=1, max_size=3).map("".join)
+        return st.one_of(
+            sequence,
+            quantified(sequence.map("(?:{})".format)),
+            quantified(sequence.map("({})".format)),
+            st.tuples(sequence, sequence).map("(?:{0[0]}|{0[1]})".format),
+        )
+
+    leaves = st.one_of(quantified(st.sampled_from(atoms)), st.sampled_from(assertions))
+    return st.recursive(leaves, extend, max_leaves=8)

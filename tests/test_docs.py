@@ -59,6 +59,7 @@ HELP_COMMANDS = [
     "check",
     "run",
     "serve",
+    "mcp",
     "schema",
     "validate",
     "test",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from toolguard import Contract, compile_schema, load_contract
+from toolguard.contract.envelope_schema import serve_schema
 from toolguard.envelope import dumps, failure, success
 from toolguard.errors import ERROR_CODES
 from toolguard.pipeline import check
@@ -180,3 +181,10 @@ def test_envelope_schema_is_draft_2020_12_and_names_the_contract(example: Any) -
     assert contract.tool in schema["$comment"]
     assert contract.version in schema["$comment"]
     assert json.loads(json.dumps(schema)) == schema
+
+
+def test_envelope_schema_root_is_an_object(example: Any) -> None:
+    """Its root says "type": "object": MCP SDKs refuse an outputSchema whose root does not."""
+    contract, _, _ = example
+    assert contract.envelope_schema["type"] == "object"
+    assert serve_schema([contract.envelope_schema])["type"] == "object"

@@ -26,6 +26,8 @@ BY_NAME = {suite.contract.parent.name: suite for suite in SUITES}
 # None: the near miss cannot be written for that example. review_status and deploy_status
 # carry no timestamp (nothing can be stale) and no project (the request-matching rule plays
 # "wrong project"); disk_usage is `df -P` text: no objects, members or nulls exist in it.
+# get_current_time (mcp-server-time's tool, for `toolguard mcp`) has no project: its zone,
+# checked against the request, plays "wrong project".
 NEAR_MISSES: dict[str, dict[str, str | None]] = {
     "extra property": {
         "review_status": "extra_property",
@@ -33,6 +35,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "extra_property",
         "job_run": "extra_property",
         "disk_usage": "extra_column",
+        "get_current_time": "extra_property",
     },
     "null instead of object": {
         "review_status": "null_instead_of_object",
@@ -40,6 +43,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "null_instead_of_object",
         "job_run": "null_instead_of_object",
         "disk_usage": None,
+        "get_current_time": "null_instead_of_object",
     },
     "empty identifier": {
         "review_status": "empty_identifier",
@@ -47,6 +51,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "empty_identifier",
         "job_run": "empty_identifier",
         "disk_usage": "empty_identifier",
+        "get_current_time": "empty_identifier",
     },
     "duplicate member in the raw bytes": {
         "review_status": "duplicate_member",
@@ -54,6 +59,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "duplicate_member",
         "job_run": "duplicate_member",
         "disk_usage": None,
+        "get_current_time": "duplicate_member",
     },
     "array instead of object": {
         "review_status": "array_instead_of_object",
@@ -61,6 +67,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "array_instead_of_object",
         "job_run": "array_instead_of_object",
         "disk_usage": None,
+        "get_current_time": "array_instead_of_object",
     },
     "over-long string": {
         "review_status": "over_long_string",
@@ -68,6 +75,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "over_long_string",
         "job_run": "over_long_string",
         "disk_usage": "over_long_string",
+        "get_current_time": "over_long_string",
     },
     "success that also carries an error": {
         "review_status": "success_with_error",
@@ -75,6 +83,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "success_with_error",
         "job_run": "success_with_error",
         "disk_usage": "warning_line",  # df printed its records and an error line
+        "get_current_time": "success_with_error",
     },
     "injection": {
         "review_status": "injection_article",
@@ -82,6 +91,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "injection",
         "job_run": "injection",
         "disk_usage": "injection",
+        "get_current_time": "injection",
     },
     "wrong project": {
         "review_status": "wrong_change_id",
@@ -89,6 +99,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": "production_when_staging",
         "job_run": "wrong_project",
         "disk_usage": None,
+        "get_current_time": "wrong_zone",
     },
     "stale timestamp": {
         "review_status": None,
@@ -96,6 +107,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": None,
         "job_run": "stale",
         "disk_usage": None,
+        "get_current_time": "stale",
     },
     "future timestamp": {
         "review_status": None,
@@ -103,6 +115,7 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
         "deploy_status": None,
         "job_run": "future",
         "disk_usage": None,
+        "get_current_time": "future",
     },
 }
 
@@ -129,6 +142,7 @@ def test_examples_exist() -> None:
         "job_run",
         "deploy_status",
         "disk_usage",
+        "get_current_time",
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -333,6 +334,46 @@ def test_matches_context_pattern_refuses_an_invalid_regex() -> None:
     """A pattern that does not compile is refused when the rule is built."""
     with pytest.raises(ValueError, match="regular expression"):
         matches_context_pattern("broken", "/build", "{project}-(")
+
+
+def test_matches_context_pattern_answers_hostile_values_at_once() -> None:
+    """`{project}-(a|a){1,64}` and nested quantifiers, hours for a backtracker on 35 bytes,
+    answer at once on RE2, right both ways."""
+    rule = matches_context_pattern("build", "/build", "{project}-(a|a){1,64}")
+    assert rule({"build": "p-" + "a" * 64}, request(project="p")) is None
+    hostile = {"build": "p-" + "a" * 34 + "!"}
+    assert violation(rule, hostile, request(project="p")).reason == "no_match"
+    nested = matches_context_pattern("build", "/build", "{project}-(a+)+")
+    huge = {"build": "p-" + "a" * 65536 + "!"}
+    assert violation(nested, huge, request(project="p")).reason == "no_match"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needle"),
+    [
+        (r"(CR)-{project}-\1", "backreference"),
+        (r"{project}(?=-)-[0-9]+", "lookaround"),
+        (r"{project}-[0-9]++", "possessive"),
+        (r"{project}$\n", "`$`"),
+        (r"{project}-[0-9]{1,5000}", "1000"),
+        (r"(?:{project}-[0-9]{1,100}){1,100}", "1000"),
+    ],
+)
+def test_matches_context_pattern_refuses_what_re2_cannot_run_alike(
+    pattern: str, needle: str
+) -> None:
+    """Constructs RE2 cannot run in linear time, or would read unlike Python, are refused when
+    the rule is built (a contract error), not met at run time."""
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        matches_context_pattern("build", "/build", pattern)
+
+
+def test_matches_context_pattern_keeps_python_case_folding_and_spaces() -> None:
+    """`(?i)` folds ASCII letters only (not the Kelvin sign) and `\\s` holds `\\v`, as in
+    Python's `re` with `re.ASCII`."""
+    rule = matches_context_pattern("build", "/build", r"(?i){project}\sk")
+    assert rule({"build": "P\x0bK"}, request(project="p")) is None
+    assert violation(rule, {"build": "p \u212a"}, request(project="p")).reason == "no_match"
 
 
 def test_matches_context_pattern_missing_field() -> None:

@@ -27,6 +27,7 @@ class ExitStatus(IntEnum):
     USAGE = 2  # bad flag, request id or request context; nothing on stdout
     CONTRACT = 3  # bad contract or schema (refused before any input is read); nothing on stdout
     INTERNAL = 4  # a toolguard bug; a failure envelope is printed if the request id is known
+    SERVER_FAILED = 5  # `mcp`: the MCP server could not start, or ended first and not cleanly
     INTERRUPTED = 130  # SIGINT/SIGTERM during set-up, before a request exists; nothing on stdout
 
 

@@ -1,14 +1,15 @@
-"""Budgets for one response, and the bounded reader that enforces the byte budget.
+"""Budgets for one response, and the bounded readers that enforce the byte budget.
 
 Bytes are counted while reading, so an endless or oversized stream costs at most
 `max_bytes + 1` bytes of memory before it is rejected. The other budgets are enforced by the
-parser as it builds the value (see `parse.py`), never after the fact.
+parser as it builds the value (see `parse.py`), never after the fact. `read_line` is the one
+bounded line reader of the newline-delimited modes (`serve`, `mcp`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from toolguard.errors import InputError, LimitExceeded
 
@@ -71,3 +72,19 @@ def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
             offset=max_bytes,
         )
     return raw
+
+
+def read_line(stream: IO[bytes], cap: int) -> tuple[bytes, bool]:
+    """One line of at most `cap` bytes (its newline not counted), and whether it was longer.
+
+    An over-long line returns its first `cap + 1` bytes; the caller drops the rest with
+    `discard_rest` (before or after answering it). `b""` means end of stream.
+    """
+    line = stream.readline(cap + 1)
+    return line, len(line) > cap and not line.endswith(b"\n")
+
+
+def discard_rest(stream: IO[bytes]) -> None:
+    """Drop the rest of an over-long line chunk by chunk: memory stays bounded, however long."""
+    while (chunk := stream.readline(READ_CHUNK)) and not chunk.endswith(b"\n"):
+        pass

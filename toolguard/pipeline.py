@@ -125,6 +125,22 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     return result.of_attempts(outcome, tuple(argv), tuple(records), tuple(responses))
 
 
+def check_failure_report(
+    contract: Contract, raw: bytes | None, request: Request, failure: UpstreamError
+) -> Outcome:
+    """An upstream's own report that it failed (`mcp`: `isError`, or a JSON-RPC error).
+
+    `raw` (what it reported, if readable) is matched against the contract's error documents:
+    the code of the one that matches, else `failure`'s. Its text stays with the operator.
+    """
+    require_context(contract, request)
+    started = time.perf_counter()
+    reported = _reported_error(contract, raw) if raw is not None else None
+    if reported is not None:
+        reported.message = f"{failure.message}; {reported.message}"
+    return result.rejected(contract, request, reported or failure, raw, started)
+
+
 def require_context(contract: Contract, request: Request) -> None:
     """Refuse a request whose context a rule cannot use, before any byte is read."""
     missing = sorted(

@@ -1,8 +1,9 @@
 """Results: what one check produced, as values, and every way an outcome is built.
 
 An `Outcome` pairs the agent's envelope with the operator's diagnostics. The builders below
-are the only places that make one: accepted, rejected, a toolguard bug, an interrupt, and an
-answer whose audit record could not be written. `envelope.py` and `report.py` render them.
+are the only places that make one: accepted, rejected, a toolguard bug, an interrupt, a run's
+attempts, an MCP call, and an answer whose audit record could not be written. `envelope.py` and
+`report.py` render them.
 """
 
 from __future__ import annotations
@@ -190,6 +191,19 @@ def of_attempts(
     """A run's outcome: the last attempt's answer, with every attempt for the operator."""
     diagnostics = replace(last.diagnostics, upstream=argv, attempts=attempts)
     return Outcome(last.envelope, diagnostics, responses)
+
+
+def relayed(
+    outcome: Outcome, line: bytes | None, server: tuple[str, ...], started: float
+) -> Outcome:
+    """An MCP call's outcome, with the server's whole line as its raw evidence.
+
+    The payload was read from that line; the server's command is the upstream, and the time
+    runs from the call.
+    """
+    duration = round((time.perf_counter() - started) * 1000, 3)
+    diagnostics = replace(outcome.diagnostics, upstream=server, duration_ms=duration)
+    return Outcome(outcome.envelope, diagnostics, () if line is None else (line,))
 
 
 def unrecorded(outcome: Outcome, error: AuditError) -> Outcome:

@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolguard import rfc3339
-from toolguard.errors import RuleViolation
+from toolguard.errors import RuleViolation, SchemaError
 from toolguard.pointer import MISSING, lookup
 from toolguard.request import Request
 
@@ -221,11 +221,22 @@ class _MatchesContextPattern:
         return tuple(dict.fromkeys(_PLACEHOLDER.findall(self.pattern)))
 
     def __call__(self, payload: Any, request: Request) -> None:
+        from toolguard.schema.matcher import Matcher, UnmatchableText  # noqa: PLC0415 - RE2
+        from toolguard.schema.python_regex import translate_python  # noqa: PLC0415
+
         value = _field(self, payload, self.pointer)
         expression = _PLACEHOLDER.sub(
             lambda match: re.escape(str(request.context[match.group(1)])), self.pattern
         )
-        if not isinstance(value, str) or re.fullmatch(expression, value, re.ASCII) is None:
+        try:
+            # NOTE: the template passed `refusal` when the contract loaded; a context value
+            # only adds literal text, so this runs too, unless a huge value outgrows RE2.
+            matched = isinstance(value, str) and Matcher(translate_python(expression)).fullmatch(
+                value
+            )
+        except (ValueError, SchemaError, UnmatchableText):
+            matched = False
+        if not matched:
             raise RuleViolation(
                 "no_match",
                 f"{self.pointer} is {value!r}, which does not match {expression!r}",
@@ -240,12 +251,16 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     """The whole field matches `pattern` built from request context.
 
     `pattern` is a Python regular expression (ASCII classes, full match) in which each `{key}`
-    is replaced by the escaped request context value `key`.
+    is replaced by the escaped request context value `key`. It runs on RE2, in time linear in
+    the field; what RE2 cannot run the same way is refused (see `schema/python_regex.py`).
     """
-    try:
-        re.compile(_PLACEHOLDER.sub("x", pattern))
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+    from toolguard.schema.matcher import refusal  # noqa: PLC0415 - only for this rule kind
+    from toolguard.schema.python_regex import translate_python  # noqa: PLC0415
+
+    translated = translate_python(_PLACEHOLDER.sub("x", pattern))  # raises ValueError
+    why = refusal(translated)
+    if why is not None:
+        raise ValueError(f"pattern {pattern!r} {why}")
     return _MatchesContextPattern(name, pointer, pattern)
 
 

@@ -24,7 +24,7 @@ from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
-from toolguard.limits import READ_CHUNK, Limits
+from toolguard.limits import Limits, discard_rest, read_line
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.request import REQUEST_ID, Request, make_request
@@ -120,7 +120,7 @@ class Server:
             while not stop.requested:
                 try:
                     with stop.reading():
-                        line = stdin.readline(self.line_cap + 1)
+                        line, over_long = read_line(stdin, self.line_cap)
                 except _Stopped:
                     break
                 except OSError as exc:
@@ -128,7 +128,6 @@ class Server:
                     return ExitStatus.INTERNAL
                 if not line:
                     break
-                over_long = len(line) > self.line_cap and not line.endswith(b"\n")
                 if not over_long and not line.strip(b" \t\r\n"):
                     continue  # blank: no answer (an over-long line is refused, blank or not)
                 answer = self.handle(line)
@@ -142,7 +141,7 @@ class Server:
                 _tell_operator(answer, mode, stderr)
                 if over_long:
                     with contextlib.suppress(_Stopped, OSError), stop.reading():
-                        _discard_rest(stdin)
+                        discard_rest(stdin)
         return ExitStatus.SUCCESS
 
     def _request(self, line: bytes) -> tuple[Contract, bytes, Request]:
@@ -207,12 +206,6 @@ def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:
         report.render(answer.diagnostics, mode, stderr)
         if answer.warning is not None:
             report.error(answer.warning, answer.diagnostics.exit_status, mode, stderr)
-
-
-def _discard_rest(stdin: BinaryIO) -> None:
-    """Drop the rest of an over-long line chunk by chunk: memory stays bounded, however long."""
-    while (chunk := stdin.readline(READ_CHUNK)) and not chunk.endswith(b"\n"):
-        pass
 
 
 class _Stopped(BaseException):

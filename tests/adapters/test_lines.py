@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from toolguard import load_contract
 from toolguard.adapters.lines import GroupType, LinePattern, TextAdapter
-from toolguard.errors import LimitExceeded, ParseError, Rejection
+from toolguard.errors import ContractError, LimitExceeded, ParseError, Rejection
 from toolguard.limits import Limits
 from toolguard.pipeline import check
 
@@ -129,6 +129,36 @@ def test_unnamed_and_non_participating_groups_are_left_out() -> None:
     text = adapter("^(a|b)(?<x>[0-9])(?:-(?<y>[0-9]))?$", types={"y": "integer"})
     document = text(b"a1\nb2-3\n", LIMITS)
     assert document == {"records": [{"x": "1"}, {"x": "2", "y": 3}]}
+
+
+def test_overlapping_alternatives_get_the_right_answer_on_a_long_line() -> None:
+    """`^(a|a){1,64}$` (hours for a backtracker at 35 bytes) answers at once on RE2: a line
+    of 64 `a` matches, a 64 KiB line with a stray byte is a line mismatch."""
+    text = adapter("^(?:a|a){1,64}$")
+    assert text(b"a" * 64 + b"\n", LIMITS) == {"records": [{}]}
+    error = rejection(b"a" * 34 + b"!\n", text)
+    assert error.reason == "line_mismatch"
+    error = rejection(b"a" * 65536 + b"!\n", adapter("^(?<run>(?:a+)+)$"))
+    assert error.reason == "line_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        ("^(?<k>[a-z]+)(?=:)", "lookaround"),
+        ("^(?:(?<word>[a-z]+) )+$", "repeats a capturing group"),
+        ("^(?<word>[a-z]*)?$", "optional a group that can match empty"),
+        ("^[a-z]{1,5000}$", "1000"),
+    ],
+)
+def test_a_line_pattern_re2_cannot_read_as_ecma_does_is_a_contract_error(
+    line: str, needle: str
+) -> None:
+    """Lookaround, groups ECMA-262 and RE2 would fill differently and counts over 1000 are
+    refused when the contract loads, naming the `[text]` field."""
+    with pytest.raises(ContractError, match=needle) as caught:
+        TextAdapter.load({"line": line}, "contract.toml")
+    assert caught.value.field == "text.line"
 
 
 def test_tab_inside_a_line_is_allowed_when_the_pattern_says_so() -> None:

@@ -535,3 +535,23 @@ def test_a_jc_contract_records_jc_and_its_parser_versions() -> None:
     assert rec["adapter"]["version"] == jc.__version__
     assert rec["adapter"]["parser"] == f"df {jc.parser_info('df')['version']}"
     assert record.decode(record.encode(rec)) is not None
+
+
+@pytest.mark.parametrize("jsonrpc_id", [7, "call-7", "\x1b[31m" + "x" * 1000])
+def test_an_mcp_record_names_the_tool_and_the_json_rpc_id(jsonrpc_id: int | str) -> None:
+    """`command: mcp`: the server's tool and the id (escaped, bounded) are recorded, read back."""
+    outcome = check(change_id="CR-1042")
+    source = record.Source("mcp", tool="get_review", jsonrpc_id=jsonrpc_id)
+    built = record.build(
+        outcome, CONTRACT, make_request(REQUEST_ID, CONTEXT), command="mcp", source=source
+    )
+    decoded = record.decode(record.encode(built))
+    assert decoded is not None
+    assert decoded["command"] == "mcp"
+    upstream = decoded["upstream"]
+    assert (upstream["kind"], upstream["tool"]) == ("mcp", "get_review")
+    if isinstance(jsonrpc_id, int):
+        assert upstream["jsonrpc_id"] == jsonrpc_id
+    else:
+        assert "\x1b" not in upstream["jsonrpc_id"]
+        assert len(upstream["jsonrpc_id"]) < 400

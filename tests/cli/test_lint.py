@@ -21,7 +21,7 @@ def test_examples_are_clean_exit_0(run_toolguard: RunToolguard) -> None:
     run = run_toolguard("lint", *EXAMPLES)
     assert run.status == 0, run.stdout.decode()
     lines = run.stdout.decode().splitlines()
-    assert lines[-1] == "toolguard lint: no findings, 3 notices in 13 files"
+    assert lines[-1] == "toolguard lint: no findings, 3 notices in 15 files"
     assert [line.split()[1:3] for line in lines[:-1:2]] == [["notice", "TG019"]] * 3
     assert run.stderr == b""
 

@@ -20,12 +20,13 @@ def test_the_examples_pass(run_toolguard: RunToolguard, tmp_path: Path) -> None:
     assert run.stderr == b""
     last = run.stdout.decode().rstrip().splitlines()[-1]
     xml = JUnitXml.fromfile(str(junit))
-    assert last == f"5 contracts: {xml.tests} passed, 0 failed, 0 errors"
+    assert last == f"6 contracts: {xml.tests} passed, 0 failed, 0 errors"
     assert (xml.failures, xml.errors) == (0, 0)
     sizes = {Path(suite.name).parent.name: suite.tests for suite in xml}
     assert set(sizes) == {
         "deploy_status",
         "disk_usage",
+        "get_current_time",
         "job_run",
         "review_status",
         "review_status_signed",

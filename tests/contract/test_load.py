@@ -253,3 +253,13 @@ def test_allow_hidden_characters_is_read_into_the_projection_read_only() -> None
     assert contract.projection.allow_hidden["token"].startswith("an opaque upstream token")
     with pytest.raises(TypeError):
         contract.projection.allow_hidden["author"] = "no"  # type: ignore[index]
+
+
+def test_the_mcp_table_is_loaded_as_data() -> None:
+    """[mcp]: payload, the server's tool name, the listed description, the context pointers."""
+    contract = load_contract(CONTRACTS / "good" / "mcp" / "contract.toml")
+    assert contract.mcp.payload == "structured"
+    assert contract.mcp.server_tool(contract.tool) == "reviews.get-status"
+    assert contract.mcp.description == "Whether a change request is approved."
+    assert dict(contract.mcp.context) == {"change_id": "/change/id"}
+    assert load_contract(EXAMPLES[0] / "contract.toml").mcp.server_tool("x") == "x"

@@ -1,7 +1,8 @@
-r"""ECMA-262 patterns -> Python patterns: `translate` keeps ECMA's meaning or refuses the pattern.
+r"""ECMA-262 patterns -> RE2 patterns: `translate` keeps ECMA's meaning or refuses the pattern.
 
 Every case is the ECMA-262 answer (what a JSON Schema pattern means), checked with
-`re.search`, which is how the compiled validator applies a pattern.
+`Matcher.search`, which is how the compiled validator applies a pattern. The differential
+tests at the end hold RE2 to Python's `re` on the patterns both read alike.
 """
 
 from __future__ import annotations
@@ -9,17 +10,19 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import REGEX_TEXT, shared_regexes
 
 from toolguard.errors import SchemaError
-from toolguard.schema.regex import is_ecma_pattern, translate
+from toolguard.schema.matcher import Matcher, refusal
+from toolguard.schema.regex import is_ecma_pattern, translate, translate_groups
 
 WHERE = "/properties/x/pattern"
 
 
 def matches(pattern: str, text: str) -> bool:
-    return re.search(translate(pattern, WHERE), text) is not None
+    return Matcher(translate(pattern, WHERE)).search(text)
 
 
 def case(pattern: str, text: str, expected: bool) -> object:
@@ -212,22 +215,10 @@ def test_python_set_operators_are_literal_in_a_class(
     assert matches(pattern, text) is expected
 
 
-def test_named_group_syntax_is_translated() -> None:
-    """`(?<name>...)` is an ECMA named group; names may hold `$`, which Python's cannot."""
-    compiled = re.compile(translate("^(?<year>[0-9]{4})-(?<$n>[0-9]+)$", WHERE))
-    match = compiled.search("2026-42")
-    assert match is not None
-    assert match.group(1, 2) == ("2026", "42")
-
-
 @pytest.mark.parametrize(
     ("pattern", "text", "expected"),
     [
         case("^(?:ab)+$", "abab", True),
-        case("^a(?=b)", "ab", True),
-        case("^a(?!b)", "ab", False),
-        case("(?<=x)a", "xa", True),
-        case("(?<!x)a", "xa", False),
         case(r"^\u0041\x42$", "AB", True),
         case(r"^[\u0041-\u0043]+$", "ABC", True),
         case(r"^\/[\-]$", "/-", True),
@@ -239,16 +230,29 @@ def test_named_group_syntax_is_translated() -> None:
         case(r"^[^]$", "\n", True),
         case(r"^a{2}$", "aa", True),
         case(r"^a{2,}?$", "aaa", True),
+        case(r"^a{1000}$", "a" * 1000, True),
+        case(r"^a{1000}$", "a" * 999, False),
+        case(r"^(?:a{0010}){0100}$", "a" * 1000, True),
     ],
 )
 def test_shared_syntax_keeps_its_meaning(pattern: str, text: str, expected: bool) -> None:
-    """Groups, lookarounds, back-references, hex/unicode escapes and quantifiers carry over."""
+    """Groups, hex/unicode escapes and quantifiers (counts up to RE2's 1000) carry over."""
     assert matches(pattern, text) is expected
 
 
-def test_translation_result_is_a_string_python_compiles() -> None:
-    """`translate` returns Python pattern text that `re` compiles."""
-    assert isinstance(re.compile(translate(r"^[\w.-]+@\d{1,3}$", WHERE)), re.Pattern)
+def test_translation_result_is_a_string_re2_runs() -> None:
+    """`translate` returns ASCII RE2 pattern text that RE2 runs within toolguard's bounds."""
+    translated = translate(r"^[\w.-]+@\d{1,3}\u00e9$", WHERE)
+    assert translated.isascii()
+    assert refusal(translated) is None
+
+
+def test_named_groups_are_read_by_position() -> None:
+    """`translate_groups` names each group in order; `Matcher.groups` reads them by position."""
+    translated, names = translate_groups(r"^(?<year>[0-9]{4})-(?<$n>[0-9]+)(x)?$", WHERE)
+    assert names == ("year", "$n", None)
+    assert Matcher(translated).groups("2026-42") == ("2026", "42", None)
+    assert Matcher(translated).groups("2026-4a") is None
 
 
 # --- Refusals: constructs whose meaning cannot be carried over --------------------------------
@@ -267,8 +271,17 @@ def test_translation_result_is_a_string_python_compiles() -> None:
         pytest.param("a++", id="possessive a++"),
         pytest.param("a*+", id="possessive a*+"),
         pytest.param("a?+", id="possessive a?+"),
-        # ECMA: a backreference to a group that did not take part matches empty; Python fails.
-        pytest.param(r"^(?:(a)|b)(?!\1)", id="backreference"),
+        pytest.param(r"^(a)\1", id="backreference"),
+        pytest.param("^a(?=b)", id="lookahead"),
+        pytest.param("^a(?!b)", id="negative lookahead"),
+        pytest.param("(?<=x)a", id="lookbehind"),
+        pytest.param("(?<!x)a", id="negative lookbehind"),
+        pytest.param("a{1001}", id="count over 1000"),
+        pytest.param("a{0,1001}", id="upper count over 1000"),
+        pytest.param("a{1001,}", id="open count over 1000"),
+        pytest.param("(?:a{100}){11}", id="nested counts over 1000 in all"),
+        pytest.param("(?:[a-z]{1,63}\\.){1,127}", id="hostname-like nested counts"),
+        pytest.param(r"\p{L}{1,64}", id="program over the size bound"),
         pytest.param("a{2}+", id="possessive a{2}+"),
         pytest.param(r"\Aabc", id=r"\A"),
         pytest.param(r"abc\Z", id=r"\Z"),
@@ -293,7 +306,7 @@ def test_translation_result_is_a_string_python_compiles() -> None:
         pytest.param(r"(?<n>a)(?<n>b)", id="duplicate group name"),
         pytest.param(r"(a)\2", id="backreference to a missing group"),
         pytest.param(r"\01", id="octal escape"),
-        pytest.param("a{99999999999999999999}", id="count re cannot hold"),
+        pytest.param("a{99999999999999999999}", id="count RE2 would read as text"),
         pytest.param("(" * 150 + ")" * 150, id="groups nested 150 deep"),
         pytest.param("(abc", id="unbalanced parenthesis"),
         pytest.param("*a", id="nothing to repeat"),
@@ -315,8 +328,8 @@ def test_refusal_message_quotes_the_pattern() -> None:
 def test_surrogate_pair_escape_is_one_character() -> None:
     r"""`\uD83D\uDE00` is the one character U+1F600, in and outside classes (no false reject,
     which under `not` would be a false accept)."""
-    assert re.fullmatch(translate(r"\uD83D\uDE00"), "\U0001f600")
-    assert re.fullmatch(translate(r"[\uD83D\uDE00]"), "\U0001f600")
+    assert Matcher(translate(r"\uD83D\uDE00")).fullmatch("\U0001f600")
+    assert Matcher(translate(r"[\uD83D\uDE00]")).fullmatch("\U0001f600")
 
 
 @pytest.mark.parametrize("pattern", [r"\uD83D", r"\uDE00", r"\uD83Dx", r"\uDE00\uD83D"])
@@ -360,6 +373,8 @@ def test_unicode_property_escapes(pattern: str, text: str, expected: bool) -> No
         (r"(?<=a+)b", True),
         (r"\p{Alphabetic}", True),
         (r"a{99999999999999999999}", True),
+        (r"^a(?=b)", True),
+        (r"\p{L}{1,64}", True),
         (r"\cA", True),
         (r"[]", True),
         (r"\uD800", True),
@@ -382,11 +397,85 @@ def test_ecma_pattern_syntax_is_checked_apart_from_translation(pattern: str, val
 
 @given(st.text(alphabet="()[]{}^$\\.*+?|-,<>=!:abkpPuUxcdDwWsSbB019L", max_size=24))
 def test_any_text_gets_a_defined_answer(pattern: str) -> None:
-    """Hostile pattern text never crashes: a Python pattern that compiles, or a SchemaError."""
+    """Hostile pattern text never crashes: an RE2 pattern that runs, or a SchemaError."""
     valid = is_ecma_pattern(pattern)
     try:
         translated = translate(pattern, WHERE)
     except SchemaError:
         return
     assert valid
-    re.compile(translated)
+    assert refusal(translated) is None
+    Matcher(translated).search("abc")
+
+
+# --- Groups read by `[text]`: only where ECMA-262 and RE2 give the same value ------------------
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"^(?:(?<a>x)|y)+$", id="group in an alternation under +"),
+        pytest.param(r"^(?<a>x)*$", id="group under *"),
+        pytest.param(r"^(?<a>x){2}$", id="group under {2}"),
+        pytest.param(r"^(?:(?<a>x)y){1,3}$", id="group inside a counted repetition"),
+        pytest.param(r"^(?<a>x*)?$", id="optional group that can match empty"),
+        pytest.param(r"^(?:(?<a>x)|)??$", id="lazy optional group that can match empty"),
+        pytest.param(r"^(?<a>\b)?x$", id="optional group holding only a boundary"),
+    ],
+)
+def test_a_group_whose_value_re2_would_not_give_as_ecma_does_is_refused(pattern: str) -> None:
+    """ECMA-262 clears a group on each repetition and leaves it unset after an empty optional
+    pass; RE2 does neither, so a pattern whose groups are read refuses those shapes."""
+    with pytest.raises(SchemaError, match="group"):
+        translate_groups(pattern, WHERE)
+    assert refusal(translate(pattern, WHERE)) is None  # matching alone is unaffected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "groups"),
+    [
+        (r"^(?<a>x)?y$", "y", (None,)),
+        (r"^(?<a>x)?y$", "xy", ("x",)),
+        (r"^(?<a>x){1}(?<b>y){0}$", "x", ("x", None)),
+        (r"^(?<a>[0-9]+)(?:,[0-9]+)*$", "12,3,4", ("12",)),
+        (r"^(?<a>.*?)(?<b>\d*)$", "ab12", ("ab", "12")),
+        (r"^(?<a>.*)(?<b>\d*)$", "ab12", ("ab12", "")),
+        (r"^(?<a>a|ab)(?<b>c|bcd)$", "abcd", ("a", "bcd")),
+    ],
+)
+def test_groups_take_the_value_ecma_gives(
+    pattern: str, text: str, groups: tuple[str | None, ...]
+) -> None:
+    """Optional groups, lazy and greedy parts and alternatives capture as ECMA-262's
+    backtracking order says (leftmost, first alternative first)."""
+    translated, _ = translate_groups(pattern, WHERE)
+    assert Matcher(translated).groups(text) == groups
+
+
+# --- RE2 against Python's re, on patterns both read alike ------------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(shared_regexes(), st.text(alphabet=REGEX_TEXT, min_size=1, max_size=8))
+def test_re2_finds_what_python_re_finds(pattern: str, text: str) -> None:
+    """On patterns ECMA-262 and Python's `re` read alike, the RE2 translation matches where
+    `re.search` does and, for a whole-text match, its groups hold what `re` captures."""
+    try:
+        expected = re.search(pattern, text)
+    except re.error:
+        return  # a repeated assertion Python refuses
+    assert is_ecma_pattern(pattern)
+    assert matches(pattern, text) is (expected is not None)
+    translated, refused = _groups_or_refusal(pattern)
+    if refused:
+        assert "group" in refused  # a group ECMA-262 and RE2 would fill differently
+        return
+    full = re.fullmatch(pattern, text)
+    assert Matcher(translated).groups(text) == (full.groups() if full else None)
+
+
+def _groups_or_refusal(pattern: str) -> tuple[str, str]:
+    try:
+        return translate_groups(pattern, WHERE)[0], ""
+    except SchemaError as exc:
+        return "", exc.message

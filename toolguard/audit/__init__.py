@@ -11,12 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Command = Literal["check", "run", "serve"]  # what produced an audit record
+Command = Literal["check", "run", "serve", "mcp"]  # what produced an audit record
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where the response came from: stdin, a file, or a command (`toolguard run`)."""
+    """Where the response came from: stdin, a file, a command (`run`) or an MCP server (`mcp`).
 
-    kind: Literal["stdin", "file", "command"]
+    For `mcp`, `tool` is the tool's name on the server and `jsonrpc_id` the call's JSON-RPC id
+    (the server's command is the outcome's `upstream`, as for `run`).
+    """
+
+    kind: Literal["stdin", "file", "command", "mcp"]
     file: str | None = None
+    tool: str | None = None
+    jsonrpc_id: str | int | None = None

@@ -215,6 +215,11 @@ def _upstream(
     upstream: dict[str, Any] = {"kind": source.kind}
     if source.file is not None:
         upstream["file"] = clean(source.file, _PATH)
+    if source.tool is not None:
+        upstream["tool"] = clean(source.tool, _VALUE)
+    if source.jsonrpc_id is not None:
+        given = source.jsonrpc_id
+        upstream["jsonrpc_id"] = clean(given, _VALUE) if isinstance(given, str) else given
     if argv is not None:
         upstream["argv"] = [clean(arg, _VALUE) for arg in argv[:64]]
     if attempts:

@@ -1,4 +1,4 @@
-"""The commands that answer an agent: `check`, `run`, `serve`, and `schema` (what they promise).
+"""The commands that answer an agent: `check`, `run`, `serve`, `mcp`; `schema` (what they promise).
 
 Their flags come from one table (`flags.py`); the answering itself is `respond.py`'s.
 """
@@ -81,6 +81,19 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
     sys.exit(status)
 
 
+# NOTE: no interspersed options: everything from COMMAND on belongs to the server.
+@click.command(context_settings={"allow_interspersed_args": False})
+@flags.click_options(flags.MCP)
+@click.argument("command", nargs=-1, required=True)
+def mcp(command: tuple[str, ...], **values: Any) -> None:
+    """Start the MCP server COMMAND (after --) and guard every tools/call result.
+
+    Configure it in the MCP client in place of the server. Only tools with a contract are
+    listed and callable; each result is checked and reaches the client as an envelope.
+    """
+    respond.mcp(command, values)
+
+
 @click.command()
 @click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
 @click.option(
@@ -92,13 +105,15 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
 def schema(contracts: tuple[Path, ...], for_serve: bool) -> None:
     """Print the envelope schema CONTRACT implies (declare it as the tool's output schema).
 
-    With --serve, the schema of every line `toolguard serve CONTRACT...` writes.
+    It is the outputSchema `toolguard mcp` lists. With --serve, the schema of every line
+    `toolguard serve CONTRACT...` writes.
     """
+    from toolguard.contract.advertised import advertised_schema  # noqa: PLC0415
     from toolguard.contract.envelope_schema import serve_schema  # noqa: PLC0415
 
     if len(contracts) > 1 and not for_serve:
         fail(UsageError("one contract, or several with --serve"), "rich")
     loaded = [guard(functools.partial(load_contract, path), "rich") for path in contracts]
-    schemas = [contract.envelope_schema for contract in loaded]
+    schemas = [advertised_schema(contract.envelope_schema) for contract in loaded]
     printed = serve_schema(schemas) if for_serve else schemas[0]
     respond.emit(json.dumps(printed, indent=2) + "\n", "rich")

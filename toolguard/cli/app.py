@@ -18,6 +18,7 @@ for command in (
     answering.check,
     answering.run,
     answering.serve,
+    answering.mcp,
     answering.schema,
     authoring.validate,
     authoring.run_fixtures,

@@ -1,6 +1,6 @@
 """The one table of the answering commands' flags, read by click and by the click-free fast path.
 
-Adding a flag to `check`, `run` or `serve` is one `Flag` here (and its use): `click_options`
+Adding a flag to `check`, `run`, `serve` or `mcp` is one `Flag` here (and its use): `click_options`
 turns the table into click options, `fast.py` parses `check`'s without importing click,
 `options_end_at_command` keeps `run`'s out of the command's words, and `respond.py` reads
 the values by `dest`. Nothing here imports click at module level: the fast
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from toolguard.audit.trail import TrailOptions
 
 Kind = str  # "text", "existing file", "file path", "folder path", "count", "seconds",
-# "repeatable", "switch", or a tuple of choices
+# "repeatable", "repeatable file", "switch", or a tuple of choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +153,47 @@ RUN = (
     *AUDIT,
 )
 SERVE = (_diagnostics("json"), *AUDIT)
+MCP_LINE_BYTES = 16 << 20
+MCP = (
+    Flag(
+        "--contract",
+        "contracts",
+        "repeatable file",
+        "A contract guarding one of the server's tools (repeat for each tool).",
+        "FILE",
+    ),
+    Flag(
+        "--call-timeout",
+        "call_timeout",
+        "seconds",
+        "Fail a guarded call the server has not answered after this long.",
+        "SECONDS",
+        default=300.0,
+    ),
+    Flag(
+        "--max-line-bytes",
+        "max_line_bytes",
+        "count",
+        "Longest JSON-RPC line read from either side.",
+        "BYTES",
+        default=MCP_LINE_BYTES,
+    ),
+    Flag(
+        "--allow-unguarded",
+        "allow_unguarded",
+        "repeatable",
+        "Pass the server's tool NAME through unchecked (repeatable; warned at start).",
+        "NAME",
+    ),
+    Flag(
+        "--pass-instructions",
+        "pass_instructions",
+        "switch",
+        "Pass the server's instructions to the client (default: dropped).",
+    ),
+    _diagnostics("rich"),
+    *AUDIT,
+)
 
 
 def trail_options(values: Mapping[str, Any]) -> TrailOptions:
@@ -198,14 +239,17 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
         settings: dict[str, Any] = {"help": flag.help, "metavar": flag.metavar}
         if flag.envvar:
             settings["envvar"] = flag.envvar
+        if flag.default is not None:
+            settings.update(default=flag.default, show_default=True)
         if isinstance(kind, tuple):
             settings["type"] = click.Choice(kind)
-            if flag.default is not None:
-                settings.update(default=flag.default, show_default=True)
         elif kind == "switch":
             settings["is_flag"] = True
-        elif kind == "repeatable":
+        elif kind in ("repeatable", "repeatable file"):
             settings["multiple"] = True
+            if kind == "repeatable file":
+                # NOTE: a contract that cannot be read is a bad contract (exit 3), not usage.
+                settings["type"] = click.Path(path_type=Path)
         elif kind != "text":
             settings["type"] = _CLICK_TYPES[kind](click)
         return click.option(flag.name, flag.dest, **settings)

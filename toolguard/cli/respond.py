@@ -9,6 +9,7 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -84,6 +85,41 @@ _INTERRUPTED = {
     "check": "interrupted before the response was checked",
     "run": "interrupted: the command's process group was killed",
 }
+
+
+def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
+    """`toolguard mcp`: relay between the MCP client on stdio and the server COMMAND."""
+    from toolguard.mcp import session  # noqa: PLC0415 - only `mcp` needs it
+
+    mode = flags["diagnostics"]
+    if not flags["contracts"]:
+        fail(UsageError("mcp needs at least one --contract"), mode)
+    if sys.stdin is None or sys.stdout is None:
+        fail(UsageError("mcp needs both stdin and stdout open"), mode)
+    contracts = [guard(functools.partial(load_contract, path), mode) for path in flags["contracts"]]
+    settings = session.Settings(
+        call_timeout=flags["call_timeout"],
+        max_line_bytes=flags["max_line_bytes"],
+        allow_unguarded=tuple(flags["allow_unguarded"]),
+        pass_instructions=flags["pass_instructions"],
+        mode=mode,
+    )
+    status = guard(
+        lambda: session.run(
+            contracts=contracts,
+            trail_options=trail_options(flags),
+            settings=settings,
+            command=command,
+            streams=(sys.stdin.buffer, sys.stdout.buffer, sys.stderr),
+            environ=os.environ,
+        ),
+        mode,
+    )
+    # NOTE: reader threads may still hold stdin (or stdout, if the client stopped reading);
+    # interpreter shutdown would wait on their locks. Everything is written: leave at once.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+    os._exit(status)
 
 
 def build_request(flags: Mapping[str, Any]) -> Request:

@@ -1,12 +1,15 @@
 """The envelope schema a contract implies, and the schema of every line `serve` writes.
 
-`envelope_schema` is what `toolguard schema` prints (a tool's output schema) and what every
-success envelope is validated against before it is written. `serve_schema` adds serve's own
-`BAD_REQUEST` line, which is protocol, not an answer the agent sees.
+`envelope_schema` is what every success envelope is validated against before it is written,
+and (as `advertised.py` publishes it) what `toolguard schema` prints and `toolguard mcp` lists as
+a tool's `outputSchema`. Its root says `"type": "object"`: MCP SDKs refuse an output schema
+whose root does not. `serve_schema` adds serve's own `BAD_REQUEST` line, which is protocol, not
+an answer the agent sees.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import unquote
@@ -47,6 +50,7 @@ def envelope_schema(
     return {
         "$schema": _SCHEMA_DIALECT,
         "$comment": f"toolguard envelope for {tool} contract version {version}",
+        "type": "object",
         "oneOf": [
             {
                 "title": "Success result",
@@ -89,6 +93,19 @@ def envelope_schema(
             **payload_defs,
         },
     }
+
+
+def self_check_schema(implied: dict[str, Any]) -> dict[str, Any]:
+    """The envelope schema as the pipeline's self-check runs it: the request id unpatterned.
+
+    The request id was checked when the request was made (`make_request`) and is toolguard's
+    own value, not response data. Matching it again would load the pattern engine (RE2) for
+    every check, even of a contract without one pattern of its own.
+    """
+    checked = copy.deepcopy(implied)
+    for choice in checked["oneOf"]:
+        choice["properties"]["request_id"] = {"type": "string"}
+    return checked
 
 
 def _closure(schema: Any, roots: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -158,6 +175,7 @@ def serve_schema(envelope_schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "$schema": _SCHEMA_DIALECT,
         "$comment": "toolguard serve: the schema of every line it writes on stdout",
+        "type": "object",
         "oneOf": [*choices, {"$ref": "#/$defs/bad_request"}],
         "$defs": resources,
     }

@@ -19,7 +19,8 @@ from typing import Any
 from toolguard.adapters import build_adapter, kind_of
 from toolguard.contract import artefact
 from toolguard.contract.audit_policy import AuditPolicy
-from toolguard.contract.envelope_schema import envelope_schema
+from toolguard.contract.envelope_schema import envelope_schema, self_check_schema
+from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
@@ -78,7 +79,7 @@ def _build(
     try:
         # NOTE: formats were asserted on the payload; under the envelope's oneOf they would be
         # refused (a false reject there could accept), so here they are annotations.
-        envelope_validator = schemas.implied("envelope", implied)
+        envelope_validator = schemas.implied("envelope", self_check_schema(implied))
     except SchemaError as exc:
         raise ContractError(f"implied envelope schema: {exc}", source=source) from None
     run_table = document.get("run", {})
@@ -105,6 +106,7 @@ def _build(
         audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
         run=run,
         retry=_retry_policy(document.get("retry", {}), run, source),
+        mcp=_mcp_policy(document, source),
     )
 
 
@@ -232,6 +234,16 @@ def _run_policy(table: dict[str, Any], source: str) -> RunPolicy:
         env=_environment(table.get("env"), source),
         exit_statuses=MappingProxyType({**RunPolicy().exit_statuses, **exits}),
     )
+
+
+def _mcp_policy(document: dict[str, Any], source: str) -> McpPolicy:
+    """`[mcp]`; a `[text]` reader needs text to read, not `structuredContent`."""
+    policy = McpPolicy.from_table(document.get("mcp", {}))
+    if "mcp" in document and "text" in document and policy.payload != "text":
+        raise ContractError(
+            'a [text] contract reads text: set payload = "text"', source=source, field="mcp.payload"
+        )
+    return policy
 
 
 def _environment(env: list[str] | str | None, source: str) -> tuple[str, ...] | Inherit:

@@ -14,6 +14,7 @@ from typing import Any
 
 from toolguard.adapters import Adapter
 from toolguard.contract.audit_policy import AuditPolicy
+from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.error_documents import ErrorDocument
 from toolguard.limits import Limits
 from toolguard.projection import Projection
@@ -43,6 +44,7 @@ class Contract:
     audit: AuditPolicy = field(default_factory=AuditPolicy)
     run: RunPolicy = field(default_factory=RunPolicy)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    mcp: McpPolicy = field(default_factory=McpPolicy)
 
     @property
     def envelope_schema(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Contract diff: two loaded contracts -> every change, classified, and a version verdict.
 
 `toolguard diff OLD NEW` compares what the upstream may send (the payload schema, limits,
-rules, the text adapter, how the command is run) and what the agent receives (the
+rules, the text adapter, how the command is run, `[mcp]`) and what the agent receives (the
 envelope's `data`), keyword by keyword. Each change says whether the new contract lets
 through more responses, fewer, some of each, or the same ones, and whether the agent may see
 something different; whatever cannot be compared precisely is reported as `both` (breaking),
@@ -16,6 +16,7 @@ from pathlib import Path
 from toolguard.contract import Contract
 from toolguard.diff.change import Change
 from toolguard.diff.fields import limit_changes, projection_changes, rule_changes, tool_changes
+from toolguard.diff.mcp import mcp_changes
 from toolguard.diff.operations import retry_changes, run_changes, text_changes
 from toolguard.diff.payload import payload_changes
 from toolguard.diff.version import Verdict, verdict
@@ -63,6 +64,7 @@ def diff_contracts(old: Contract, new: Contract) -> ContractDiff:
         *run_changes(old, new),
         *retry_changes(old, new),
         *text_changes(old, new),
+        *mcp_changes(old, new),
     )
     return ContractDiff(
         Side(old.path, old.tool, old.version),

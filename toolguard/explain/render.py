@@ -194,6 +194,9 @@ def _rows(entry: dict[str, Any], recheck: Recheck | None) -> list[tuple[str, Any
 def _upstream(upstream: dict[str, Any]) -> str:
     if upstream["kind"] == "command":
         return "command: " + " ".join(upstream.get("argv", []))
+    if upstream["kind"] == "mcp":
+        call = f"tool {upstream.get('tool', '?')}, JSON-RPC id {upstream.get('jsonrpc_id', '?')}"
+        return f"MCP server: {' '.join(upstream.get('argv', []))} ({call})"
     return f"file {upstream['file']}" if "file" in upstream else upstream["kind"]
 
 

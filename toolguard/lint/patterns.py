@@ -7,6 +7,7 @@ import re
 from functools import cache
 
 from toolguard.errors import SchemaError
+from toolguard.schema.matcher import Matcher
 from toolguard.schema.regex import translate
 
 _OPEN_ENDED = re.compile(r"\{[0-9]+,\}")
@@ -51,6 +52,6 @@ def _anchored(alternative: str) -> bool:
 def name_matches(pattern: str, name: str) -> bool:
     """Whether the ECMA-262 `pattern` (a patternProperties key) matches member `name`."""
     try:
-        return re.search(translate(pattern), name) is not None
+        return Matcher(translate(pattern)).search(name)
     except SchemaError:  # NOTE: unreachable for a compiled schema; assume it matches
         return True

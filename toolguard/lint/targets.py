@@ -24,6 +24,7 @@ from toolguard.lint.contract_rules import (
 )
 from toolguard.lint.findings import Finding, LintReport, Waived
 from toolguard.lint.locate import file_lines, line_of
+from toolguard.lint.mcp_rules import MCP_RULES
 from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
 from toolguard.lint.views import Document, Reach
 from toolguard.lint.walk import leaf_views
@@ -82,7 +83,7 @@ def _lint_contract(path: Path) -> tuple[list[Finding], list[Waived], list[str]]:
         found += _schema_findings(errors)
         files.append(errors.file)
     subject = ContractSubject(str(path), document, schema)
-    found += [finding for rule in CONTRACT_RULES for finding in rule(subject)]
+    found += [finding for rule in (*CONTRACT_RULES, *MCP_RULES) for finding in rule(subject)]
     if not any(finding.rule == _UNDECLARED for finding in found):
         # Whatever else the loader refuses (a rule's pattern, [text]): exit 3. An optional
         # library (jc, the signed extra) is not needed to lint the contract that names it.

@@ -8,7 +8,8 @@ the child exits, whatever it left behind in its group is killed too, so a grandc
 the pipe open cannot stall us. One that left the group (`setsid`, `setpgid`) is killed as
 well where the CLI made toolguard a subreaper (`reaper.py`), when the child exits and again
 after the attempt; elsewhere (a library caller) it is given `DRAIN_GRACE` to let go before the
-pipe is simply closed, and outlives the attempt.
+pipe is simply closed, and outlives the attempt. `start` is the same start for a long
+conversation (`toolguard mcp`'s server): pipes on all three streams, read by the caller.
 """
 
 from __future__ import annotations
@@ -75,9 +76,25 @@ def run_command(
             try:
                 return _collect(child, max_bytes, started + timeout, started)
             finally:
-                _kill_group(child)
+                kill_group(child)
     finally:
         reaper.sweep()  # descendants that left the group (only where the CLI set this up)
+
+
+def start(argv: Sequence[str], *, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start `argv` with pipes on stdin, stdout and stderr: no shell, its own process group.
+
+    Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
+    """
+    return subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env),
+        start_new_session=True,
+        close_fds=True,
+    )
 
 
 def _collect(
@@ -99,7 +116,7 @@ def _collect(
                 break
             if exited_at is None and child.poll() is not None:
                 exited_at = now
-                _kill_group(child)  # leftovers in its group: their pipe ends close
+                kill_group(child)  # leftovers in its group: their pipe ends close
                 reaper.sweep()  # and, in the CLI, those that left the group
             if exited_at is not None and now - exited_at > DRAIN_GRACE:
                 break  # an escaped process holds the pipe: what the child wrote is in
@@ -112,7 +129,7 @@ def _collect(
                     out += chunk[: max_bytes + 1 - len(out)]
                     if len(out) > max_bytes:
                         over_limit = True
-                        _kill_group(child)
+                        kill_group(child)
                         selector.unregister(key.fileobj)
                 else:
                     err_size += len(chunk)
@@ -125,7 +142,7 @@ def _collect(
         except subprocess.TimeoutExpired:
             timed_out = True
     if timed_out or over_limit:
-        _kill_group(child)
+        kill_group(child)
     status = child.wait() if not timed_out else _reap(child)
     return Attempt(
         stdout=bytes(out),
@@ -146,7 +163,7 @@ def _reap(child: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
-def _kill_group(child: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child's whole process group (it leads its own session)."""
+def kill_group(child: subprocess.Popen[bytes], signum: int = signal.SIGKILL) -> None:
+    """Signal the child's whole process group (it leads its own session): SIGKILL by default."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(child.pid, signal.SIGKILL)
+        os.killpg(child.pid, signum)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.pointer import is_index, join
 from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source, function_of
+from toolguard.schema.matcher import UnmatchableText
 from toolguard.schema.runtime import LOCATION_TAG
 
 if TYPE_CHECKING:
@@ -93,12 +94,14 @@ class Validator:
             raise ValidationError(
                 "recursion", "instance nests deeper than the schema can follow"
             ) from None
+        except UnmatchableText as exc:  # a library caller's str; parsed JSON never has one
+            raise ValidationError("pattern", str(exc)) from None
 
     def is_valid(self, instance: Any) -> bool:
         """Whether `instance` satisfies the schema."""
         try:
             self._function(instance)
-        except (SchemaViolation, RecursionError):
+        except (SchemaViolation, RecursionError, UnmatchableText):
             return False
         return True
 

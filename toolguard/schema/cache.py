@@ -42,6 +42,7 @@ from typing import Any
 
 from toolguard.errors import SchemaError
 from toolguard.files import Untrusted, open_folder, refusal, write_atomic
+from toolguard.schema.matcher import Matcher
 from toolguard.schema.runtime import DynamicScope, is_multiple
 from toolguard.text import clean
 
@@ -121,6 +122,7 @@ def function_of(entry: Entry) -> Callable[..., Any]:
         "DYNAMIC_SCOPE": DynamicScope(),
         "Fraction": Fraction,
         "is_multiple": is_multiple,
+        "PATTERN": Matcher,
     }
     exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
     function: Callable[..., Any] = namespace[entry.name]
@@ -183,6 +185,9 @@ def _fingerprint() -> str:
     for root in (Path(__file__).parent.parent, shipped_schema("contract.schema.json").parent):
         _stamp(str(root), stamps)
     _stamp(_fastjsonschema_folder(), stamps)
+    re2 = _package_folder("re2")  # a pattern's refusal and program size are RE2's
+    if re2 is not None:
+        _stamp(re2, stamps)
     return hashlib.sha256("\n".join(stamps).encode()).hexdigest()
 
 
@@ -193,18 +198,26 @@ def _stamp(folder: str, stamps: list[str]) -> None:
         if entry.is_dir(follow_symlinks=False):
             if not entry.name.startswith(("__", ".")):
                 _stamp(entry.path, stamps)
-        elif entry.name.endswith((".py", ".json")):
+        elif entry.name.endswith((".py", ".json", ".so")):
             info = entry.stat()
             stamps.append(f"{entry.path}:{info.st_size}:{info.st_mtime_ns}")
 
 
 def _fastjsonschema_folder() -> str:
     """Where fastjsonschema is installed, found without importing it (that costs 30 ms)."""
+    folder = _package_folder("fastjsonschema")
+    if folder is None:
+        raise SchemaError("fastjsonschema is not installed")
+    return folder
+
+
+def _package_folder(name: str) -> str | None:
+    """Where the package `name` would be imported from, found without importing it."""
     for folder in sys.path:
-        candidate = Path(folder or ".", "fastjsonschema")
+        candidate = Path(folder or ".", name)
         if (candidate / "__init__.py").is_file():
             return str(candidate)
-    raise SchemaError("fastjsonschema is not installed")
+    return None
 
 
 def _folder() -> int | None:

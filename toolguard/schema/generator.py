@@ -7,7 +7,8 @@ compiled once). Keywords still missing here are refused by `keywords.prepare`, n
 It is composed of one mixin per keyword family over `generator_base` (`$ref` beside other
 keywords): `unevaluated` (`unevaluated*` and the annotations they need), `dynamic_scope`
 (`$ref`/`$dynamicRef` calls), `applicators` (`prefixItems`, `items`, `contains`,
-`dependentSchemas`) and `assertions` (`dependentRequired`, exact `multipleOf`).
+`dependentSchemas`), `assertions` (`dependentRequired`, exact `multipleOf`) and
+`pattern_keywords` (`pattern`, `patternProperties`, `required`, run on RE2).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from fastjsonschema.ref_resolver import RefResolver
 from toolguard.schema.applicators import Applicators
 from toolguard.schema.assertions import Assertions
 from toolguard.schema.dynamic_scope import DynamicScope
+from toolguard.schema.pattern_keywords import PatternKeywords
 from toolguard.schema.unevaluated import AnnotationTracking
 
 
-class CodeGenerator202012(AnnotationTracking, DynamicScope, Applicators, Assertions):
+class CodeGenerator202012(
+    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords
+):
     """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
     def __init__(

@@ -1,22 +1,26 @@
-r"""ECMA-262 patterns -> Python `re` patterns with the same meaning, or a `SchemaError`.
+r"""ECMA-262 patterns -> RE2 patterns with the same meaning, or a `SchemaError`.
 
 JSON Schema patterns are ECMA-262 regular expressions, read with the `u` flag as ajv and the
-spec's own tests do. Python's `re` reads the same text differently in ways that accept more:
-`\d` matches any Unicode digit, `$` matches before a trailing newline, `.` matches `\r` and
-U+2028. A schema's `^CR-[0-9]+$` must not accept "CR-1\n", so every pattern is parsed here by
-the ECMA-262 grammar and re-emitted with explicit code point ranges; a construct whose meaning
-we cannot carry over is refused rather than guessed. `is_ecma_pattern` answers the narrower
-question the `regex` format asks: is this text valid ECMA-262 at all?
+spec's own tests do. They run on response data, so they run on RE2 (see `matcher.py`): time
+linear in the input, whatever the pattern. Every pattern is parsed here by the ECMA-262 grammar
+and re-emitted in RE2's syntax with explicit code point ranges (`\d` is [0-9], `$` is the very
+end, `.` excludes all four line terminators); a construct whose meaning we cannot carry over,
+or that RE2 cannot run in linear time (lookaround, backreferences), is refused rather than
+guessed. `is_ecma_pattern` answers the narrower question the `regex` format asks: is this text
+valid ECMA-262 at all? `python_reading` answers
+the one a schema published to other validators raises: does Python read the text as written?
 """
 
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+import warnings
+from typing import Literal, NoReturn
 
 from toolguard.errors import SchemaError
 from toolguard.schema import charsets
 from toolguard.schema.charsets import Ranges
+from toolguard.schema.matcher import Matcher, refusal
 
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
 _CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
@@ -25,12 +29,18 @@ _QUANTIFIER = re.compile(r"\{([0-9]+)(,?)([0-9]*)\}")
 _LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
 _MAX_NESTING = 100  # six Python frames per level: well inside the recursion limit
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_WORD_CLASS = "[0-9A-Z_a-z]"
-# NOTE: spelled out: Python's \b is Unicode-aware, and its \B never matches an empty string.
-_BOUNDARY = {
-    "b": f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD_CLASS}))",
-    "B": f"(?:(?<={_WORD_CLASS})(?={_WORD_CLASS})|(?<!{_WORD_CLASS})(?!{_WORD_CLASS}))",
-}
+MAX_COUNT = 1000  # RE2's largest repetition count
+_TOO_MANY = "RE2 repeats at most 1000 times; bound the length with minLength/maxLength instead"
+_REPEATED_GROUP = "which ECMA-262 clears on every repetition and RE2 does not: put it outside"
+_EMPTY = "which ECMA-262 then leaves unset and RE2 sets to an empty string"
+_LOOKAROUND = "uses a lookaround assertion, which RE2 does not run (it is linear-time only without)"
+
+
+# Escapes Python's `re` reads exactly as ECMA-262 does, and those it reads more loosely.
+_SAME_ESCAPE = re.compile(
+    r"\\(?:[tnrfv]|0(?![0-9])|x[0-9A-Fa-f]{2}|u(?![dD][89a-fA-F])[0-9A-Fa-f]{4}|[\^$\\.*+?()\[\]{}|/])"
+)
+_LOOSER_ESCAPES = ("\\d", "\\w")  # Python: any Unicode digit or word character
 
 
 class _Invalid(Exception):
@@ -38,16 +48,21 @@ class _Invalid(Exception):
 
 
 def translate(pattern: str, where: str = "") -> str:
-    """Return a Python pattern that matches exactly what the ECMA-262 `pattern` matches."""
-    return translate_groups(pattern, where)[0]
+    """Return an RE2 pattern that matches exactly what the ECMA-262 `pattern` matches."""
+    return _translate(pattern, where, captures=False)[0]
 
 
 def translate_groups(pattern: str, where: str = "") -> tuple[str, tuple[str | None, ...]]:
-    """`translate`, plus the name of each capturing group in order (None where unnamed).
+    """`translate` for a pattern whose groups are read, and the name of each in order.
 
-    Groups are emitted unnamed (ECMA names may hold `$`, Python's cannot): group `i + 1` of a
-    match is the one named `names[i]`.
+    Groups are emitted unnamed (ECMA names may hold `$`, RE2's cannot): group `i + 1` of a
+    match is the one named `names[i]` (None where unnamed). A group inside a repetition is
+    refused here: ECMA-262 clears it on every repetition, RE2 keeps the last value it took.
     """
+    return _translate(pattern, where, captures=True)
+
+
+def _translate(pattern: str, where: str, *, captures: bool) -> tuple[str, tuple[str | None, ...]]:
     parser = _Parser(pattern)
     try:
         translated = parser.parse()
@@ -57,15 +72,20 @@ def translate_groups(pattern: str, where: str = "") -> tuple[str, tuple[str | No
         _refuse(pattern, where, f"is not a valid ECMA-262 pattern: {exc}")
     if parser.untranslatable:
         _refuse(pattern, where, parser.untranslatable[0])
-    try:
-        re.compile(translated)
-    except (re.error, OverflowError, RecursionError) as exc:
-        _refuse(pattern, where, f"cannot be run by Python's re ({exc})")
+    why = refusal(translated)
+    if why is not None:
+        _refuse(pattern, where, why)
+    if captures:
+        for atom, optional in parser.quantified_groups:
+            if not optional:
+                _refuse(pattern, where, "repeats a capturing group, " + _REPEATED_GROUP)
+            if Matcher(atom).fullmatch("") or "\\b" in atom:
+                _refuse(pattern, where, "makes optional a group that can match empty, " + _EMPTY)
     return translated, tuple(parser.group_names)
 
 
 def is_ecma_pattern(text: str) -> bool:
-    """Whether `text` is a valid ECMA-262 pattern (`u` flag), whether or not Python can run it."""
+    """Whether `text` is a valid ECMA-262 pattern (`u` flag), whether or not RE2 can run it."""
     try:
         _Parser(text).parse()
     except (_Invalid, RecursionError):
@@ -73,12 +93,60 @@ def is_ecma_pattern(text: str) -> bool:
     return True
 
 
+def python_reading(pattern: str) -> Literal["same", "looser", "other"]:
+    r"""How Python's `re.search` reads a valid ECMA-262 `pattern` written as is.
+
+    python-jsonschema does just that. The answer: exactly as ECMA-262 does; more loosely (a
+    superset: `\d`, `\w`, `.` and `$` outside negated classes); or otherwise (a syntax error, a
+    warning, or a meaning that differs both ways, as `\s`, `\b` or `[^\d]` do). Conservative:
+    "other" when unsure.
+    """
+    looser = False
+    at, in_class, negated = 0, False, False
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            if (escape := _SAME_ESCAPE.match(pattern, at)) is not None:
+                at = escape.end()
+                continue
+            pair = pattern[at : at + 2]
+            if in_class and pair in ("\\-", "\\b"):
+                at += 2
+                continue
+            if pair not in _LOOSER_ESCAPES or (in_class and negated):
+                return "other"
+            looser, at = True, at + 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            negated = pattern.startswith("^", at + 1)
+            if pattern.startswith("]", at + 1 + negated):
+                return "other"  # `[]` and `[^]`: Python reads a `]` there as a member
+            in_class, at = True, at + negated
+        elif char == "(" and pattern.startswith("(?", at):
+            if not pattern.startswith(("(?:", "(?=", "(?!"), at):
+                return "other"  # lookbehind (Python's must be fixed-width), named groups
+        elif char in ".$":
+            looser = True
+        at += 1
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # FutureWarning: a set Python may one day read anew
+            re.compile(pattern)
+    except (re.error, FutureWarning, OverflowError, RecursionError):
+        return "other"
+    return "looser" if looser else "same"
+
+
 class _Parser:
     """Recursive descent over ECMA-262 22.2.1 (Patterns, `[+UnicodeMode, +NamedCaptureGroups]`).
 
-    Each method consumes one production and returns its Python spelling. A construct that is
+    Each method consumes one production and returns its RE2 spelling. A construct that is
     valid ECMA-262 but cannot be carried over is recorded in `untranslatable`, so the same
     parse serves both the `regex` format (syntax only) and `translate` (which refuses it).
+    `quantified_groups` holds each quantified atom that has a capturing group, and whether the
+    quantifier is a plain `?` (at most once): `translate_groups` judges them.
     """
 
     def __init__(self, pattern: str) -> None:
@@ -90,6 +158,7 @@ class _Parser:
         self.group_names: list[str | None] = []
         self.backreferences: list[int | str] = []
         self.untranslatable: list[str] = []
+        self.quantified_groups: list[tuple[str, bool]] = []
 
     def parse(self) -> str:
         out = self.disjunction()
@@ -101,9 +170,8 @@ class _Parser:
             if isinstance(reference, str) and reference not in self.names:
                 raise _Invalid(f"\\k<{reference}> refers to a group that does not exist")
         if self.backreferences:
-            # NOTE: ECMA lets a backreference to a group that did not take part match the empty
-            # string (and resets groups on each repetition); Python fails it. Not guessed.
-            self.untranslatable.append("uses a backreference, whose ECMA-262 meaning re lacks")
+            # NOTE: no linear-time engine matches backreferences (the problem is NP-hard).
+            self.untranslatable.append("uses a backreference, which RE2 does not run")
         return out
 
     def peek(self, text: str) -> bool:
@@ -133,15 +201,23 @@ class _Parser:
             return "^"
         if self.peek("$"):
             self.i += 1
-            return "\\Z"  # `$` in Python also matches before a trailing newline
+            return "\\z"  # the very end: never before a trailing newline
         if self.peek("\\b") or self.peek("\\B"):
-            self.i += 2
-            return _BOUNDARY[self.pattern[self.i - 1]]
+            self.i += 2  # RE2's word boundaries are ASCII, as ECMA's are without the `i` flag
+            return self.pattern[self.i - 2 : self.i]
         for opener in _LOOKAROUNDS:
             if self.peek(opener):
                 self.i += len(opener)
-                return f"{opener}{self.group_body()})"
-        return self.atom() + self.quantifier()
+                self.group_body()
+                self.untranslatable.append(_LOOKAROUND)
+                return "(?:)"
+        groups = self.groups
+        atom = self.atom()
+        quantifier = self.quantifier()
+        repeats = _repeats(quantifier)
+        if repeats != "once" and self.groups > groups:
+            self.quantified_groups.append((atom, repeats == "optional"))
+        return atom + quantifier
 
     def group_body(self) -> str:
         body = self.disjunction()
@@ -158,7 +234,7 @@ class _Parser:
             raise _Invalid(f"a lone {char!r}, which Unicode mode does not allow")
         if char == ".":
             self.i += 1
-            return _emit_class(charsets.LINE_TERMINATOR, negate=True)
+            return emit_class(charsets.LINE_TERMINATOR, negate=True)
         if char == "[":
             self.i += 1
             return self.character_class()
@@ -167,7 +243,7 @@ class _Parser:
         if char == "\\":
             return self.atom_escape()
         self.i += 1
-        return _emit_char(ord(char))
+        return emit_char(ord(char))
 
     def group(self) -> str:
         if self.peek("(?:"):
@@ -210,7 +286,10 @@ class _Parser:
             if high and (len(low), low) > (len(high), high):
                 raise _Invalid("a quantifier whose numbers are out of order")
             self.i = match.end()
-            out = f"{{{low}{comma}{high}}}"  # re refuses a count it cannot hold: refused then
+            out = f"{{{low}{comma}{high}}}"
+            if any(len(count) > 4 or int(count) > MAX_COUNT for count in (low, high) if count):
+                # NOTE: refused here: RE2 reads a count past 10**8 as literal text, not a count.
+                self.untranslatable.append(f"repeats {out}: {_TOO_MANY}")
         else:
             return ""
         if self.peek("?"):
@@ -236,8 +315,8 @@ class _Parser:
             return "(?:)"
         ranges = self.class_escape()
         if ranges is not None:
-            return _emit_class(ranges)
-        return _emit_char(self.character_escape(in_class=False))
+            return emit_class(ranges)
+        return emit_char(self.character_escape(in_class=False))
 
     def class_escape(self) -> Ranges | None:
         r"""`\d \D \w \W \s \S \p{..} \P{..}` as ranges, or None for another escape."""
@@ -341,7 +420,7 @@ class _Parser:
             else:
                 spans.extend(first if isinstance(first, tuple) else [(first, first)])
         self.i += 1
-        return _emit_class(charsets.union(spans), negate=negate)
+        return emit_class(charsets.union(spans), negate=negate)
 
     def class_atom(self) -> int | Ranges:
         if self.i >= len(self.pattern):
@@ -361,16 +440,32 @@ def _decimal(digits: str) -> str:
     return (digits.lstrip("0") or "0") if digits else ""
 
 
-def _emit_char(code_point: int) -> str:
+def _repeats(quantifier: str) -> str:
+    """How often a quantifier repeats: once (none, `{1}`, `{0}`), optional (`?`) or more."""
+    body = quantifier[:-1] if len(quantifier) > 1 and quantifier.endswith("?") else quantifier
+    if body in ("", "?"):
+        return "optional" if body else "once"
+    if body in ("*", "+"):
+        return "more"
+    low, comma, high = body[1:-1].partition(",")
+    high = high if comma else low
+    if high in ("0", "1"):
+        return "optional" if (low, high) == ("0", "1") else "once"
+    return "more"
+
+
+def emit_char(code_point: int) -> str:
+    r"""One code point in RE2 syntax: itself if plain ASCII, else a `\x{...}` escape."""
     char = chr(code_point)
-    return char if char in _PLAIN else f"\\U{code_point:08x}"
+    return char if char in _PLAIN else f"\\x{{{code_point:x}}}"
 
 
-def _emit_class(ranges: Ranges, *, negate: bool = False) -> str:
+def emit_class(ranges: Ranges, *, negate: bool = False) -> str:
+    """A class of code point ranges in RE2 syntax (`[]` never matches, `[^]` any code point)."""
     if not ranges:  # `[]` matches nothing, `[^]` any one code point
         ranges, negate = ((0, charsets.MAX_CODE_POINT),), not negate
     body = "".join(
-        _emit_char(low) if low == high else f"{_emit_char(low)}-{_emit_char(high)}"
+        emit_char(low) if low == high else f"{emit_char(low)}-{emit_char(high)}"
         for low, high in ranges
     )
     return f"[{'^' if negate else ''}{body}]"

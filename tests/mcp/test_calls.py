@@ -1,0 +1,182 @@
+"""calls.py: a guarded call admitted or refused, and its answer judged by the contract."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolguard.contract import Contract, load_contract
+from toolguard.errors import ContractError
+from toolguard.mcp.calls import Call, Guard, Refused, admit, answer_line, judge, tool_result
+from toolguard.mcp.session import guards
+from toolguard.parse import parse
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE = REPO / "tests" / "data" / "mcp" / "probe" / "contract.toml"
+DISK_USAGE = REPO / "examples" / "disk_usage"
+
+
+def _call(contract: Contract, arguments: dict[str, Any] | None = None) -> Call:
+    params = {
+        "name": contract.tool,
+        "arguments": {"zone": "UTC"} if arguments is None else arguments,
+    }
+    return admit(Guard(contract, None), contract.tool, 1, params, 30.0)
+
+
+def _judge(call: Call, line: bytes) -> Any:
+    outcome = judge(call, parse(line), line)
+    return outcome.envelope, outcome.diagnostics
+
+
+@pytest.fixture(scope="module")
+def probe() -> Contract:
+    return load_contract(PROBE)
+
+
+def test_the_payloads_limits_apply_to_its_bytes_as_they_stand_in_the_line(probe: Contract) -> None:
+    """Compact, the payload fits max_bytes (256); spaced out in the line, it does not."""
+    payload = b'{"zone": "UTC", "n": 1}'
+    spaced = b'{"zone":' + b" " * 240 + b'"UTC","n":1}'
+    line = b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":%s}}'
+    assert _judge(_call(probe), line % payload)[0]["outcome"] == "success"
+    envelope, diagnostics = _judge(_call(probe), line % spaced)
+    assert envelope["error"]["code"] == "INVALID_RESPONSE"
+    assert (diagnostics.layer, diagnostics.reason, diagnostics.size) == (
+        "limits",
+        "too_large",
+        len(spaced),
+    )
+
+
+def test_the_context_comes_from_the_arguments(probe: Contract) -> None:
+    """[mcp.context] zone = "/zone": the rule compares the answer with the zone asked for."""
+    call = _call(probe, {"zone": "Europe/Paris"})
+    assert dict(call.request.context) == {"zone": "Europe/Paris"}
+    line = b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"zone":"UTC","n":1}}}'
+    assert _judge(call, line)[1].reason == "mismatch"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{}, {"zone": {"nested": "object"}}, {"zone": ["a", {"b": 1}]}],
+    ids=["missing", "an object", "a list of objects"],
+)
+def test_a_call_whose_arguments_cannot_give_the_context_is_refused(
+    probe: Contract, arguments: Any
+) -> None:
+    """The rule could not be checked: -32602 before anything is forwarded."""
+    with pytest.raises(Refused) as refused:
+        _call(probe, arguments)
+    assert refused.value.code == -32602
+
+
+def test_a_task_augmented_call_is_refused(probe: Contract) -> None:
+    """`task` (2025-11-25) or the tasks extension (2026-07-28): -32601."""
+    guard = Guard(probe, None)
+    params: dict[str, Any] = {"name": "probe", "arguments": {"zone": "UTC"}, "task": {}}
+    with pytest.raises(Refused):
+        admit(guard, "probe", 1, params, 1.0)
+    capabilities = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    params = {
+        "name": "probe",
+        "arguments": {"zone": "UTC"},
+        "_meta": {"io.modelcontextprotocol/clientCapabilities": capabilities},
+    }
+    with pytest.raises(Refused) as refused:
+        admit(guard, "probe", 1, params, 1.0)
+    assert refused.value.code == -32601
+
+
+def test_a_json_rpc_error_is_mapped_by_the_contracts_error_documents(probe: Contract) -> None:
+    """-32002 matches the contract's error document: NOT_FOUND; others: UPSTREAM_UNAVAILABLE."""
+    line = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"no such zone"}}'
+    assert _judge(_call(probe), line)[0]["error"] == {"code": "NOT_FOUND", "retryable": False}
+    line = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}'
+    envelope, diagnostics = _judge(_call(probe), line)
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert "boom" in (diagnostics.message or "")
+
+
+def test_an_unknown_result_type_is_a_failure(probe: Contract) -> None:
+    """A 2026-07-28 result that is not "complete" (a task handle, anything new) is a failure."""
+    result = b'{"resultType":"task","structuredContent":{"zone":"UTC","n":1}}'
+    line = b'{"jsonrpc":"2.0","id":1,"result":%s}' % result
+    assert _judge(_call(probe), line)[1].reason == "unknown_result_type"
+
+
+def test_is_error_must_be_a_boolean(probe: Contract) -> None:
+    """`"isError": "false"` is not false."""
+    result = b'{"isError":"false","structuredContent":{"zone":"UTC","n":1}}'
+    line = b'{"jsonrpc":"2.0","id":1,"result":%s}' % result
+    assert _judge(_call(probe), line)[1].reason == "malformed_result"
+
+
+@pytest.fixture
+def text_contract(tmp_path: Path) -> Contract:
+    """disk_usage (a [text] contract) with [mcp] payload = "text"."""
+    folder = shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")
+    with (folder / "contract.toml").open("a") as contract:
+        contract.write('\n[mcp]\npayload = "text"\n')
+    return load_contract(folder / "contract.toml")
+
+
+def test_a_text_payload_is_the_one_text_blocks_bytes(text_contract: Contract) -> None:
+    """payload = "text": the text block is read by the contract's [text] reader."""
+    text = (DISK_USAGE / "response.txt").read_text()
+    result = {"content": [{"type": "text", "text": text}]}
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+    call = _call(text_contract, {})
+    envelope, _ = _judge(call, line)
+    assert envelope["outcome"] == "success"
+    result["content"].append({"type": "text", "text": "more"})
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+    assert _judge(call, line)[1].reason == "no_payload"
+
+
+def test_a_text_reader_cannot_read_structured_content(tmp_path: Path) -> None:
+    """A [text] contract guarding structuredContent is refused at start (exit 3)."""
+    folder = shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")
+    with pytest.raises(ContractError, match="reads text"):
+        guards([load_contract(folder / "contract.toml")], None, ())
+    with (folder / "contract.toml").open("a") as contract:
+        contract.write('\n[mcp]\npayload = "structured"\n')
+    with pytest.raises(ContractError, match="reads text"):
+        load_contract(folder / "contract.toml")
+
+
+def test_the_tool_result_is_the_envelope_twice() -> None:
+    """Text and structure carry the same envelope; isError says whether it is a failure."""
+    envelope = {
+        "tool": "t",
+        "request_id": "req.00000000",
+        "outcome": "failure",
+        "error": {"code": "NOT_FOUND", "retryable": False},
+    }
+    result = tool_result(envelope, modern=False)
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"] == envelope
+    assert result["isError"] is True
+    assert tool_result(envelope, modern=True)["resultType"] == "complete"
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_the_answer_line_is_the_tool_result_as_json(probe: Contract, modern: bool) -> None:
+    """The line built without re-encoding is exactly the JSON-RPC response holding tool_result."""
+    call = _call(probe)
+    call = Call(
+        call.guard, "probe", 'x"\u00e9\u2028', call.request, modern, call.started, call.deadline
+    )
+    line = b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"zone":"UTC","n":1}}}'
+    envelope, _ = _judge(call, line)
+    written = answer_line(call, envelope)
+    assert written.endswith(b"\n")
+    assert written.count(b"\n") == 1
+    assert json.loads(written) == {
+        "jsonrpc": "2.0",
+        "id": call.jsonrpc_id,
+        "result": tool_result(envelope, modern),
+    }

@@ -1,0 +1,98 @@
+"""members.py: byte spans in a strictly parsed line, and an unreadable line's leading members."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import escape_every_character, json_strings, json_values
+
+from toolguard.limits import Limits
+from toolguard.mcp.members import AMBIGUOUS, CONTAINER, leading_members, span
+from toolguard.parse import parse
+
+LIMITS = Limits(max_depth=128)
+SPACES = st.sampled_from(["", " ", "\n", "\t ", " \r\n "])
+
+
+@st.composite
+def spaced_objects(draw: st.DrawFn) -> tuple[bytes, dict[str, Any]]:
+    """A JSON object written with arbitrary whitespace and escaped names: its text and value."""
+    value = draw(st.dictionaries(json_strings(), json_values(max_depth=3), max_size=5))
+    parts = []
+    for name, item in value.items():
+        key = escape_every_character(name) if draw(st.booleans()) else json.dumps(name)
+        gap = [draw(SPACES) for _ in range(3)]
+        parts.append(f"{gap[0]}{key}{gap[1]}:{gap[2]}{json.dumps(item)}{draw(SPACES)}")
+    return ("{" + ",".join(parts) + "}").encode(), value
+
+
+@given(spaced_objects())
+def test_every_member_span_holds_exactly_its_value(case: tuple[bytes, dict[str, Any]]) -> None:
+    """Whatever the spacing and escaping, each span parses back to the member's value."""
+    line, value = case
+    assert parse(line, LIMITS) == value
+    for name, item in value.items():
+        where = span(line, (name,))
+        assert where is not None
+        assert parse(line[where[0] : where[1]], LIMITS) == item
+
+
+def test_span_finds_a_nested_member_past_strings_that_look_like_structure() -> None:
+    """Brackets, quotes and braces inside strings do not end a value early."""
+    line = (
+        b'{"jsonrpc":"2.0","id":3,"result":{"content":'
+        b'[{"text":"{\\"a\\": [1, \\"]\\"]}","type":"text"}],'
+        b'"structuredContent" : {"a" : [1, "]}\\\\"]} ,"isError":false}}'
+    )
+    start, end = span(line, ("result", "structuredContent")) or (0, 0)
+    assert line[start:end] == b'{"a" : [1, "]}\\\\"]}'
+
+
+def test_span_is_none_for_a_missing_member() -> None:
+    """No such member: None."""
+    assert span(b'{"result":{"content":[]}}', ("result", "structuredContent")) is None
+
+
+def test_leading_members_reads_the_members_before_the_failure() -> None:
+    """The id before a NaN is established; members after the failure are not."""
+    line = b'{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"n":NaN}},"x":1}'
+    assert leading_members(line, LIMITS) == {"jsonrpc": "2.0", "id": 7}
+    complete = b'{"jsonrpc":"2.0","id":7,"result":{"n":1},"x":NaN}'
+    assert leading_members(complete, LIMITS) == {"jsonrpc": "2.0", "id": 7, "result": CONTAINER}
+
+
+def test_an_id_after_the_failure_is_not_established() -> None:
+    """The id is written after the result: nothing is known of it."""
+    assert "id" not in leading_members(b'{"result":{"n":NaN},"jsonrpc":"2.0","id":7}', LIMITS)
+
+
+def test_a_value_cut_off_by_the_failure_is_not_established() -> None:
+    """`"id":12` then garbage: 12 might have gone on (`123`), so the id is unknown."""
+    assert "id" not in leading_members(b'{"id":12x}', LIMITS)
+    assert "id" not in leading_members(b'{"id":12', LIMITS)
+
+
+def test_a_name_read_twice_is_ambiguous() -> None:
+    """Two top-level ids: neither is believed."""
+    assert leading_members(b'{"id":1,"id":2,"result":{}}', LIMITS)["id"] is AMBIGUOUS
+
+
+def test_a_duplicate_deeper_down_leaves_the_id_established() -> None:
+    """A duplicate inside the result is not the id's business."""
+    line = b'{"jsonrpc":"2.0","id":"a\\u0041","result":{"n":1,"n":2}}'
+    assert leading_members(line, LIMITS)["id"] == "aA"
+
+
+def test_an_over_long_prefix_still_gives_its_id() -> None:
+    """The first bytes of a line cut at the byte cap establish the id read before the cut."""
+    line = b'{"jsonrpc":"2.0","id":5,"result":{"structuredContent":"' + b"x" * 100
+    assert leading_members(line, LIMITS)["id"] == 5
+
+
+def test_not_an_object_has_no_members() -> None:
+    """A banner, an empty line, an array: nothing."""
+    for line in (b"Server ready", b"", b"[1,2]", b"  "):
+        assert leading_members(line, LIMITS) == {}

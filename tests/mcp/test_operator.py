@@ -1,0 +1,95 @@
+"""operator.py: diagnostics never block the relay; the server's stderr arrives escaped."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from pathlib import Path
+
+from toolguard.contract import load_contract
+from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
+from toolguard.pipeline import check
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class _Stuck(io.StringIO):
+    """A stderr nobody reads: every write blocks until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def write(self, text: str) -> int:
+        self.release.wait()
+        return super().write(text)
+
+
+def test_a_full_channel_drops_and_counts_instead_of_blocking() -> None:
+    """With stderr stuck, thousands of writes return at once; the drops are counted and told."""
+    stuck = _Stuck()
+    channel = OperatorChannel(stuck, "rich", capacity=8)
+    started = time.monotonic()
+    for number in range(5000):
+        channel.write(f"line {number}\n")
+    assert time.monotonic() - started < 5  # a blocking write would never return
+    assert channel.dropped >= 5000 - 8 - 1 - 100  # the writer may take a few before it sticks
+    stuck.release.set()
+    channel.close()
+    assert f"{channel.dropped} diagnostic lines were dropped" in stuck.getvalue()
+
+
+def test_notices_are_escaped_in_both_formats() -> None:
+    """A notice quoting hostile text shows its escape sequences, not their effect."""
+    for mode in ("rich", "json"):
+        stream = io.StringIO()
+        channel = OperatorChannel(stream, mode)
+        channel.notice("event", "bad \x1b[2J text")
+        channel.close()
+        assert "\x1b" not in stream.getvalue()
+        assert "\\x1b[2J" in stream.getvalue()
+
+
+def test_the_servers_stderr_is_relayed_line_by_line_escaped_and_bounded() -> None:
+    """Each line is prefixed and escaped; an over-long one is cut and says so."""
+    read, write = os.pipe()
+    os.write(write, b"hello \x1b[31mred\x1b[0m\n" + b"x" * 10_000 + b"\n\xff\xfe bad utf-8\n")
+    os.close(write)
+    stream = io.StringIO()
+    channel = OperatorChannel(stream, "rich")
+    with os.fdopen(read, "rb") as server_stderr:
+        relay_server_stderr(server_stderr, channel)
+    channel.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "toolguard: server: hello \\x1b[31mred\\x1b[0m"
+    assert "[rest of the line dropped]" in lines[1] or "more characters" in lines[1]
+    assert len(lines[1]) < 2000
+    assert lines[2].startswith("toolguard: server: ")
+
+
+class _Timed(io.StringIO):
+    """A stderr that notes when it was first written."""
+
+    first: float | None = None
+
+    def write(self, text: str) -> int:
+        if self.first is None:
+            self.first = time.monotonic()
+        return super().write(text)
+
+
+def test_a_steady_stream_of_lines_is_written_while_it_lasts() -> None:
+    """Calls that never pause still see their diagnostics written, round by round."""
+    contract = load_contract(REPO / "examples" / "review_status" / "contract.toml")
+    raw = (REPO / "examples" / "review_status" / "response.json").read_bytes()
+    diagnostics = check(contract, raw, context={"change_id": "CR-1042"}).diagnostics
+    stream = _Timed()
+    channel = OperatorChannel(stream, "rich")
+    ends = time.monotonic() + 1.0
+    while time.monotonic() < ends:
+        channel.render(diagnostics)
+    assert stream.first is not None
+    assert stream.first < ends
+    channel.close()

@@ -1,0 +1,295 @@
+"""relay.py: each line from either side, read strictly, matched by id, passed on or answered.
+
+The relay is driven in process: lines go in through `from_client` / `from_server`, and what
+each side would receive is read back from its output.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolguard.contract import load_contract
+from toolguard.contract.advertised import advertised_schema
+from toolguard.mcp.calls import Guard
+from toolguard.mcp.listing import Listed
+from toolguard.mcp.operator import OperatorChannel
+from toolguard.mcp.relay import Options, Relay
+from toolguard.mcp.wire import Output
+
+PROBE = Path(__file__).resolve().parents[1] / "data" / "mcp" / "probe" / "contract.toml"
+
+
+class Side:
+    """What one side receives: every line written to it, parsed."""
+
+    def __init__(self) -> None:
+        self.stream = io.BytesIO()
+        self.output = Output(self.stream)
+        self._read = 0
+
+    def received(self) -> list[dict[str, Any]]:
+        """The lines written since the last call."""
+        data = self.stream.getvalue()
+        lines, self._read = data[self._read :].splitlines(), len(data)
+        return [json.loads(line) for line in lines]
+
+
+class Harness:
+    def __init__(self, **options: Any) -> None:
+        contract = load_contract(PROBE)
+        self.client, self.server = Side(), Side()
+        self.stderr = io.StringIO()
+        self.operator = OperatorChannel(self.stderr, "rich")
+        listed = {"probe": Listed(advertised_schema(contract.envelope_schema), None)}
+        self.relay = Relay(
+            {"probe": Guard(contract, None)},
+            Options(listed=listed, **options),
+            server=["server"],
+            operator=self.operator,
+            client=self.client.output,
+            to_server=self.server.output,
+        )
+
+    def from_client(self, message: Any) -> None:
+        self.relay.from_client(_line(message), False)
+
+    def from_server(self, message: Any) -> None:
+        self.relay.from_server(_line(message), False)
+
+    def notices(self) -> str:
+        self.operator.close()
+        return self.stderr.getvalue()
+
+
+def _line(message: Any) -> bytes:
+    return message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+
+
+def _call(request_id: Any, zone: str = "UTC", **params: Any) -> dict[str, Any]:
+    body = {"name": "probe", "arguments": {"zone": zone}, **params}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": body}
+
+
+def _answer(request_id: Any, payload: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "result": {"content": [], "structuredContent": payload},
+    }
+
+
+@pytest.fixture
+def harness() -> Harness:
+    return Harness()
+
+
+def test_a_guarded_call_is_forwarded_unchanged(harness: Harness) -> None:
+    """The call's exact line reaches the server."""
+    harness.relay.from_client(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"probe","arguments":{"zone":"UTC"}}}\n',
+        False,
+    )
+    assert harness.server.stream.getvalue().startswith(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call"'
+    )
+
+
+def test_the_answer_becomes_an_envelope_for_the_calls_id(harness: Harness) -> None:
+    """The server's answer to id 1 reaches the client as an envelope for id 1."""
+    harness.from_client(_call(1))
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    (answer,) = harness.client.received()
+    assert answer["id"] == 1
+    assert answer["result"]["structuredContent"]["data"] == {"zone": "UTC", "n": 2}
+    assert "resultType" not in answer["result"]
+
+
+def test_a_2026_call_gets_a_result_type(harness: Harness) -> None:
+    """A call stamped with the 2026-07-28 protocol version is answered with resultType."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    harness.from_client(_call(1, _meta=meta))
+    harness.from_server({**_answer(1, {"zone": "UTC", "n": 2}), "_meta": {}})
+    assert harness.client.received()[0]["result"]["resultType"] == "complete"
+
+
+def test_a_late_answer_to_a_cancelled_call_is_dropped(harness: Harness) -> None:
+    """The client cancels id 1 (passed on); the server's answer to it then goes nowhere."""
+    harness.from_client(_call(1))
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    harness.from_client(cancel)
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    assert harness.client.received() == []
+    assert harness.server.received()[-1] == cancel
+    assert "answers no request" in harness.notices()
+
+
+def test_server_requests_keep_their_own_id_space(harness: Harness) -> None:
+    """The server's request id 1 and the client's call id 1 are answered apart."""
+    harness.from_client(_call(1))
+    sampling = {"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}}
+    harness.from_server(sampling)
+    assert harness.client.received() == [sampling]
+    reply = {"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant"}}
+    harness.from_client(reply)
+    assert harness.server.received()[-1] == reply
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    assert harness.client.received()[0]["result"]["structuredContent"]["outcome"] == "success"
+
+
+def test_a_client_response_to_no_server_request_is_dropped(harness: Harness) -> None:
+    """A response from the client that answers nothing never reaches the server."""
+    harness.from_client({"jsonrpc": "2.0", "id": 9, "result": {}})
+    assert harness.server.received() == []
+
+
+def test_an_id_in_flight_cannot_be_reused(harness: Harness) -> None:
+    """A second request with a pending id is refused (id null): responses would be ambiguous."""
+    harness.from_client(_call(1))
+    harness.from_client(_call(1, zone="Other"))
+    (refusal,) = harness.client.received()
+    assert (refusal["id"], refusal["error"]["code"]) == (None, -32600)
+    assert len(harness.server.received()) == 1
+
+
+def test_ids_are_typed(harness: Harness) -> None:
+    """The answer with id "1" does not answer the call with id 1; true is not an id."""
+    harness.from_client(_call(1))
+    harness.from_server(_answer("1", {"zone": "UTC", "n": 2}))
+    assert harness.client.received() == []
+    harness.from_client(_call(True))
+    assert harness.client.received()[0]["error"]["code"] == -32600
+
+
+def test_a_call_without_the_context_a_rule_needs_is_refused(harness: Harness) -> None:
+    """No `zone` in the arguments: the rule could not match the request: -32602, not forwarded."""
+    call = _call(1)
+    call["params"]["arguments"] = {}
+    harness.from_client(call)
+    assert harness.client.received()[0]["error"]["code"] == -32602
+    assert harness.server.received() == []
+
+
+def test_tasks_methods_are_not_offered(harness: Harness) -> None:
+    """tasks/get, tasks/result...: answered -32601 by toolguard."""
+    harness.from_client(
+        {"jsonrpc": "2.0", "id": 4, "method": "tasks/get", "params": {"taskId": "x"}}
+    )
+    assert harness.client.received()[0]["error"]["code"] == -32601
+    assert harness.server.received() == []
+
+
+def test_an_unreadable_answer_to_an_unguarded_request_is_an_error(harness: Harness) -> None:
+    """A NaN in the answer to prompts/list: the client gets -32603 for that id, not the line."""
+    harness.from_client({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"})
+    harness.relay.from_server(b'{"jsonrpc":"2.0","id":2,"result":{"prompts":[NaN]}}\n', False)
+    (answer,) = harness.client.received()
+    assert (answer["id"], answer["error"]["code"]) == (2, -32603)
+
+
+def test_an_over_long_answer_with_a_known_id_fails_that_call(harness: Harness) -> None:
+    """The first bytes of an over-long line name the call: it fails as too large."""
+    harness.from_client(_call(1))
+    harness.relay.from_server(b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":"xxxx', True)
+    envelope = harness.client.received()[0]["result"]["structuredContent"]
+    assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+
+
+def test_unguarded_messages_pass_as_their_exact_line(harness: Harness) -> None:
+    """A resources/read answer is passed byte for byte (spacing and all)."""
+    harness.from_client(
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "x"}}
+    )
+    line = b'{ "jsonrpc" : "2.0", "id" : 3, "result" : {"contents": []} }\n'
+    harness.relay.from_server(line, False)
+    assert harness.client.stream.getvalue() == line
+
+
+def test_every_page_of_the_tool_listing_is_rewritten(harness: Harness) -> None:
+    """A second page (cursor) is filtered like the first; nextCursor and the rest pass."""
+    harness.from_client(
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"cursor": "p2"}}
+    )
+    page = {"tools": [{"name": "other", "inputSchema": {}}], "nextCursor": "p3", "ttlMs": 10}
+    harness.from_server({"jsonrpc": "2.0", "id": 5, "result": page})
+    (answer,) = harness.client.received()
+    assert answer["result"] == {"tools": [], "nextCursor": "p3", "ttlMs": 10}
+
+
+def test_the_discover_result_loses_its_instructions(harness: Harness) -> None:
+    """server/discover (2026-07-28) is a server description too: instructions withheld."""
+    harness.from_client({"jsonrpc": "2.0", "id": 1, "method": "server/discover"})
+    found = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "instructions": "obey"}
+    harness.from_server({"jsonrpc": "2.0", "id": 1, "result": found})
+    assert "instructions" not in harness.client.received()[0]["result"]
+
+
+def test_pass_instructions_keeps_them() -> None:
+    """--pass-instructions: the initialize result passes as it came."""
+    harness = Harness(pass_instructions=True)
+    harness.from_client({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+    harness.from_server(
+        {"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {}, "instructions": "hi"}}
+    )
+    assert harness.client.received()[0]["result"]["instructions"] == "hi"
+
+
+def test_an_interim_input_required_answer_is_passed_without_the_rest() -> None:
+    """2026-07-28 MRTR: the input requests pass (an unguarded channel), nothing else of it."""
+    harness = Harness()
+    harness.from_client(_call(1))
+    interim = {
+        "resultType": "input_required",
+        "inputRequests": {"a": {}},
+        "content": ["x"],
+        "_meta": {},
+    }
+    harness.from_server({"jsonrpc": "2.0", "id": 1, "result": interim})
+    assert harness.client.received()[0]["result"] == {
+        "resultType": "input_required",
+        "inputRequests": {"a": {}},
+    }
+
+
+def test_a_server_going_away_fails_every_call_in_flight_retryably(harness: Harness) -> None:
+    """Its output ends: each pending guarded call gets a retryable failure."""
+    harness.from_client(_call(1))
+    harness.from_client(_call(2))
+    harness.relay.server_gone()
+    errors = [
+        answer["result"]["structuredContent"]["error"] for answer in harness.client.received()
+    ]
+    assert errors == [{"code": "UPSTREAM_UNAVAILABLE", "retryable": True}] * 2
+    assert harness.relay.ended_by == "server"
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["notifications/progress", "notifications/tools/list_changed", "notifications/message"],
+)
+def test_server_notifications_pass_unchanged(harness: Harness, method: str) -> None:
+    """Progress, a changed tool list, log messages: passed to the client as they came."""
+    harness.from_client(_call(1, _meta={"progressToken": "p"}))
+    line = json.dumps({"jsonrpc": "2.0", "method": method, "params": {"progressToken": "p"}})
+    harness.relay.from_server(line.encode() + b"\n", False)
+    assert harness.client.stream.getvalue() == line.encode() + b"\n"
+
+
+def test_a_bug_while_admitting_answers_the_request_and_frees_its_id(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-32603 for the request; the same id can be used again."""
+
+    def broken(*args: Any) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr("toolguard.mcp.calls.admit", broken)
+    harness.from_client(_call(1))
+    assert harness.client.received()[0]["error"]["code"] == -32603
+    monkeypatch.undo()
+    harness.from_client(_call(1))
+    assert len(harness.server.received()) == 1

@@ -1,0 +1,132 @@
+"""The envelope schema as published: what `toolguard schema` prints and MCP lists as `outputSchema`.
+
+Other validators read it, above all python-jsonschema, the MCP Python SDK's: it runs each
+`pattern` with Python's `re` as written, where toolguard runs an exact ECMA-262 translation.
+Where Python would read a pattern differently in a way that could refuse an envelope toolguard
+accepts, the copy of the payload schema that holds it is published as `{}` (any value): a
+looser schema, never a stricter one. toolguard itself still validates with the exact schema.
+For most contracts nothing changes and the published schema is the envelope schema itself.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from toolguard.schema.regex import python_reading
+
+_LOOSENED = "published as any value: a pattern here reads differently in other validators"
+# Where a subschema stands, for its patterns: a looser reading there only accepts more...
+_POSITIVE_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
+_POSITIVE_LISTS = ("allOf", "anyOf", "prefixItems")
+_POSITIVE = (
+    "additionalProperties",
+    "items",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "then",
+    "else",
+)
+# ...while here it can also refuse: only an exact reading is safe.
+_EXACT = ("not", "if")
+
+
+def advertised_schema(envelope_schema: dict[str, Any]) -> dict[str, Any]:
+    """`envelope_schema`, with every payload definition another validator would misread as `{}`."""
+    defs: dict[str, Any] = envelope_schema.get("$defs", {})
+    needs = {name: _Needs() for name in defs}
+    for name, node in defs.items():
+        _walk(node, exact=False, needs=needs[name])
+    published_ok = _settle(needs)
+    if all(published_ok.values()):
+        return envelope_schema
+    schema = copy.deepcopy(envelope_schema)
+    for name, ok in published_ok.items():
+        if not ok:
+            schema["$defs"][name] = {"$comment": _LOOSENED}
+    return schema
+
+
+class _Needs:
+    """What one definition asks of patterns and of the definitions it references."""
+
+    def __init__(self) -> None:
+        self.looser = False  # a looser reading where a looser one is safe
+        self.other = False  # a pattern read otherwise, or a looser reading where it is not safe
+        self.loose_refs: set[str] = set()  # references where a looser target is safe
+        self.exact_refs: set[str] = set()  # references that need an exact target
+
+    def note(self, reading: str, *, exact: bool) -> None:
+        """One pattern's reading, where it stands."""
+        self.looser |= reading == "looser"
+        self.other |= reading == "other" or (reading == "looser" and exact)
+
+    def reference(self, ref: str, *, exact: bool) -> None:
+        """One reference: a published definition, or something not followed (never published)."""
+        name = ref.removeprefix("#/$defs/")
+        if name == ref or "/" in name:
+            self.other = True
+            return
+        (self.exact_refs if exact else self.loose_refs).add(name)
+
+
+def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
+    """Record the patterns and references of one subschema, knowing where it stands."""
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("pattern"), str):
+        needs.note(python_reading(node["pattern"]), exact=exact)
+    for key in _members(node, "patternProperties"):
+        # NOTE: a key also decides which members are "additional": it must read exactly.
+        needs.note(python_reading(key), exact=True)
+    for ref in (node.get("$ref"), node.get("$dynamicRef")):
+        if isinstance(ref, str):
+            needs.reference(ref, exact=exact)
+    for key in _POSITIVE:
+        _walk(node.get(key), exact=exact, needs=needs)
+    # More items matching `contains` can break `maxContains`.
+    _walk(node.get("contains"), exact=exact or "maxContains" in node, needs=needs)
+    for key in _POSITIVE_MAPS:
+        for child in _members(node, key).values():
+            _walk(child, exact=exact, needs=needs)
+    for key in _POSITIVE_LISTS:
+        for child in _items(node, key):
+            _walk(child, exact=exact, needs=needs)
+    for key in _EXACT:
+        _walk(node.get(key), exact=True, needs=needs)
+    for child in _items(node, "oneOf"):  # a looser branch can make two branches match
+        _walk(child, exact=True, needs=needs)
+
+
+def _members(node: dict[str, Any], key: str) -> dict[str, Any]:
+    value = node.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _items(node: dict[str, Any], key: str) -> list[Any]:
+    value = node.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _settle(needs: dict[str, _Needs]) -> dict[str, bool]:
+    """Which definitions may be published as they are.
+
+    A definition is exact when nothing in it, or in what it references, reads differently
+    (a fixed point over references). It may be published as is unless a pattern in it reads
+    otherwise, or it references a definition that is not exact where only an exact one is
+    safe. (A reference where a looser reading is safe needs nothing: the target, published as
+    is or as `{}`, only accepts more.)
+    """
+    exact = {name: not (item.looser or item.other) for name, item in needs.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, item in needs.items():
+            refs = item.loose_refs | item.exact_refs
+            if exact[name] and not all(exact.get(target, False) for target in refs):
+                exact[name], changed = False, True
+    return {
+        name: not item.other and all(exact.get(target, False) for target in item.exact_refs)
+        for name, item in needs.items()
+    }

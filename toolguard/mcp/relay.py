@@ -1,0 +1,334 @@
+"""The relay: each JSON-RPC line from the client or the server, read strictly, then passed on.
+
+Responses are matched to the client's requests by id (`ids.py`); the server's own requests
+keep their id space. A guarded call's answer becomes an envelope (`calls.py`); the tool
+listing and the server's description are rewritten (`listing.py`); every other message
+passes as the exact line it came as. Nothing unreadable is forwarded, nothing is repaired.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from toolguard import report
+from toolguard.audit import Source
+from toolguard.errors import LimitExceeded, Rejection
+from toolguard.mcp import calls, jsonrpc, listing
+from toolguard.mcp.calls import Call, Guard, Refused
+from toolguard.mcp.ids import InFlight, Pending
+from toolguard.mcp.jsonrpc import Message, classify, error_line, id_key, result_line
+from toolguard.mcp.members import leading_members
+from toolguard.mcp.operator import OperatorChannel
+from toolguard.mcp.wire import Output
+from toolguard.parse import parse
+from toolguard.result import Outcome, internal, relayed, trace
+
+Ending = Literal["client", "server", "signal"]
+_DESCRIBING = frozenset({"initialize", "server/discover"})
+_INTERIM = ("resultType", "inputRequests", "requestState")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The operator's choices for one session."""
+
+    call_timeout: float = 300.0
+    max_line_bytes: int = 16 << 20
+    allow_unguarded: frozenset[str] = frozenset()
+    pass_instructions: bool = False
+    listed: Mapping[str, listing.Listed] = field(default_factory=dict)
+
+
+class Relay:
+    """One session's messages: what the client sends, what the server sends, what each gets."""
+
+    def __init__(  # noqa: PLR0913 - the session's parts
+        self,
+        guards: Mapping[str, Guard],
+        options: Options,
+        *,
+        server: Sequence[str],
+        operator: OperatorChannel,
+        client: Output,
+        to_server: Output,
+    ) -> None:
+        """`server` is the server's command (for the operator); the outputs are the two sides."""
+        self._guards = dict(guards)
+        self._options = options
+        self._server_argv = tuple(server)
+        self._operator = operator
+        self._client = client
+        self._server = to_server
+        self._limits = jsonrpc.message_limits(options.max_line_bytes)
+        self._flight = InFlight()
+        self._reported: set[str] = set()
+        self.done = threading.Event()
+        self.ended_by: Ending | None = None
+
+    def end(self, by: Ending) -> None:
+        """Record who ended the session (the first to), and end it if the server or a signal."""
+        if self.ended_by is None:
+            self.ended_by = by
+        if by != "client":
+            self._flight.close()
+            self.done.set()
+
+    # -- the client's side ------------------------------------------------------------------
+
+    def from_client(self, line: bytes, over_long: bool) -> None:
+        """One line from the client."""
+        try:
+            value = self._parse(line, over_long)
+        except Rejection as failure:
+            self._unreadable_from_client(line, failure)
+            return
+        message = classify(value)
+        if message.kind == "request":
+            self._client_request(message, line)
+        elif message.kind == "notification":
+            if message.method == "notifications/cancelled":
+                self._flight.take(_cancelled(message))  # type: ignore[arg-type]
+            self._server.write(line)
+        elif message.kind == "response":
+            if self._flight.server_answered(message.key):
+                self._server.write(line)
+            else:
+                self._notice("unknown_id", "dropped a client response that answers no request")
+        elif _looks_like_response(value):
+            self._notice("invalid_message", f"dropped a client response: {message.why}")
+        else:
+            request_id = value.get("id") if message.key is not None else None
+            why = f"Invalid Request: {message.why}"
+            self._client.write(error_line(request_id, jsonrpc.INVALID_REQUEST, why))
+
+    def _client_request(self, message: Message, line: bytes) -> None:
+        key, method, request_id = message.key, message.method or "", message.body["id"]
+        assert key is not None
+        if not self._flight.claim(key, method):
+            why = "Invalid Request: a request with this id (or too many) in flight"
+            self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
+            return
+        try:
+            pending = self._admit(message, method, request_id)
+        except Refused as refusal:
+            self._flight.settle(key, None)
+            self._notice("refused", refusal.message)
+            self._client.write(error_line(request_id, refusal.code, refusal.message))
+            return
+        except Exception:  # noqa: BLE001 - a bug answers this request, never strands its id
+            self._flight.settle(key, None)
+            self._notice("internal_error", f"internal error admitting a request: {trace()}")
+            why = "toolguard: internal error"
+            self._client.write(error_line(request_id, jsonrpc.INTERNAL_ERROR, why))
+            return
+        self._flight.settle(key, pending)
+        self._server.write(line)
+
+    def _admit(self, message: Message, method: str, request_id: str | int) -> Pending:
+        if method.startswith("tasks/"):
+            why = f"toolguard: {method} is not offered: tasks are not relayed"
+            raise Refused(jsonrpc.METHOD_NOT_FOUND, why)
+        if method != "tools/call":
+            return Pending(method)
+        name = message.params.get("name")
+        if not isinstance(name, str):
+            raise Refused(jsonrpc.INVALID_PARAMS, "Invalid params: the tool name must be a string")
+        guard = self._guards.get(name)
+        if guard is None:
+            if name in self._options.allow_unguarded:
+                return Pending(method)
+            why = f"Unknown tool: {name[:128]} (toolguard guards no such tool)"
+            raise Refused(jsonrpc.INVALID_PARAMS, why)
+        timeout = self._options.call_timeout
+        return Pending(method, calls.admit(guard, name, request_id, message.params, timeout))
+
+    def _unreadable_from_client(self, line: bytes, failure: Rejection) -> None:
+        lead = leading_members(line, self._limits) if line.lstrip().startswith(b"{") else {}
+        key = id_key(lead.get("id"))
+        if "method" not in lead and ("result" in lead or "error" in lead):
+            if self._flight.server_answered(key):  # the server would wait forever: tell it
+                why = "toolguard: the client's response was unreadable"
+                self._server.write(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
+            self._notice("unreadable", f"dropped an unreadable client response ({failure.reason})")
+            return
+        strict = failure.reason == "duplicate_member" or failure.layer == "limits"
+        code = jsonrpc.INVALID_REQUEST if strict else jsonrpc.PARSE_ERROR
+        word = "Invalid Request" if strict else "Parse error"
+        self._notice("unreadable", f"refused an unreadable client line: {failure.message}")
+        self._client.write(
+            error_line(lead["id"] if key else None, code, f"{word}: {failure.reason}")
+        )
+
+    # -- the server's side ------------------------------------------------------------------
+
+    def from_server(self, line: bytes, over_long: bool) -> None:
+        """One line from the server."""
+        try:
+            value = self._parse(line, over_long)
+        except Rejection as failure:
+            self._unreadable_from_server(line, failure)
+            return
+        message = classify(value)
+        if message.kind == "request":
+            if self._flight.server_request(message.key):  # type: ignore[arg-type]
+                self._client.write(line)
+            else:
+                why = "toolguard: too many server requests in flight"
+                self._server.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
+        elif message.kind == "notification":
+            if message.method == "notifications/cancelled":
+                self._flight.server_answered(_cancelled(message))
+            self._client.write(line)
+        elif message.kind == "response":
+            self._server_response(message, line)
+        elif (pending := self._flight.take(message.key) if message.key else None) is None:
+            self._notice(
+                "not_jsonrpc", f"dropped a server line that is not JSON-RPC: {message.why}"
+            )
+        elif pending.call is not None:
+            self._deliver(pending.call, calls.malformed(pending.call, message.why or ""), line)
+        else:
+            why = "toolguard: the server's response was malformed"
+            self._client.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
+
+    def _server_response(self, message: Message, line: bytes) -> None:
+        pending = self._flight.take(message.key)  # type: ignore[arg-type]
+        if pending is None:
+            self._notice("unknown_id", "dropped a server response that answers no request")
+            return
+        request_id, answer = message.body["id"], message.body.get("result")
+        if pending.call is not None:
+            self._answer(pending.call, message.body, line)
+        elif answer is None:
+            self._client.write(line)  # an error response to a request no contract guards
+        elif pending.method == "tools/list":
+            guarded, unguarded = self._options.listed, self._options.allow_unguarded
+            tools, notes = listing.rewrite_tools(answer, guarded, unguarded)
+            for note in notes:
+                self._notice("tool_listing", note, once=True)
+            self._client.write(result_line(request_id, tools))
+        elif pending.method in _DESCRIBING:
+            passing = self._options.pass_instructions
+            described = listing.server_description(answer, pass_instructions=passing)
+            if described == answer:
+                self._client.write(line)
+                return
+            self._notice("server_description", "withheld instructions or task support", once=True)
+            self._client.write(result_line(request_id, described))
+        else:
+            self._client.write(line)
+
+    def _answer(self, call: Call, body: dict[str, Any], line: bytes) -> None:
+        answer = body.get("result")
+        if isinstance(answer, dict) and answer.get("resultType") == "input_required":
+            # 2026-07-28: an interim answer; the client retries with a new id, guarded again.
+            interim = {key: answer[key] for key in _INTERIM if key in answer}
+            self._notice("input_required", f"{call.tool}: the server asks the client for input")
+            self._client.write(result_line(call.jsonrpc_id, interim))
+            return
+        try:
+            outcome = calls.judge(call, body, line)
+        except Exception:  # noqa: BLE001 - the client still gets an envelope
+            why = f"internal error: {trace()}"
+            outcome = internal(call.guard.contract, call.request, why, raw=line)
+        self._deliver(call, outcome, line)
+
+    def _unreadable_from_server(self, line: bytes, failure: Rejection) -> None:
+        if not line.lstrip().startswith(b"{"):
+            self._notice("not_jsonrpc", f"dropped a line that is not JSON-RPC ({failure.reason})")
+            return
+        lead = leading_members(line, self._limits)
+        key = id_key(lead.get("id"))
+        if "method" in lead:
+            if key is not None:
+                why = f"toolguard: unreadable request ({failure.reason})"
+                self._server.write(error_line(lead["id"], jsonrpc.INVALID_REQUEST, why))
+            self._notice("unreadable", f"dropped an unreadable server message: {failure.message}")
+        elif key is None:
+            lost = self._flight.take_calls()
+            why = f"an unreadable server line ({failure.reason}) may have been the answer"
+            self._notice("unreadable", f"{why}: failing {len(lost)} guarded call(s) in flight")
+            for call in lost:
+                self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
+        elif (pending := self._flight.take(key)) is None:
+            self._notice(
+                "unknown_id", f"dropped an unreadable line for no request ({failure.reason})"
+            )
+        elif pending.call is not None:
+            self._deliver(pending.call, calls.unreadable(pending.call, failure, line), line)
+        else:
+            self._notice(
+                "unreadable", f"the answer to {pending.method} was unreadable: {failure.message}"
+            )
+            why = "toolguard: the server's response was unreadable"
+            self._client.write(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
+
+    def server_gone(self) -> None:
+        """The server's output ended: no call in flight will be answered."""
+        if self.done.is_set():
+            return
+        self.end("server")
+        why = "the server's output ended before it answered"
+        for call in self._flight.take_calls():
+            self._deliver(call, calls.lost(call, "server_exited", why), None)
+
+    # -- guarded calls ----------------------------------------------------------------------
+
+    def watch(self) -> None:
+        """Fail each guarded call the server has not answered in time (a thread, until done)."""
+        while calls_late := self._flight.take_expired():
+            for call in calls_late:
+                why = f"no answer within --call-timeout={self._options.call_timeout} s"
+                self._deliver(call, calls.lost(call, "timeout", why), None)
+                cancel = {"requestId": call.jsonrpc_id, "reason": "toolguard: the call timed out"}
+                self._server.write(jsonrpc.notification_line("notifications/cancelled", cancel))
+
+    def _deliver(self, call: Call, outcome: Outcome, line: bytes | None) -> None:
+        """Record the outcome, then answer the client with its envelope as the tool's result."""
+        contract, request = call.guard.contract, call.request
+        outcome = relayed(outcome, line, self._server_argv, call.started)
+        warning = None
+        try:
+            if call.guard.trail is not None:
+                source = Source("mcp", tool=call.tool, jsonrpc_id=call.jsonrpc_id)
+                outcome, warning = call.guard.trail.seal(
+                    outcome, contract, request, command="mcp", source=source
+                )
+        except Exception:  # noqa: BLE001 - the client still gets an envelope
+            outcome = internal(contract, request, f"internal error: {trace()}")
+        self._client.write(calls.answer_line(call, outcome.envelope))
+        self._operator.render(outcome.diagnostics)
+        if warning is not None:
+            stream = cast("Any", self._operator)  # file-like: `report` writes lines to it
+            report.error(warning, outcome.diagnostics.exit_status, self._operator.mode, stream)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _parse(self, line: bytes, over_long: bool) -> Any:
+        if over_long:
+            cap = self._options.max_line_bytes
+            raise LimitExceeded("too_large", f"line longer than --max-line-bytes={cap}", offset=cap)
+        return parse(line, self._limits)
+
+    def _notice(self, event: str, message: str, *, once: bool = False) -> None:
+        if once:
+            if message in self._reported:
+                return
+            self._reported.add(message)
+        self._operator.notice(event, message)
+
+
+def _cancelled(message: Message) -> jsonrpc.IdKey | None:
+    """The id a `notifications/cancelled` names."""
+    return id_key(message.params.get("requestId"))
+
+
+def _looks_like_response(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and "method" not in value
+        and ("result" in value or "error" in value)
+    )

@@ -1,0 +1,243 @@
+"""One `toolguard mcp` session: guards from contracts, the server, the relay, the exit status.
+
+The relay's threads run until the client or the server goes (or a signal comes); the server
+is then stopped and its status read.
+
+Set-up refuses what cannot be guarded before the server starts: two contracts for one server
+tool, a contract whose reader cannot read what its `[mcp] payload` names, a contract
+description that hides characters, an `--allow-unguarded` name a contract also guards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, BinaryIO
+
+from toolguard.audit.trail import AuditTrail, TrailOptions
+from toolguard.contract import Contract
+from toolguard.contract.advertised import advertised_schema
+from toolguard.errors import ContractError, ExitStatus, UsageError
+from toolguard.mcp import lifecycle
+from toolguard.mcp.calls import Guard
+from toolguard.mcp.listing import Listed, hidden
+from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
+from toolguard.mcp.relay import Options, Relay
+from toolguard.mcp.wire import Output, read_lines
+from toolguard.result import trace
+
+DRAIN_GRACE = 0.5  # seconds for the server's output to end once it has exited
+_TICK = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The flags of `toolguard mcp`, besides the contracts and the audit trail."""
+
+    call_timeout: float = 300.0
+    max_line_bytes: int = 16 << 20
+    allow_unguarded: tuple[str, ...] = ()
+    pass_instructions: bool = False
+    mode: str = "rich"
+
+
+def guards(
+    contracts: Sequence[Contract],
+    trail_options: TrailOptions | None,
+    allow_unguarded: Sequence[str],
+) -> tuple[dict[str, Guard], dict[str, Listed]]:
+    """Each guarded server tool's guard and listing, keyed by its name on the server."""
+    by_tool: dict[str, Guard] = {}
+    listed: dict[str, Listed] = {}
+    for contract in contracts:
+        name = contract.mcp.server_tool(contract.tool)
+        if name in by_tool:
+            raise ContractError(
+                f"two contracts guard the server tool {name!r}: "
+                f"{by_tool[name].contract.path} and {contract.path}",
+                source=str(contract.path),
+            )
+        if contract.mcp.payload == "structured" and contract.adapter_kind != "json":
+            raise ContractError(
+                'a [text] contract reads text: set [mcp] payload = "text"',
+                source=str(contract.path),
+            )
+        description = contract.mcp.description
+        if description is not None and hidden(description):
+            raise ContractError(
+                "holds characters a person cannot see",
+                source=str(contract.path),
+                field="mcp.description",
+            )
+        trail = AuditTrail.build(trail_options, contract) if trail_options is not None else None
+        by_tool[name] = Guard(contract, trail)
+        listed[name] = Listed(advertised_schema(contract.envelope_schema), description)
+    if both := sorted(set(allow_unguarded) & set(by_tool)):
+        raise UsageError(f"--allow-unguarded names a tool a contract guards: {', '.join(both)}")
+    return by_tool, listed
+
+
+def run(  # noqa: PLR0913 - the session's parts, all keyword-only
+    *,
+    contracts: Sequence[Contract],
+    trail_options: TrailOptions | None,
+    settings: Settings,
+    command: Sequence[str],
+    streams: tuple[BinaryIO, BinaryIO, IO[str] | None],
+    environ: Mapping[str, str],
+) -> ExitStatus:
+    """Relay between the client on `streams` (stdin, stdout, stderr) and the server `command`."""
+    by_tool, listed = guards(contracts, trail_options, settings.allow_unguarded)
+    client_in, client_out, stderr = streams
+    operator = OperatorChannel(stderr, settings.mode)
+    try:
+        for name in settings.allow_unguarded:
+            operator.notice("unguarded", f"--allow-unguarded {name}: its results are not checked")
+        try:
+            child = lifecycle.start_server(command, environ)
+        except (OSError, ValueError) as exc:
+            why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+            operator.notice("server_not_started", f"cannot start the server: {why}")
+            return ExitStatus.SERVER_FAILED
+        options = Options(
+            call_timeout=settings.call_timeout,
+            max_line_bytes=settings.max_line_bytes,
+            allow_unguarded=frozenset(settings.allow_unguarded),
+            pass_instructions=settings.pass_instructions,
+            listed=listed,
+        )
+        session = _Session(child, by_tool, options, client_out, operator)
+        with _stop_on_signals(lambda: session.relay.end("signal")):
+            return session.run(client_in)
+    finally:
+        operator.close()
+
+
+class _Session:
+    """The relay's threads around one server process, and how the session ends."""
+
+    def __init__(
+        self,
+        child: subprocess.Popen[bytes],
+        by_tool: dict[str, Guard],
+        options: Options,
+        client_out: BinaryIO,
+        operator: OperatorChannel,
+    ) -> None:
+        assert child.stdin is not None
+        self.child = child
+        self.operator = operator
+        self.cap = options.max_line_bytes
+        self.to_server = Output(child.stdin)
+        self.closed_at: float | None = None
+        client = Output(client_out, self.client_gone)
+        argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
+        self.relay = Relay(
+            by_tool,
+            options,
+            server=argv,
+            operator=operator,
+            client=client,
+            to_server=self.to_server,
+        )
+
+    def client_gone(self) -> None:
+        """The client closed its side (or stopped reading): close the server's input."""
+        self.relay.end("client")
+        if self.closed_at is None:
+            self.closed_at = time.monotonic()
+        self.to_server.close()  # the spec's shutdown: the server sees the end of its input
+
+    def run(self, client_in: BinaryIO) -> ExitStatus:
+        """Relay until the session ends; stop the server; the exit status."""
+        child, relay = self.child, self.relay
+        server_out, server_err = child.stdout, child.stderr
+        assert server_out is not None
+        assert server_err is not None
+        from_client = _safe(relay.from_client, self.operator)
+        from_server = _safe(relay.from_server, self.operator)
+        threads = {
+            "client": lambda: _then(read_lines, client_in, self.cap, from_client, self.client_gone),
+            "server": lambda: _then(
+                read_lines, server_out, self.cap, from_server, relay.server_gone
+            ),
+            "server-stderr": lambda: relay_server_stderr(server_err, self.operator),
+            "watchdog": relay.watch,
+        }
+        started = [
+            threading.Thread(target=target, name=name, daemon=True)
+            for name, target in threads.items()
+        ]
+        for thread in started:
+            thread.start()
+        exited_at: float | None = None
+        while not relay.done.wait(_TICK):
+            now = time.monotonic()
+            if self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
+                lifecycle.stop_server(child, grace=0)  # then its output ends: `server_gone`
+            if exited_at is None and child.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > DRAIN_GRACE:
+                relay.server_gone()  # NOTE: something that left its group holds its output
+        # NOTE: no grace here: the server has exited, or a signal or the client's grace asks
+        # for it to go now (a client that signals toolguard soon kills it for good).
+        returncode = lifecycle.stop_server(child, grace=0)
+        started[2].join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
+        return self._status(returncode)
+
+    def _status(self, returncode: int | None) -> ExitStatus:
+        if self.relay.ended_by == "signal":
+            return ExitStatus.INTERRUPTED
+        if self.relay.ended_by == "client":
+            return ExitStatus.SUCCESS
+        status = lifecycle.exit_status(returncode)
+        if status != ExitStatus.SUCCESS:
+            how = (
+                f"signal {-returncode}" if returncode and returncode < 0 else f"status {returncode}"
+            )
+            self.operator.notice("server_exited", f"the server ended the session ({how})")
+        return status
+
+
+def _then(read: Callable[..., None], *args: Any) -> None:
+    """`read(*args[:-1])` until the end of its stream, then call `args[-1]`."""
+    try:
+        read(*args[:-1])
+    finally:
+        args[-1]()
+
+
+def _safe(
+    handle: Callable[[bytes, bool], None], operator: OperatorChannel
+) -> Callable[[bytes, bool], None]:
+    """`handle`, where a toolguard bug drops the line (and says so) instead of the session."""
+
+    def safe(line: bytes, over_long: bool) -> None:
+        try:
+            handle(line, over_long)
+        except Exception:  # noqa: BLE001 - one line lost, never the session
+            operator.notice("internal_error", f"internal error; a line was dropped: {trace()}")
+
+    return safe
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM and SIGINT end the session (only the main thread may handle signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {
+        signum: signal.signal(signum, lambda signum, frame: stop())
+        for signum in (signal.SIGTERM, signal.SIGINT)
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
