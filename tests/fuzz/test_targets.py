@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 
@@ -91,6 +92,8 @@ def test_the_reference_refuses_what_the_policy_refuses() -> None:
         with pytest.raises(reference.Refused):
             reference.reference_parse(raw, limits)
     assert reference.same(reference.reference_parse(b'{"b": [1, -0.0]}', limits), {"b": [1, -0.0]})
+    huge = b"[0e-99999999999999999999999, -1.5E+3]"  # an exponent beyond Decimal's range
+    assert reference.reference_parse(huge, limits, as_written=True) == [Decimal(0), Decimal(-1500)]
     assert not reference.same(-0.0, 0.0)
     assert not reference.same(1, 1.0)
     assert not reference.same({"a": 1, "b": 2}, {"b": 2, "a": 1})
