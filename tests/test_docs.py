@@ -61,6 +61,7 @@ HELP_COMMANDS = [
     "serve",
     "mcp",
     "schema",
+    "init",
     "validate",
     "test",
     "lint",

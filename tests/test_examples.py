@@ -15,12 +15,21 @@ import pytest
 
 from toolguard import envelope
 from toolguard.contract import Contract, load_contract
-from toolguard.fixtures.discover import GOLDEN, Case, Suite, contract_paths, discover
+from toolguard.contract.find import contract_paths, variant
+from toolguard.fixtures.discover import GOLDEN, Case, Suite, discover
 from toolguard.fixtures.run import run_case
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SUITES = [discover(path) for path in contract_paths([EXAMPLES])]
-BY_NAME = {suite.contract.parent.name: suite for suite in SUITES}
+
+
+def label(suite: Suite) -> str:
+    """`disk_usage` for its contract.toml, `disk_usage.jc` for its contract.jc.toml."""
+    name = variant(suite.contract)
+    return suite.contract.parent.name + (f".{name}" if name else "")
+
+
+BY_NAME = {label(suite): suite for suite in SUITES}
 
 # The article's near-miss set, and the reject fixture that plays each part in each example.
 # None: the near miss cannot be written for that example. review_status and deploy_status
@@ -127,7 +136,7 @@ def contract(path: Path) -> Contract:
 
 def cases(kind: str | None = None) -> list[Any]:
     return [
-        pytest.param(suite, case, id=f"{suite.contract.parent.name}/{case.id}")
+        pytest.param(suite, case, id=f"{label(suite)}/{case.id}")
         for suite in SUITES
         for case in suite.cases
         if kind in (None, case.kind)
@@ -135,7 +144,7 @@ def cases(kind: str | None = None) -> list[Any]:
 
 
 def test_examples_exist() -> None:
-    """The walk finds the five example contracts, so it cannot pass vacuously."""
+    """The walk finds the six example contracts, so it cannot pass vacuously."""
     assert set(BY_NAME) == {
         "review_status",
         "review_status_signed",
@@ -143,17 +152,18 @@ def test_examples_exist() -> None:
         "deploy_status",
         "disk_usage",
         "get_current_time",
+        "disk_usage.jc",
     }
 
 
-@pytest.mark.parametrize("suite", SUITES, ids=lambda suite: suite.contract.parent.name)
+@pytest.mark.parametrize("suite", SUITES, ids=label)
 def test_fixture_folders_are_sound(suite: Suite) -> None:
     """accept/ and reject/ exist and hold fixtures, and every file belongs to a fixture."""
     assert suite.problems == ()
     assert {case.kind for case in suite.cases} >= {"accept", "reject"}
 
 
-@pytest.mark.parametrize("suite", SUITES, ids=lambda suite: suite.contract.parent.name)
+@pytest.mark.parametrize("suite", SUITES, ids=label)
 def test_fixture_settings_fix_clock_and_request_id(suite: Suite) -> None:
     """fixtures.toml holds a fixed `now`, so freshness verdicts do not depend on the day."""
     assert suite.settings is not None

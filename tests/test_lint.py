@@ -15,7 +15,6 @@ import pytest
 from toolguard import ContractError, SchemaError, load_contract
 from toolguard.cli.authoring import LINT_FORMATS
 from toolguard.lint import LINT_RULES, LintReport, lint_paths
-from toolguard.lint.locate import json_lines, line_of, toml_lines
 from toolguard.lint.patterns import bounded_pattern
 from toolguard.lint.render import RENDERERS
 from toolguard.lint.sarif import sarif_log
@@ -243,25 +242,6 @@ def test_bounded_pattern(pattern: str, bounded: bool) -> None:
     assert bounded_pattern(pattern) is bounded
 
 
-def test_json_lines_place_members_on_their_name() -> None:
-    """Each member's pointer maps to the line of its name, array items to their own line."""
-    text = '{\n  "a": {\n    "b~/": [\n      1,\n      "x"\n    ]\n  }\n}\n'
-    lines = json_lines(text)
-    assert lines["/a"] == 2
-    assert lines["/a/b~0~1"] == 3
-    assert lines["/a/b~0~1/1"] == 5
-    assert line_of(lines, "/a/missing/deeper") == 2
-
-
-def test_toml_lines_count_arrays_of_tables() -> None:
-    """Tables, keys and [[arrays]] (numbered from 0) map to their lines."""
-    text = 'tool = "x"\n[limits]\nmax_bytes = 1\n[[rules]]\nname = "a"\n[[rules]]\nname = "b"\n'
-    lines = toml_lines(text)
-    assert (lines["/tool"], lines["/limits/max_bytes"]) == (1, 3)
-    assert (lines["/rules/0"], lines["/rules/1/name"]) == (4, 7)
-    assert line_of(lines, "/limits/max_depth") == 2
-
-
 def test_schema_toolguard_refuses_is_an_error_not_a_finding(tmp_path: Path) -> None:
     """A schema that does not compile (a typo'd keyword) raises SchemaError naming the file."""
     path = tmp_path / "typo.schema.json"
@@ -391,7 +371,7 @@ def test_notices_never_fail_the_run_and_are_sarif_notes() -> None:
     (result,) = sarif_log(report)["runs"][0]["results"]
     assert result["level"] == "note"
     stream = io.StringIO()
-    RENDERERS["rich"](report, stream)
+    RENDERERS["text"](report, stream)
     assert "notice TG021 unbound-field" in stream.getvalue()
     assert stream.getvalue().rstrip().endswith("no findings, 1 notice in 2 files")
 
@@ -416,9 +396,3 @@ def test_claims_pointers_are_read_like_rule_pointers(tmp_path: Path) -> None:
     contract.write_text(text, encoding="utf-8")
     found = {(f.rule, f.pointer) for f in only(contract).findings}
     assert ("TG010", "/rules/0/claims/note") in found
-
-
-def test_toml_lines_place_a_subtable_of_an_array_of_tables() -> None:
-    """`[rules.claims]` after the second `[[rules]]` is /rules/1/claims, on its own lines."""
-    lines = toml_lines('[[rules]]\nname = "a"\n[[rules]]\nname = "b"\n[rules.claims]\nsub = "/x"\n')
-    assert (lines["/rules/1/claims"], lines["/rules/1/claims/sub"]) == (5, 6)

@@ -13,6 +13,7 @@ from toolguard.request import (
     REQUEST_ID,
     make_request,
     new_request_id,
+    parse_context_json,
     parse_context_pairs,
     read_context_file,
 )
@@ -179,6 +180,35 @@ def test_parse_context_pairs_does_not_mutate_the_file_context() -> None:
     file_context = {"env": "staging"}
     parse_context_pairs(("project=x",), file_context)
     assert file_context == {"env": "staging"}
+
+
+# parse_context_json -----------------------------------------------------------------------
+
+
+def test_parse_context_json_keeps_json_types() -> None:
+    """K=JSON flags become typed values: numbers, booleans, null, lists, strings."""
+    pairs = ("n=42", "ok=true", "none=null", "ids=[1, 2]", 'name="CR-1"', "x=1.5")
+    assert parse_context_json(pairs, {}) == {
+        "n": 42,
+        "ok": True,
+        "none": None,
+        "ids": [1, 2],
+        "name": "CR-1",
+        "x": 1.5,
+    }
+
+
+@pytest.mark.parametrize("pair", ["n=CR-1", "n=", "n=01", "n=[1,]", 'n={"a": 1, "a": 2}', "n"])
+def test_parse_context_json_refuses_what_is_not_strict_json(pair: str) -> None:
+    """A bare word, nothing, a leading zero, a trailing comma or a duplicate key: UsageError."""
+    with pytest.raises(UsageError):
+        parse_context_json((pair,), {})
+
+
+def test_parse_context_json_refuses_a_key_the_file_gave() -> None:
+    """A typed flag repeating a context-file key is a UsageError, like `--context`."""
+    with pytest.raises(UsageError):
+        parse_context_json(("n=1",), {"n": 2})
 
 
 # read_context_file ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from signing import ISSUER, claims, ed25519_signer, key_set
 
-from toolguard.errors import RuleViolation
+from toolguard.errors import MissingExtra, RuleViolation
 from toolguard.request import Request, make_request
 from toolguard.rules import (
     RULE_BY_KIND,
@@ -69,6 +69,29 @@ def test_equals_context_rejects_another_value() -> None:
     rule = equals_context("project_matches", "/project", "project")
     error = violation(rule, {"project": "redwing"}, request(project="bluebird"))
     assert error.reason == "mismatch"
+
+
+@pytest.mark.parametrize("field", [42, 4.5, True, None])
+def test_equals_context_says_why_a_typed_field_never_equals_a_string(field: Any) -> None:
+    """A non-string field against a string context value: the message names --context-json."""
+    rule = equals_context("ticket_matches", "/id", "ticket_id")
+    error = violation(rule, {"id": field}, request(ticket_id=str(field)))
+    assert "--context values are always strings" in error.message
+    assert "--context-json ticket_id=" in error.message
+
+
+def test_equals_context_gives_no_hint_when_the_types_agree() -> None:
+    """Two different strings, or a number against a number, get no --context-json hint."""
+    rule = equals_context("ticket_matches", "/id", "ticket_id")
+    assert "--context-json" not in violation(rule, {"id": "a"}, request(ticket_id="b")).message
+    assert "--context-json" not in violation(rule, {"id": 1}, request(ticket_id=2)).message
+
+
+def test_member_of_context_hints_at_typed_values_too() -> None:
+    """A number field against a list of strings (from a file) gets the same hint."""
+    rule = member_of_context("known", "/id", "ids")
+    error = violation(rule, {"id": 42}, request(ids=["41", "42"]))
+    assert "--context-json ids=" in error.message
 
 
 def test_equals_context_reads_nested_pointers() -> None:
@@ -560,7 +583,8 @@ def test_signed_without_the_library_is_refused_naming_the_extra(
 ) -> None:
     """With joserfc hidden, building the rule says which extra to install."""
     monkeypatch.setitem(sys.modules, "joserfc", None)
-    with pytest.raises(ValueError, match=r"pip install 'toolguard-cli\[signed\]'"):
+    with pytest.raises(MissingExtra, match=r"pip install 'toolguard-cli\[signed\]'") as caught:
         signed_rule()
+    assert caught.value.extra == "signed"
     lint_only = signed_rule(need_library=False)  # lint's build: the set is still judged
     assert len(lint_only.keys.keys) == 1

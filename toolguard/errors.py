@@ -10,6 +10,8 @@ the audit record schema are checked against it (`tests/test_errors.py`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import ClassVar, Literal, get_args
 
@@ -43,21 +45,66 @@ class UsageError(ToolguardError):
     exit_status = ExitStatus.USAGE
 
 
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong in a contract: its dotted field, what is wrong, and where (from 1)."""
+
+    field: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
 class ContractError(ToolguardError):
     """Raised when a contract file is missing, malformed, or names something invalid.
 
     `source` is the file and `field` the dotted location inside it, so the message can
-    point the operator at the exact line to fix.
+    point the operator at the exact line to fix. A contract the contract schema refuses
+    carries every problem found (`problems`, each with its line and column); `message` and
+    `field` are the first's, and `lines()` gives one line per problem.
     """
 
     exit_status = ExitStatus.CONTRACT
 
-    def __init__(self, message: str, *, source: str = "", field: str = "") -> None:
-        self.message = message
+    def __init__(  # noqa: PLR0913 - a problem's parts, or several problems
+        self,
+        message: str,
+        *,
+        source: str = "",
+        field: str = "",
+        line: int | None = None,
+        column: int | None = None,
+        problems: Sequence[Problem] = (),
+    ) -> None:
+        self.problems = tuple(problems) or (Problem(field, message, line, column),)
+        self.message = self.problems[0].message
+        self.field = self.problems[0].field
         self.source = source
-        self.field = field
-        where = ": ".join(part for part in (source, field) if part)
-        super().__init__(f"{where}: {message}" if where else message)
+        more = len(self.problems) - 1
+        super().__init__(self._line(self.problems[0]) + (f" (and {more} more)" if more else ""))
+
+    def lines(self) -> list[str]:
+        """Every problem on a line of its own: `FILE:LINE:COLUMN: FIELD: MESSAGE`."""
+        return [self._line(problem) for problem in self.problems]
+
+    def _line(self, problem: Problem) -> str:
+        place = self.source
+        if place and problem.line is not None:
+            place += f":{problem.line}" + (f":{problem.column}" if problem.column else "")
+        where = ": ".join(part for part in (place, problem.field) if part)
+        return f"{where}: {problem.message}" if where else problem.message
+
+
+class MissingExtra(ContractError):
+    """Raised when a contract needs an optional extra that is not installed (`jc`, `signed`).
+
+    `extra` names it: `toolguard test` reports that contract as an error naming the extra
+    and goes on with the others; everywhere else it is a contract error like any other.
+    """
+
+    def __init__(self, extra: str, message: str, *, source: str = "", field: str = "") -> None:
+        self.extra = extra
+        super().__init__(message, source=source, field=field)
 
 
 class SchemaError(ContractError):

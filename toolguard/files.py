@@ -2,7 +2,9 @@
 
 Every file toolguard creates (compiled schemas, contract artefacts, raw copies, the audit key,
 golden envelopes) is written here: to a private temporary name beside the target, then moved
-into place in one rename (or linked, when the first writer must win).
+into place in one rename (or linked, when the first writer must win). Data files it reads
+(`--input`, `--context-file`, `validate`'s files, an audit log) open through `open_data`,
+where `-` is standard input.
 """
 
 from __future__ import annotations
@@ -11,9 +13,33 @@ import contextlib
 import errno
 import os
 import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 TEMPORARY_SUFFIX = ".tmp"  # what a writer that died leaves behind; `audit/raw.py` sweeps them
+STDIN = Path("-")  # a data file given as `-` is standard input, as click and most tools read it
+
+
+def is_stdin(path: Path | str | None) -> bool:
+    """Whether a data-file argument means standard input (`-`)."""
+    return path is not None and str(path) == "-"
+
+
+@contextlib.contextmanager
+def open_data(path: Path) -> Iterator[BinaryIO]:
+    """A data file opened for reading in binary, or standard input for `-` (left open after).
+
+    Raises `OSError` like `open` when it cannot be read (stdin closed included).
+    """
+    if is_stdin(path):
+        if sys.stdin is None:
+            raise OSError(errno.EBADF, "standard input is closed")
+        yield sys.stdin.buffer
+        return
+    with path.open("rb") as stream:
+        yield stream
 
 
 def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs

@@ -1,7 +1,8 @@
 """Operator diagnostics of `check`, `run` and `serve` on stderr (and `validate`'s report).
 
-Decides nothing. (`toolguard test` draws its own progress bar; `explain` and `audit summary`
-render through `explain/render.py`; `fixtures/report.py` reuses `json_line`.)
+Decides nothing. (`explain` and `audit summary` render through `explain/render.py`,
+`toolguard test` through `fixtures/report.py`, `lint` and `diff` through their `render.py`;
+they take their rich console from `console` and their progress bar from `progress`, here.)
 
 Everything quoted from a response or a schema is hostile until shown otherwise: control
 characters (ANSI escapes included) and bidirectional overrides are escaped, rich markup is
@@ -11,16 +12,23 @@ never interpreted, and long values are truncated.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, fields
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from toolguard.result import AttemptRecord, Diagnostics
 from toolguard.text import clean, cleaned
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from toolguard.validate import InstanceResult
+
+# Wide enough that no table cell or line is ever folded: a pipe or a file has no width.
+_UNBOUNDED = 1 << 16
 
 
 def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -> None:
@@ -121,6 +129,71 @@ def _lines(diagnostics: Diagnostics) -> list[Line]:
         for label, value in _details(diagnostics)
     ]
     return [head, *rows]
+
+
+def console(stream: IO[str], **options: Any) -> Console:
+    """A rich console for a report on `stream`: on a terminal, its width and colours.
+
+    Anywhere else (a pipe, a file, CI's log) nothing is wrapped, folded or cut to a width,
+    and no colour code unless asked for (`FORCE_COLOR`): `grep` sees each row whole.
+    """
+    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
+
+    if _is_terminal(stream):
+        return Console(file=stream, highlight=False, **options)
+    unpadded = cast("IO[str]", _Unpadded(stream))
+    return Console(file=unpadded, highlight=False, width=_UNBOUNDED, **options)
+
+
+class _Unpadded(io.TextIOBase):
+    """A pipe's view of rich's output: table cells are padded to their column, lines are not.
+
+    rich pads every cell to its column's width; unbounded, a long value would pad every
+    other row with spaces to match. Each line is written without its trailing spaces.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
+        self._stream = stream
+        self._pending = ""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # what rich reads to pick glyphs
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        *lines, self._pending = (self._pending + text).split("\n")
+        self._stream.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+
+@contextlib.contextmanager
+def progress(
+    total: int | None, label: str, stream: IO[str] | None = None
+) -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on stderr, only if stderr is a terminal: never on a pipe.
+
+    Yields `advance(amount)`; `total` None is a count with no end known (standard input).
+    """
+    stream = stream if stream is not None else sys.stderr
+    if stream is None or not _is_terminal(stream) or total == 0:
+        yield lambda _amount: None
+        return
+    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
+    from rich.progress import Progress  # noqa: PLC0415
+
+    with Progress(console=Console(file=stream), transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda amount: bar.advance(task, amount)
 
 
 def _is_terminal(stream: IO[str]) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 from toolguard import rfc3339
 from toolguard.errors import Rejection, UsageError
+from toolguard.files import is_stdin, open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 
@@ -67,29 +68,57 @@ def make_request(
 
 
 def parse_context_pairs(pairs: tuple[str, ...], file_context: Mapping[str, Any]) -> dict[str, Any]:
-    """Merge `K=V` flags (string values) into values read from a context file."""
+    """Merge `K=V` flags (string values, always) into values read from a context file."""
     merged = dict(file_context)
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise UsageError(f"--context expects KEY=VALUE, got {pair!r}")
+        key, value = _pair(pair, "--context", "KEY=VALUE")
         if key in merged:
             raise UsageError(f"context {key!r} is given twice")
         merged[key] = value
     return merged
 
 
+def parse_context_json(pairs: tuple[str, ...], file_context: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge `K=JSON` flags (typed values: `n=42`, `ok=true`, `ids=[1,2]`) into file values.
+
+    Each value is read by the same strict parser as responses; a bare word is not JSON
+    (`--context-json id=CR-1` is refused: that is `--context id=CR-1`).
+    """
+    merged = dict(file_context)
+    for pair in pairs:
+        key, text = _pair(pair, "--context-json", "KEY=JSON")
+        try:
+            value = parse(text.encode("utf-8", "surrogateescape"), CONTEXT_LIMITS)
+        except Rejection as exc:
+            raise UsageError(f"--context-json {key}: not strict JSON: {exc.message}") from None
+        if key in merged:
+            raise UsageError(f"context {key!r} is given twice")
+        merged[key] = value
+    return merged
+
+
+def _pair(pair: str, flag: str, shape: str) -> tuple[str, str]:
+    key, sep, value = pair.partition("=")
+    if not sep:
+        raise UsageError(f"{flag} expects {shape}, got {pair!r}")
+    return key, value
+
+
 def read_context_file(path: Path) -> dict[str, Any]:
-    """Read a JSON object of context values with the same strict parser as responses."""
+    """Read a JSON object of context values with the same strict parser as responses.
+
+    `-` reads it from standard input.
+    """
+    shown = "standard input" if is_stdin(path) else str(path)
     try:
-        with path.open("rb") as stream:
+        with open_data(path) as stream:
             value = parse(read_bounded(stream, CONTEXT_LIMITS.max_bytes), CONTEXT_LIMITS)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read context file: {exc.strerror}") from None
+        raise UsageError(f"{shown}: cannot read context file: {exc.strerror}") from None
     except Rejection as exc:
-        raise UsageError(f"{path}: context file is not strict JSON: {exc.message}") from None
+        raise UsageError(f"{shown}: context file is not strict JSON: {exc.message}") from None
     if not isinstance(value, dict):
-        raise UsageError(f"{path}: context file must hold a JSON object")
+        raise UsageError(f"{shown}: context file must hold a JSON object")
     return value
 
 

@@ -9,6 +9,7 @@ callable: `rule(payload, request)` returns None or raises `RuleViolation` naming
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -69,6 +70,31 @@ def _same(left: Any, right: Any) -> bool:
     return type(left) is type(right) and left == right
 
 
+def _typed_hint(value: Any, expected: Any, key: str, *, listed: bool = False) -> str:
+    """Why a number never equals its digits, and what to pass instead, when that is the mistake.
+
+    Context from `--context K=V` is always a string, so a rule comparing a number, boolean or
+    null field with it fails however right the digits are; the hint names the flag that
+    passes typed values (`--context-json KEY=JSON`).
+    """
+    if not isinstance(expected, str) or isinstance(value, str | dict | list):
+        return ""
+    example = f"{key}=[...]" if listed else f"{key}={_json_literal(expected)}"
+    kind = "boolean" if isinstance(value, bool) else "null" if value is None else "number"
+    return (
+        f" (a {kind} never equals a string: --context values are always strings;"
+        f" --context-json {example} passes a typed value)"
+    )
+
+
+def _json_literal(text: str) -> str:
+    """`text` if it reads as a JSON scalar (`42`, `true`), else a placeholder."""
+    try:
+        return text if not isinstance(json.loads(text), dict | list) else "JSON"
+    except ValueError:
+        return "JSON"
+
+
 @dataclass(frozen=True, slots=True)
 class _EqualsContext:
     kind: ClassVar[str] = "equals_context"
@@ -87,7 +113,8 @@ class _EqualsContext:
         if not _same(value, expected):
             raise RuleViolation(
                 "mismatch",
-                f"{self.pointer} is {value!r}, the request's {self.context!r} is {expected!r}",
+                f"{self.pointer} is {value!r}, the request's {self.context!r} is {expected!r}"
+                + _typed_hint(value, expected, self.context),
                 rule=self.name,
             )
 
@@ -193,9 +220,11 @@ class _MemberOfContext:
         value = _field(self, payload, self.pointer)
         allowed = request.context[self.context]
         if not any(_same(value, item) for item in allowed):
+            hints = (_typed_hint(value, item, self.context, listed=True) for item in allowed)
             raise RuleViolation(
                 "not_a_member",
-                f"{self.pointer} is {value!r}, not one of the request's {self.context!r}",
+                f"{self.pointer} is {value!r}, not one of the request's {self.context!r}"
+                + next((hint for hint in hints if hint), ""),
                 rule=self.name,
             )
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolguard.errors import InputError, Rejection
+from toolguard.files import open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.schema import Validator
@@ -37,10 +38,10 @@ _DEFAULT_LIMITS = Limits()
 def validate_files(
     validator: Validator, paths: Iterable[Path], limits: Limits = _DEFAULT_LIMITS
 ) -> Iterator[InstanceResult]:
-    """Check each instance file in turn; a file that cannot be read or parsed is invalid."""
+    """Check each instance file in turn (`-`: stdin); one that cannot be read or parsed fails."""
     for path in paths:
         try:
-            with path.open("rb") as stream:
+            with open_data(path) as stream:
                 instance: Any = parse(read_bounded(stream, limits.max_bytes), limits)
             validator.validate(instance)
         except OSError as exc:

@@ -505,7 +505,7 @@ def test_hostile_text_recorded_for_real_is_shown_escaped(tmp_path: Path) -> None
     assert entry["layer"] == "rule"
     assert "\\x1b[31m" in entry["message"]
     assert "\\x1b[31m" in entry["upstream"]["attempts"][0]["stderr"]
-    for output in ("rich", "json"):
+    for output in ("text", "json"):
         run = toolguard("explain", ID, "--audit-log", log, "--format", output)
         assert_shown_safely(run)
     assert b"\\\\x1b[31m[bold red]x[/]\\\\u202eevil" in run.stdout  # json: escaped twice over

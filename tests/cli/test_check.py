@@ -551,3 +551,36 @@ def test_a_signed_contract_without_the_signed_extra_exits_3_naming_it(
     assert run.stdout == b""
     assert "pip install 'toolguard-cli[signed]'" in run.stderr.decode()
     assert "rules.1" in run.stderr.decode()
+
+
+INTEGER_CONTRACT = """\
+tool = "ticket"
+version = "1.0.0"
+schema = "schema.json"
+
+[[rules]]
+name = "ticket_matches_request"
+kind = "equals_context"
+pointer = "/id"
+context = "ticket_id"
+
+[projection]
+id = "/id"
+"""
+
+
+def test_context_json_passes_a_typed_value_and_the_string_one_says_so(
+    run_toolguard: Any, tmp_path: Path
+) -> None:
+    """An integer field fails against `--context id=42` with a hint, and passes with JSON."""
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    (tmp_path / "contract.toml").write_text(INTEGER_CONTRACT)
+    contract = tmp_path / "contract.toml"
+    as_string = run_toolguard("check", contract, "--context", "ticket_id=42", stdin=b'{"id": 42}')
+    assert as_string.status == 1
+    assert b"--context values are always strings" in as_string.stderr
+    assert b"--context-json ticket_id=42" in as_string.stderr
+    typed = run_toolguard("check", contract, "--context-json", "ticket_id=42", stdin=b'{"id": 42}')
+    assert typed.status == 0, typed.stderr
+    assert typed.envelope()["data"] == {"id": 42}

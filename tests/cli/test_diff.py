@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
 from conftest import RunToolguard
@@ -95,3 +98,72 @@ def test_unloadable_contract_exits_3_with_nothing_on_stdout(
     assert run.status == 3
     assert run.stdout == b""
     assert run.stderr.startswith(b"toolguard: error: ")
+
+
+def _repository(root: Path) -> Path:
+    """A throwaway git repository holding two contracts from tests/data/diff, committed."""
+    for case in ("enum_tightened", "identical"):
+        shutil.copytree(CASES / case / "old", root / case)
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "contracts")):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    return root
+
+
+def test_against_a_revision_compares_every_contract_under_a_folder(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """--against HEAD DIR: one JSON line per contract, exit 1 when one needs a bump."""
+    root = _repository(tmp_path / "repo")
+    shutil.copy(CASES / "enum_tightened" / "new" / "response.schema.json", root / "enum_tightened")
+    run = run_toolguard("diff", "--against", "HEAD", "--format", "json", ".", cwd=root)
+    assert run.status == 1, run.stderr
+    assert run.stderr == b""
+    first, second = (json.loads(line) for line in run.stdout.splitlines())
+    assert first["old"]["contract"] == "HEAD:enum_tightened/contract.toml"
+    assert first["new"]["contract"] == "enum_tightened/contract.toml"
+    assert first["verdict"]["ok"] is False
+    assert second["changes"] == []
+    assert second["verdict"]["ok"] is True
+
+
+def test_against_a_revision_titles_each_table_with_its_contract(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """In text, each contract's table is headed by its path; a new contract says it is new."""
+    root = _repository(tmp_path / "repo")
+    shutil.copytree(CASES / "identical" / "new", root / "added")
+    run = run_toolguard("diff", "--against", "HEAD", "added", "identical", cwd=root)
+    assert run.status == 0, run.stderr
+    lines = run.stdout.decode().splitlines()
+    assert lines[:2] == [
+        "added/contract.toml",
+        "review_status new at 1.0.0: 5 changes (0 breaking, 4 agent-facing)",
+    ]
+    assert "ok: new contract (not in HEAD): 1.0.0 needs no bump" in lines
+    assert lines[-3:] == [
+        "identical/contract.toml",
+        "review_status 1.0.0 -> 1.0.0: 0 changes",
+        "ok: no changes",
+    ]
+
+
+def test_against_without_git_is_a_usage_error(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """No git on PATH: exit 2 and a message that says so and what to do instead."""
+    root = _repository(tmp_path / "repo")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    run = run_toolguard(
+        "diff", "--against", "HEAD", "identical", cwd=root, extra_env={"PATH": str(empty)}
+    )
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"git is not installed (or not on PATH)" in run.stderr
+
+
+def test_two_files_are_needed_without_against(run_toolguard: RunToolguard) -> None:
+    """One contract without --against, or three: exit 2, saying which forms exist."""
+    old, new = _pair("identical")
+    for args in ((old,), (old, new, old)):
+        run = run_toolguard("diff", *args)
+        assert (run.status, run.stdout) == (2, b"")
+        assert b"diff takes OLD_CONTRACT NEW_CONTRACT, or --against REV" in run.stderr

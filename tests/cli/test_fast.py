@@ -46,7 +46,8 @@ VALUES = st.sampled_from(
      "1_0", "", "-", "--", EXISTING, FOLDER, MISSING, "2026-01-01T00:00:00Z"]
 )  # fmt: skip
 FLAGS = st.sampled_from(
-    ["--input", "--request-id", "--context", "--context-file", "--now", "--diagnostics",
+    ["--input", "--request-id", "--context", "--context-json", "--context-file", "--now",
+     "--diagnostics",
      "--audit-log", "--raw-dir", "--raw-keep", "--raw-max-file", "--raw-max-total",
      "--raw-max-age", "--audit-key", "--fsync", "--audit-optional", "--inpu", "-h", "--help",
      "--version", "--"]
@@ -58,7 +59,8 @@ GOOD = st.sampled_from(
      ["--raw-dir", FOLDER], ["--raw-dir", MISSING], ["--raw-keep", "all"],
      ["--raw-max-file", "12"], ["--raw-max-total", "1"], ["--raw-max-age", "60"],
      ["--audit-key", MISSING], ["--fsync"], ["--audit-optional"], [f"--input={EXISTING}"],
-     ["--request-id=req.00000002"], ["--context=x=1"]]
+     ["--request-id=req.00000002"], ["--context=x=1"], ["--input", "-"], ["--input=-"],
+     ["--context-file", "-"], ["--context-json", "n=42"], ["--context-json=ok=true"]]
 )  # fmt: skip
 TOKENS = st.one_of(
     GOOD,
@@ -105,6 +107,7 @@ def test_the_fast_parser_agrees_with_click_whenever_it_answers(
         ["contract.toml", "--context", "a=1", "--context", "b=2", "--diagnostics", "json"],
         ["--request-id=req.00000001", "contract.toml", f"--input={EXISTING}"],
         ["contract.toml", "--raw-max-age", "60", "--fsync", "--audit-optional"],
+        ["contract.toml", "--input", "-", "--context-json", "ticket_id=42"],
     ],
 )
 def test_common_command_lines_take_the_fast_path(

@@ -33,6 +33,7 @@ def value_for(flag: flags.Flag) -> st.SearchStrategy[str]:
         return st.sampled_from(kind)
     return {
         "existing file": st.just(HERE),
+        "data file": st.sampled_from([HERE, "-"]),
         "file path": st.just("audit/log.jsonl"),
         "folder path": st.just("raw"),
         "count": st.integers(1, 10**6).map(str),

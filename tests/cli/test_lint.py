@@ -26,10 +26,23 @@ def test_examples_are_clean_exit_0(run_toolguard: RunToolguard) -> None:
     assert run.stderr == b""
 
 
+def test_a_folder_lints_every_contract_under_it(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`lint examples/` is `lint examples/*/contract*.toml`; a folder without one is exit 2."""
+    by_folder = run_toolguard("lint", "--format", "json", "examples/")
+    by_file = run_toolguard("lint", "--format", "json", *EXAMPLES)
+    assert by_folder.status == by_file.status == 0
+    assert sorted(by_folder.envelope()["files"]) == sorted(by_file.envelope()["files"])
+    nothing = run_toolguard("lint", tmp_path)
+    assert (nothing.status, nothing.stdout) == (2, b"")
+    assert b"no contract.toml (or contract.NAME.toml) under" in nothing.stderr
+
+
 def test_notices_alone_exit_0(run_toolguard: RunToolguard) -> None:
     """A notice is printed as a finding is, and the run still exits 0 in every format."""
     path = "tests/data/lint/TG019/fail/free_text_projected.toml"
-    for output in ("rich", "json", "sarif"):
+    for output in ("text", "json", "sarif"):
         run = run_toolguard("lint", "--format", output, path)
         assert run.status == 0, run.stdout.decode()
         assert b"TG019" in run.stdout

@@ -20,19 +20,21 @@ def test_the_examples_pass(run_toolguard: RunToolguard, tmp_path: Path) -> None:
     assert run.stderr == b""
     last = run.stdout.decode().rstrip().splitlines()[-1]
     xml = JUnitXml.fromfile(str(junit))
-    assert last == f"6 contracts: {xml.tests} passed, 0 failed, 0 errors"
+    assert last == f"7 contracts: {xml.tests} passed, 0 failed, 0 errors"
     assert (xml.failures, xml.errors) == (0, 0)
-    sizes = {Path(suite.name).parent.name: suite.tests for suite in xml}
+    sizes = {suite.name: suite.tests for suite in xml}
     assert set(sizes) == {
-        "deploy_status",
-        "disk_usage",
-        "get_current_time",
-        "job_run",
-        "review_status",
-        "review_status_signed",
+        "examples/deploy_status/contract.toml",
+        "examples/disk_usage/contract.toml",
+        "examples/disk_usage/contract.jc.toml",
+        "examples/get_current_time/contract.toml",
+        "examples/job_run/contract.toml",
+        "examples/review_status/contract.toml",
+        "examples/review_status_signed/contract.toml",
     }
+    own = {"examples/disk_usage/contract.jc.toml": Path("examples/disk_usage/fixtures.jc")}
     for name, size in sizes.items():
-        fixtures = Path("examples") / name / "fixtures"
+        fixtures = own.get(name, Path(name).parent / "fixtures")
         responses = [
             path
             for path in fixtures.rglob("*")
@@ -104,7 +106,7 @@ def test_usage_errors_exit_2_with_nothing_on_stdout(
     """No contract under a folder, a bad --now, an unwritable --junit: exit 2."""
     nothing = run_toolguard("test", tmp_path)
     assert (nothing.status, nothing.stdout) == (2, b"")
-    assert b"no contract.toml under" in nothing.stderr
+    assert b"no contract.toml (or contract.NAME.toml) under" in nothing.stderr
     bad_now = run_toolguard("test", TREES / "pass", "--now", "yesterday", "--format", "json")
     assert (bad_now.status, bad_now.stdout) == (2, b"")
     assert json.loads(bad_now.stderr)["exit_status"] == 2
@@ -129,3 +131,49 @@ def test_options_override_fixtures_toml(run_toolguard: RunToolguard) -> None:
     )
     assert run.status == 1
     assert run.envelope()["counts"]["fail"] == 3
+
+
+def test_a_contract_whose_extra_is_missing_is_an_error_naming_it(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """Without jc, disk_usage's jc contract is an error that names the extra; the other runs."""
+    shadow = tmp_path / "jc"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise ImportError('jc is not installed here')\n")
+    run = run_toolguard(
+        "test", "examples/disk_usage", "--format", "json", extra_env={"PYTHONPATH": str(tmp_path)}
+    )
+    assert run.status == 1
+    assert run.stderr == b""
+    report = run.envelope()
+    assert report["counts"]["contracts"] == 2
+    line, jc = report["contracts"]
+    assert line["contract"] == "examples/disk_usage/contract.toml"
+    assert line["counts"]["error"] == line["counts"]["fail"] == 0
+    assert jc["contract"] == "examples/disk_usage/contract.jc.toml"
+    assert jc["cases"] == []
+    assert jc["problems"] == [
+        {
+            "where": "contract.jc.toml",
+            "message": "not run: [text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
+        }
+    ]
+
+
+def test_a_second_contract_in_a_folder_runs_against_its_own_fixtures(
+    run_toolguard: RunToolguard,
+) -> None:
+    """contract.jc.toml is checked against fixtures.jc/, contract.toml against fixtures/."""
+    run = run_toolguard("test", "examples/disk_usage", "--format", "json")
+    assert run.status == 0, run.stdout.decode()
+    line, jc = run.envelope()["contracts"]
+    assert {Path(case["file"]).parts[2] for case in line["cases"]} == {"fixtures"}
+    assert {Path(case["file"]).parts[2] for case in jc["cases"]} == {"fixtures.jc"}
+    got = {
+        side["contract"]: next(case["got"] for case in side["cases"] if case["name"] == "banner")
+        for side in (line, jc)
+    }
+    assert got == {
+        "examples/disk_usage/contract.toml": "parse (line_mismatch)",
+        "examples/disk_usage/contract.jc.toml": "schema /properties/records/items/required",
+    }

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
+from toolguard.contract.find import contract_paths, variant
 from toolguard.errors import ValidationError
-from toolguard.fixtures.discover import contract_paths
 from toolguard.schema import compile_schema
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def _envelope_like(node: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.parent.name)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_every_example_publishes_a_schema_python_jsonschema_loads(path: Path) -> None:
     """check_schema (with formats, as the SDK runs it) accepts each example's schema."""
     schema = advertised_schema(load_contract(path).envelope_schema)
@@ -70,12 +70,14 @@ def test_every_example_publishes_a_schema_python_jsonschema_loads(path: Path) ->
     assert schema["type"] == "object"
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.parent.name)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_every_example_golden_envelope_is_valid_in_python_jsonschema(path: Path) -> None:
     """The SDK would accept the envelopes toolguard writes for the examples."""
     schema = advertised_schema(load_contract(path).envelope_schema)
     validator = jsonschema.Draft202012Validator(schema)
-    goldens = sorted((path.parent / "fixtures").rglob("*.expected.json"))
+    name = variant(path)
+    fixtures = path.parent / ("fixtures" if name is None else f"fixtures.{name}")
+    goldens = sorted(fixtures.rglob("*.expected.json"))
     assert goldens
     for golden in goldens:
         assert validator.is_valid(json.loads(golden.read_bytes())), golden

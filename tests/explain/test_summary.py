@@ -161,7 +161,7 @@ def test_rich_rendering_escapes_a_hostile_tool_name(tmp_path: Path) -> None:
     """A tool name written into the log by hand is shown escaped, markup and all."""
     path = write(tmp_path / "audit.jsonl", entry(OK, T0, "\x1b[31m[bold red]x[/]\u202e"))
     stream = io.StringIO()
-    render.summary(summarize(path), "rich", stream)
+    render.summary(summarize(path), "text", stream)
     text = stream.getvalue()
     assert "\x1b" not in text
     assert "\u202e" not in text

@@ -150,6 +150,37 @@ def test_error_names_the_failing_keyword_and_its_schema_location(review: Validat
     assert (error.reason, error.schema_path) == ("pattern", "/properties/change_id/pattern")
 
 
+def test_a_pattern_failure_quotes_the_pattern_as_written(review: Validator) -> None:
+    """The message shows `^CR-[0-9]{1,10}$`, not the translated `^CR\\U0000002d...\\Z`."""
+    error = rejection(review, {**GOOD_REVIEW, "change_id": "CR-x"})
+    assert error.message.endswith("must match pattern ^CR-[0-9]{1,10}$")
+
+
+def test_a_pattern_behind_a_reference_is_quoted_as_written() -> None:
+    """A pattern reached through `$ref` is looked up where it is written, under `$defs`."""
+    schema = {
+        "properties": {"b": {"$ref": "#/$defs/digits"}},
+        "$defs": {"digits": {"pattern": r"^\d+$"}},
+    }
+    error = rejection(compile_schema(schema), {"b": "x"})
+    assert error.message.endswith(r"must match pattern ^\d+$")
+
+
+def test_a_collecting_validator_lists_every_error_in_schema_order() -> None:
+    """`collect=True`: a wrong type, a missing member and an extra one are all listed."""
+    collecting = compile_schema(REVIEW_STATUS, collect=True)
+    errors = collecting.errors({"change_id": 7, "decision": "approved", "admin": True})
+    found = [(error.reason, error.instance_path) for error in errors]
+    assert found == [("required", ""), ("type", "/change_id"), ("additionalProperties", "")]
+    assert collecting.errors(GOOD_REVIEW) == []
+
+
+def test_a_validator_that_stops_at_the_first_error_lists_one(review: Validator) -> None:
+    """Without `collect`, `errors` gives the first error, the one `validate` raises."""
+    errors = review.errors({"change_id": 7, "decision": "approved", "admin": True})
+    assert len(errors) == 1
+
+
 def test_error_names_the_failing_instance_location(review: Validator) -> None:
     """A failure inside a member carries instance path `/change_id`."""
     error = rejection(review, {**GOOD_REVIEW, "change_id": "CR-x"})

@@ -88,3 +88,20 @@ def test_optional_group_is_refused_or_agrees(group: Group) -> None:
         return  # refused: e.g. draft 7 `dependencies`, unknown keywords, another dialect
     found = mismatches(group, validator)
     assert not found, "\n".join(found)
+
+
+_collecting = compiler(formats=False, refs=REMOTES, collect=True)
+
+
+def test_the_collecting_variant_agrees_with_the_suite_on_every_case() -> None:
+    """`collect=True` lists errors exactly for the instances the suite calls invalid."""
+    disagreements = []
+    for group in GROUPS:
+        validator = _collecting(group)
+        if validator is None:
+            continue  # refused alike: the variant is compiled from the same checked schema
+        for case in group.tests:
+            errors = validator.errors(case["data"])
+            if bool(errors) is case["valid"]:
+                disagreements.append(f"{group.id} / {case['description']}: {len(errors)} errors")
+    assert not disagreements, "\n".join(disagreements)

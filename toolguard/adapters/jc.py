@@ -22,7 +22,7 @@ from typing import Any
 
 from toolguard.adapters import Setting
 from toolguard.adapters.lines import strict_text
-from toolguard.errors import ContractError, LimitExceeded, ParseError
+from toolguard.errors import ContractError, LimitExceeded, MissingExtra, ParseError
 from toolguard.limits import Limits
 from toolguard.parse import parse
 
@@ -82,7 +82,8 @@ class JcAdapter:
         except ImportError:
             if not need_library:
                 return cls(parser)
-            raise ContractError(
+            raise MissingExtra(
+                "jc",
                 "[text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
                 source=source,
                 field="text.jc",

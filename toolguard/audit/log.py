@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import refusal
+from toolguard.files import is_stdin, open_data, refusal
 
 MAX_RECORD_BYTES = 4096  # PIPE_BUF on Linux: one write is atomic even into a pipe or FIFO
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -104,7 +104,7 @@ def _refusal(info: os.stat_result) -> str | None:
 def owner(path: Path) -> int | None:
     """The uid of the log's owner when it is not this user, for readers to say; else None."""
     try:
-        uid = path.stat().st_uid
+        uid = os.fstat(0).st_uid if is_stdin(path) else path.stat().st_uid
     except OSError:
         return None
     return None if uid == os.geteuid() else uid
@@ -134,7 +134,7 @@ def all_lines(path: Path) -> Iterator[bytes | None]:
 
     Lines are read at most `MAX_RECORD_BYTES` at a time: a hostile log cannot exhaust memory.
     """
-    with path.open("rb") as stream:
+    with open_data(path) as stream:  # `-`: standard input (`zcat old.log.gz | ... summary -`)
         while line := stream.readline(MAX_RECORD_BYTES + 1):
             if line.endswith(b"\n"):
                 yield line[:-1]

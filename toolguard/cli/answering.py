@@ -91,6 +91,11 @@ def mcp(command: tuple[str, ...], **values: Any) -> None:
     Configure it in the MCP client in place of the server. Only tools with a contract are
     listed and callable; each result is checked and reaches the client as an envelope.
     """
+    from toolguard.run.reaper import become_subreaper  # noqa: PLC0415 - `run` and `mcp` only
+
+    # NOTE: the CLI only, as for `run`: a library caller's other children are its own. What
+    # leaves the server's group is re-parented here and swept when the server stops.
+    become_subreaper()
     respond.mcp(command, values)
 
 

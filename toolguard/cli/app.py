@@ -9,7 +9,7 @@ from toolguard.version import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="toolguard")
+@click.version_option(__version__, "-V", "--version", prog_name="toolguard")
 def cli() -> None:
     """Make tool output earn its way into an agent's context."""
 
@@ -20,6 +20,7 @@ for command in (
     answering.serve,
     answering.mcp,
     answering.schema,
+    authoring.init,
     authoring.validate,
     authoring.run_fixtures,
     authoring.lint,

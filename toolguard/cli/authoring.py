@@ -1,6 +1,7 @@
-"""Commands for contract authors and CI: `validate`, `test`, `lint` and `diff`.
+"""Commands for contract authors and CI: `init`, `validate`, `test`, `lint` and `diff`.
 
-Each turns its flags into values, runs its package (`schema`, `fixtures`, `lint`, `diff`)
+Each turns its flags into values, runs its package (`scaffold`, `schema`, `fixtures`, `lint`,
+`diff`)
 through `respond.guard`, renders, and exits 0 or 1; the packages are imported only by the
 command that needs them.
 """
@@ -13,18 +14,56 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.respond import guard
+from toolguard.cli.flags import format_option
+from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
+from toolguard.files import is_stdin
 from toolguard.request import make_request
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# A data file: an existing file, or `-` for standard input.
+_DATA = click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
 _CONTRACT = click.Path(path_type=Path)
 
 
 @click.command()
-@click.argument("schema_file", metavar="SCHEMA", type=_FILE)
+@click.argument("tool")
+@click.argument(
+    "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--from",
+    "response",
+    metavar="RESPONSE",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Draft the schema from a sample response (- for standard input).",
+)
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> None:
+    """Write a contract for TOOL in DIR (default ./TOOL), with fixtures that pass.
+
+    The contract, a closed and bounded schema, an accepted response and the article's near
+    misses as reject fixtures: `toolguard test DIR` and `toolguard lint` pass as written.
+    Without --from, an example to replace; with it, a draft of the sample's shape.
+    """
+    from toolguard import scaffold  # noqa: PLC0415 - only `init` needs it
+    from toolguard.scaffold.sample import read_sample  # noqa: PLC0415
+
+    target = folder if folder is not None else Path(tool)
+    guard(lambda: scaffold.check_tool_name(tool), "rich")
+    sample = None
+    if response is not None:
+        stdin = str(response) == "-"
+        raw = guard(lambda: read_sample(None if stdin else response), "rich")
+        sample = (raw, "standard input" if stdin else str(response))
+    built = guard(lambda: scaffold.build(tool, sample), "rich")
+    guard(lambda: scaffold.write(built, target, force=force), "rich")
+    sys.stdout.write(scaffold.summary(built, target))
+
+
+@click.command()
+@click.argument("schema_file", metavar="SCHEMA", type=_DATA)
 @click.argument(
     "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
 )
@@ -36,14 +75,7 @@ _CONTRACT = click.Path(path_type=Path)
     help="Serve $refs under PREFIX from files in DIR.",
 )
 @click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("text", "json")),
-    default="text",
-    show_default=True,
-    help="One line per instance, as text or JSON.",
-)
+@format_option(("text", "json"), "One line per instance, as text or JSON.")
 def validate(
     schema_file: Path,
     instances: tuple[Path, ...],
@@ -51,11 +83,16 @@ def validate(
     no_formats: bool,
     output: str,
 ) -> None:
-    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first)."""
+    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).
+
+    Either SCHEMA or one INSTANCE may be `-`, read from standard input.
+    """
     from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
     from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.validate import validate_files  # noqa: PLC0415
 
+    if sum(is_stdin(path) for path in (schema_file, *instances)) > 1:
+        fail(UsageError("only one of SCHEMA and INSTANCE... can be '-' (standard input)"), "text")
     refs = guard(lambda: _registry(registry), "rich")
     validator = guard(
         lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
@@ -70,14 +107,7 @@ def validate(
 
 @click.command("test")
 @click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table per contract, or one line of JSON.",
-)
+@format_option(("text", "json"), "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -98,20 +128,19 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     """Check each contract against the fixtures beside it; exit 1 if any fails."""
     from functools import partial  # noqa: PLC0415 - only `test` needs these
 
+    from toolguard.contract.find import contract_paths  # noqa: PLC0415
     from toolguard.fixtures import report as fixture_report  # noqa: PLC0415
-    from toolguard.fixtures.discover import contract_paths, discover  # noqa: PLC0415
-    from toolguard.fixtures.run import SuiteResult, run_suite  # noqa: PLC0415
+    from toolguard.fixtures.run import SuiteResult, prepare, run_suite  # noqa: PLC0415
 
     guard(lambda: make_request(request_id, None, now), output)
     paths = guard(lambda: contract_paths(targets), output)
-    contracts = [guard(partial(load_contract, path), output) for path in paths]
+    prepared = [guard(partial(prepare, path), output) for path in paths]
 
     def run_all() -> list[SuiteResult]:
-        suites = [discover(path) for path in paths]
-        with fixture_report.progress(sum(len(suite.cases) for suite in suites)) as advance:
+        with fixture_report.progress(sum(len(suite.cases) for _, suite in prepared)) as advance:
             return [
                 run_suite(s, c, request_id=request_id, now=now, update=update, on_result=advance)
-                for s, c in zip(suites, contracts, strict=True)
+                for c, s in prepared
             ]
 
     def write_junit(results: list[SuiteResult], path: Path) -> None:
@@ -138,21 +167,19 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     return registry
 
 
-LINT_FORMATS = ("rich", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
+LINT_FORMATS = ("text", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
 
 
 @click.command()
-@click.argument("targets", metavar="CONTRACT_OR_SCHEMA...", nargs=-1, required=True, type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(LINT_FORMATS),
-    default="rich",
-    show_default=True,
-    help="Findings as text, one line of JSON, or SARIF 2.1.0.",
+@click.argument(
+    "targets", metavar="CONTRACT_SCHEMA_OR_DIR...", nargs=-1, required=True, type=_CONTRACT
 )
+@format_option(LINT_FORMATS, "Findings as text, one line of JSON, or SARIF 2.1.0.")
 def lint(targets: tuple[Path, ...], output: str) -> None:
-    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail)."""
+    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail).
+
+    A folder stands for every contract.toml and contract.NAME.toml under it.
+    """
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 
@@ -162,23 +189,46 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
 
 
 @click.command()
-@click.argument("old", metavar="OLD_CONTRACT", type=_CONTRACT)
-@click.argument("new", metavar="NEW_CONTRACT", type=_CONTRACT)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table for people, or one JSON object for CI.",
+@click.argument(
+    "contracts",
+    metavar="OLD_CONTRACT NEW_CONTRACT | --against REV CONTRACT_OR_DIR...",
+    nargs=-1,
+    required=True,
+    type=_CONTRACT,
 )
-def diff(old: Path, new: Path, output: str) -> None:
-    """Compare two contract versions; exit 1 if a needed version bump is missing."""
-    from toolguard.diff import diff_contracts  # noqa: PLC0415 - only this command needs it
+@click.option(
+    "--against",
+    "revision",
+    metavar="REV",
+    help="Compare each contract (every one under a folder) with itself at git revision REV.",
+)
+@format_option(("text", "json"), "A table for people, or one JSON object (per contract) for CI.")
+def diff(contracts: tuple[Path, ...], revision: str | None, output: str) -> None:
+    """Compare two contract versions; exit 1 if a needed version bump is missing.
+
+    With --against REV, the old version is each contract as committed at REV, with the
+    files it names, read with git from any folder of the work tree; a contract that did
+    not exist at REV is new: all added, no bump needed.
+    """
+    from toolguard.diff import ContractDiff, diff_contracts  # noqa: PLC0415 - only `diff` needs it
     from toolguard.diff.render import write  # noqa: PLC0415
 
-    before = guard(lambda: load_contract(old), output)
-    after = guard(lambda: load_contract(new), output)
-    result = guard(lambda: diff_contracts(before, after), output)
-    write(result, output, sys.stdout)
-    sys.exit(ExitStatus.SUCCESS if result.verdict.ok else ExitStatus.FAILURE)
+    def compare() -> list[ContractDiff]:
+        if revision is not None:
+            from toolguard.diff.revision import diff_against  # noqa: PLC0415 - git: --against
+
+            return diff_against(contracts, revision)
+        if len(contracts) != 2:
+            raise UsageError(
+                "diff takes OLD_CONTRACT NEW_CONTRACT, or --against REV and CONTRACT_OR_DIR..."
+            )
+        old, new = contracts
+        return [diff_contracts(load_contract(old), load_contract(new))]
+
+    results = guard(compare, output)
+    for index, result in enumerate(results):
+        if index and output != "json":
+            sys.stdout.write("\n")
+        write(result, output, sys.stdout, titled=revision is not None)
+    passed = all(result.verdict.ok for result in results)
+    sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)

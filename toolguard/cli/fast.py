@@ -63,7 +63,7 @@ def parse_check(arguments: list[str]) -> dict[str, object] | None:
 
 def _store(values: dict[str, object], flag: Flag, text: str) -> bool:
     """Read one flag's value into `values`; False where click might see it differently."""
-    if not text or text.startswith("-"):
+    if not text or (text.startswith("-") and not (text == "-" and flag.kind == "data file")):
         return False
     if flag.kind == "repeatable":
         values.setdefault(flag.dest, []).append(text)  # type: ignore[attr-defined]
@@ -82,6 +82,8 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
         return text if text in kind else None
     if kind == "text":
         return text
+    if kind == "data file" and text == "-":
+        return Path(text)  # standard input
     if kind == "count":
         if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
             return None  # a sign, spaces, underscores or a huge number: click decides
@@ -89,7 +91,7 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
     try:
         info = Path(text).stat()
     except (OSError, ValueError):
-        return None if kind == "existing file" else Path(text)
+        return None if kind in {"existing file", "data file"} else Path(text)
     if stat.S_ISDIR(info.st_mode) != (kind == "folder path") or not os.access(text, os.R_OK):
         return None
     if kind != "folder path" and not stat.S_ISREG(info.st_mode):

@@ -17,8 +17,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolguard.audit.trail import TrailOptions
 
-Kind = str  # "text", "existing file", "file path", "folder path", "count", "seconds",
-# "repeatable", "repeatable file", "switch", or a tuple of choices
+from toolguard.errors import UsageError
+from toolguard.files import is_stdin
+
+Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
+# "file path", "folder path", "count", "seconds", "repeatable", "repeatable file", "switch",
+# or a tuple of choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +41,19 @@ class Flag:
 DIAGNOSTICS = ("rich", "json")
 REQUEST = (
     Flag("--request-id", "request_id", "text", "Request id to echo (default: a random one).", "ID"),
-    Flag("--context", "pairs", "repeatable", "Request context value.", "K=V"),
+    Flag("--context", "pairs", "repeatable", "Request context value, always a string.", "K=V"),
     Flag(
-        "--context-file", "context_file", "existing file", "JSON object of request context values."
+        "--context-json",
+        "json_pairs",
+        "repeatable",
+        "Request context value as JSON: 42, true, [1, 2].",
+        "K=JSON",
+    ),
+    Flag(
+        "--context-file",
+        "context_file",
+        "data file",
+        "JSON object of request context values (-: stdin).",
     ),
     Flag("--now", "now", "text", "Clock for freshness rules (default: real time).", "RFC3339"),
 )
@@ -128,7 +142,9 @@ def _diagnostics(default: str) -> Flag:
 
 # NOTE: the audit flags come last, so --help lists them after what a first reader needs.
 CHECK = (
-    Flag("--input", "input_file", "existing file", "Read the response from FILE, not stdin."),
+    Flag(
+        "--input", "input_file", "data file", "Read the response from FILE (default, or -: stdin)."
+    ),
     *REQUEST,
     _diagnostics("rich"),
     *AUDIT,
@@ -203,6 +219,21 @@ def trail_options(values: Mapping[str, Any]) -> TrailOptions:
     return TrailOptions(**{flag.dest: values[flag.dest] for flag in AUDIT})
 
 
+def one_stdin(table: tuple[Flag, ...], values: Mapping[str, Any], *implicit: str) -> None:
+    """Refuse a command line on which two things would read standard input (a usage error).
+
+    `implicit` names what reads stdin without a flag saying so (`check`'s response, when no
+    `--input` is given); every data-file flag given `-` is another reader.
+    """
+    readers = [*implicit]
+    readers += [
+        flag.name for flag in table if flag.kind == "data file" and is_stdin(values[flag.dest])
+    ]
+    if len(readers) > 1:
+        both = " and ".join(readers)
+        raise UsageError(f"only one thing can read standard input ('-'), not {both}")
+
+
 def options_end_at_command(
     table: tuple[Flag, ...], arguments: Sequence[str], leading: int
 ) -> list[str]:
@@ -228,6 +259,36 @@ def options_end_at_command(
         else:
             seen, index = seen + 1, index + 1
     return list(arguments)
+
+
+# Spellings `--format` took before it was `text|json` everywhere: still accepted, never shown.
+FORMAT_ALIASES = {"rich": "text"}
+
+
+def format_option(
+    formats: tuple[str, ...], help_text: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--format` of a reporting command: `formats` (the first the default), old spellings too.
+
+    One vocabulary for every command that prints a report: `text` for people, `json` for
+    programs, `sarif` where it applies (lint). `--diagnostics` keeps its own (`rich|json`).
+    """
+    import click  # noqa: PLC0415 - the fast path reads this module without click
+
+    class Format(click.Choice):  # type: ignore[type-arg]  # generic from click 8.2 on
+        """A choice that also takes the hidden old spellings, read as their new names."""
+
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            return super().convert(FORMAT_ALIASES.get(value, value), param, ctx)
+
+    return click.option(
+        "--format",
+        "output",
+        type=Format(formats),
+        default=formats[0],
+        show_default=True,
+        help=help_text,
+    )
 
 
 def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -263,6 +324,9 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
 
 
 _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
+    "data file": lambda click: click.Path(
+        exists=True, dir_okay=False, path_type=Path, allow_dash=True
+    ),
     "existing file": lambda click: click.Path(exists=True, dir_okay=False, path_type=Path),
     "file path": lambda click: click.Path(dir_okay=False, path_type=Path),
     "folder path": lambda click: click.Path(file_okay=False, path_type=Path),

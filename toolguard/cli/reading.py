@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import PRUNE, click_options
+from toolguard.cli.flags import PRUNE, click_options, format_option
 from toolguard.cli.respond import fail, guard
 from toolguard.errors import AuditError, ExitStatus, UsageError
+from toolguard.files import is_stdin
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -40,14 +41,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     type=_FILE,
     help="Re-check with this contract, not the recorded one.",
 )
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A story for people, or one line of JSON.",
-)
+@format_option(("text", "json"), "A story for people, or one line of JSON.")
 def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     request_id: str,
     log_file: Path,
@@ -80,36 +74,34 @@ def audit() -> None:
 
 
 @audit.command()
-@click.argument("log_file", metavar="FILE", type=_FILE)
+@click.argument(
+    "log_file",
+    metavar="FILE",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True),
+)
 @click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
 @click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A table for people, or one line of JSON.",
-)
+@format_option(("text", "json"), "A table for people, or one line of JSON.")
 def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
-    """Count FILE's records per tool, outcome, error code and layer."""
+    """Count FILE's records per tool, outcome, error code and layer (FILE `-`: stdin)."""
     from toolguard.explain import render  # noqa: PLC0415 - only this command needs it
-    from toolguard.explain.summary import summarize  # noqa: PLC0415
+    from toolguard.explain.summary import Summary, summarize  # noqa: PLC0415
 
-    result = guard(lambda: summarize(log_file, since, until), output)
+    def summarized() -> Summary:
+        try:
+            size = None if is_stdin(log_file) else log_file.stat().st_size
+        except OSError:
+            size = None  # summarize says why it cannot read the log
+        with report.progress(size, "audit summary") as advance:
+            return summarize(log_file, since, until, on_read=advance)
+
+    result = guard(summarized, output)
     render.summary(result, output, sys.stdout)
 
 
 @audit.command()
 @click_options(PRUNE)
-@click.option(
-    "--format",
-    "output",
-    type=click.Choice(("rich", "json")),
-    default="rich",
-    show_default=True,
-    help="A line for people, or one line of JSON.",
-)
+@format_option(("text", "json"), "A line for people, or one line of JSON.")
 def prune(
     raw_dir: Path | None,
     raw_max_total_bytes: int | None,

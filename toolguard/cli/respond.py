@@ -20,11 +20,18 @@ from typing import Any, BinaryIO, NoReturn, TypeVar
 from toolguard import envelope, report, result
 from toolguard.audit import Command, Source
 from toolguard.audit.trail import AuditTrail
-from toolguard.cli.flags import trail_options
+from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import Contract, load_contract
-from toolguard.errors import ExitStatus, ToolguardError, UsageError
+from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
+from toolguard.files import is_stdin
 from toolguard.pipeline import check_stream, run_upstream
-from toolguard.request import Request, make_request, parse_context_pairs, read_context_file
+from toolguard.request import (
+    Request,
+    make_request,
+    parse_context_json,
+    parse_context_pairs,
+    read_context_file,
+)
 from toolguard.result import Outcome
 
 T = TypeVar("T")
@@ -33,12 +40,15 @@ T = TypeVar("T")
 def check(contract: Path, flags: Mapping[str, Any]) -> NoReturn:
     """`toolguard check`: one response, one envelope on stdout, then exit."""
     input_file: Path | None = flags["input_file"]
+    reads_stdin = input_file is None or is_stdin(input_file)
+    implicit = () if input_file else ("the response (no --input)",)
+    guard(lambda: one_stdin(CHECK, flags, *implicit), flags["diagnostics"])
 
     def produce(loaded: Contract, request: Request) -> Outcome:
         with open_input(input_file) as stream:
             return check_stream(loaded, stream, request)
 
-    source = Source("file", str(input_file)) if input_file else Source("stdin")
+    source = Source("stdin") if reads_stdin else Source("file", str(input_file))
     _respond(contract, flags, "check", source, produce)
 
 
@@ -123,16 +133,17 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
 
 
 def build_request(flags: Mapping[str, Any]) -> Request:
-    """The request from its flags: `--context` pairs merged over `--context-file` values."""
+    """The request from its flags: `--context` and `--context-json` over `--context-file`."""
     context_file: Path | None = flags["context_file"]
     from_file = read_context_file(context_file) if context_file else {}
-    context = parse_context_pairs(flags["pairs"], from_file)
+    typed = parse_context_json(flags["json_pairs"], from_file)
+    context = parse_context_pairs(flags["pairs"], typed)
     return make_request(flags["request_id"], context, flags["now"])
 
 
 def open_input(input_file: Path | None) -> BinaryIO:
-    """Where the response is read from: `--input FILE`, else stdin."""
-    if input_file is None:
+    """Where the response is read from: `--input FILE`, else stdin (`--input -` too)."""
+    if input_file is None or is_stdin(input_file):
         if sys.stdin is None:
             raise UsageError("stdin is closed; pass the response with --input FILE")
         return sys.stdin.buffer
@@ -157,8 +168,12 @@ def guard(build: Callable[[], T], mode: str) -> T:
 
 
 def fail(exc: ToolguardError, mode: str) -> NoReturn:
-    """Report an invocation error and exit with its status (nothing on stdout)."""
-    report.error(str(exc), exc.exit_status, mode)
+    """Report an invocation error and exit with its status (nothing on stdout).
+
+    A contract with several problems gets one line (one JSON record) per problem.
+    """
+    for line in exc.lines() if isinstance(exc, ContractError) else [str(exc)]:
+        report.error(line, exc.exit_status, mode)
     sys.exit(exc.exit_status)
 
 

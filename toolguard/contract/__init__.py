@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from toolguard.contract.load import load_contract, read_contract_document
+from toolguard.contract.load import load_contract, read_contract_document, referenced_files
 from toolguard.contract.model import Contract
 
-__all__ = ["Contract", "load_contract", "read_contract_document"]
+__all__ = ["Contract", "load_contract", "read_contract_document", "referenced_files"]

@@ -23,7 +23,7 @@ from toolguard.contract.envelope_schema import envelope_schema, self_check_schem
 from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, Rejection, SchemaError, ValidationError
+from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
@@ -40,16 +40,18 @@ CONTRACT_MAX_BYTES = 1 << 20
 _VALIDATOR_NAME = re.compile(r"^data[^ ]* ")  # fastjsonschema's "data.rules[0].x " prefix
 
 
-def load_contract(path: str | Path, *, need_extras: bool = True) -> Contract:
+def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = True) -> Contract:
     """Load, validate and compile a contract file; raise `ContractError` naming file and field.
 
     `need_extras=False` builds an adapter that needs an optional extra without it (lint).
+    `cache=False` neither reads nor stores the contract's artefact: a contract in a temporary
+    folder (`diff --against`) would leave one behind per run, under a path never seen again.
     """
     path = Path(path)
     raw = _read_toml_bytes(path)
-    artefact_key = artefact.key(path, raw)
+    artefact_key = artefact.key(path, raw) if cache else None
     stored = artefact.read(artefact_key) if artefact_key is not None else None
-    document = stored.document if stored else _checked(_decode_toml(raw, path), path)
+    document = stored.document if stored else _checked(_decode_toml(raw, path), raw, path)
     schemas = _Schemas(path.parent, stored, str(path))
     contract = _build(path, raw, document, schemas, need_extras)
     if stored is None and artefact_key is not None:
@@ -116,17 +118,43 @@ def read_contract_document(path: Path) -> dict[str, Any]:
     What `load_contract` builds from, and what `toolguard lint` reads (it lints what the
     loader would refuse, such as an undeclared projection pointer, as findings).
     """
-    return _checked(_decode_toml(_read_toml_bytes(path), path), path)
+    raw = _read_toml_bytes(path)
+    return _checked(_decode_toml(raw, path), raw, path)
 
 
-def _checked(document: dict[str, Any], path: Path) -> dict[str, Any]:
-    try:
-        _contract_validator().validate(document)
-    except ValidationError as exc:
-        field = (exc.instance_path or "").strip("/").replace("/", ".")
-        message = _VALIDATOR_NAME.sub("", exc.message)
-        raise ContractError(message, source=str(path), field=field) from None
-    return document
+def referenced_files(document: dict[str, Any]) -> tuple[str, ...]:
+    """Every file a checked contract document names, relative to its folder, each once.
+
+    The payload schema, each error document's schema and each file a rule option names (a
+    `signed` rule's key set): what the loader reads besides the TOML, and what `diff
+    --against` takes from git with it. A contract's schemas reach no other file: their
+    `$ref`s resolve within the document or to the shipped metaschemas.
+    """
+    names = [document["schema"]]
+    names += [entry["schema"] for entry in document.get("run", {}).get("error_documents", [])]
+    for entry in document.get("rules", []):
+        files = RULE_BY_KIND[entry["kind"]].files
+        names += [entry[option] for option in sorted(files & entry.keys())]
+    return tuple(dict.fromkeys(names))
+
+
+def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]:
+    """`document` if the contract schema accepts it, else every problem, placed and in words.
+
+    The fail-fast validator decides; only a refused contract pays for the collecting one.
+    """
+    if _contract_validator().is_valid(document):
+        return document
+    from toolguard.contract.problems import problems  # noqa: PLC0415 - refused contracts only
+
+    collector = _contract_validator(collect=True)
+    found = problems(collector.errors(document), document, raw.decode("utf-8"), collector.schema)
+    if not found:  # NOTE: unreachable while both variants agree; the first error still shows
+        first = _contract_validator().errors(document)
+        field = (first[0].instance_path or "").strip("/").replace("/", ".") if first else ""
+        message = _VALIDATOR_NAME.sub("", first[0].message) if first else "refused"
+        raise ContractError(f"{message} (by the contract schema)", source=str(path), field=field)
+    raise ContractError(found[0].message, source=str(path), problems=found)
 
 
 class _Schemas:
@@ -275,8 +303,8 @@ def _retry_policy(table: dict[str, Any], run: RunPolicy, source: str) -> RetryPo
 
 
 @cache
-def _contract_validator() -> Validator:
-    return compile_schema(read_schema(shipped_schema("contract.schema.json")))
+def _contract_validator(*, collect: bool = False) -> Validator:
+    return compile_schema(read_schema(shipped_schema("contract.schema.json")), collect=collect)
 
 
 def _read_toml_bytes(path: Path) -> bytes:
@@ -301,11 +329,24 @@ def _decode_toml(raw: bytes, path: Path) -> dict[str, Any]:
     import tomllib  # noqa: PLC0415 - a warm artefact never parses TOML
 
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return tomllib.loads(text)
     except UnicodeDecodeError:
         raise ContractError("contract is not UTF-8", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
+        if text.lstrip().startswith(("{", "[{", "true", "false")):
+            raise ContractError(_json_given(text), source=str(path)) from None
         raise ContractError(f"not valid TOML: {exc}", source=str(path)) from None
+
+
+def _json_given(text: str) -> str:
+    """What to say of JSON given as a contract: most often, the contract's own schema."""
+    keywords = ('"$schema"', '"type"', '"properties"', '"$defs"', '"$id"', '"$ref"')
+    if text.strip() in {"true", "false"} or any(keyword in text for keyword in keywords):
+        return (
+            "this looks like a JSON Schema, not a contract: pass the contract .toml that names it"
+        )
+    return "this is JSON, not a contract: a contract is a TOML file (see docs/contract.md)"
 
 
 def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str:
@@ -340,6 +381,8 @@ def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may u
         options["need_library"] = need_extras
     try:
         return kind.build(**options)
+    except MissingExtra as exc:
+        raise MissingExtra(exc.extra, exc.message, source=source, field=f"rules.{index}") from None
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 

@@ -57,6 +57,11 @@ def verdict(old: str, new: str, changes: Sequence[Change]) -> Verdict:
     return Verdict(True, bump, f"{why}; {old} -> {new} is a {bump} version bump")
 
 
+def first_version(version: str, since: str) -> Verdict:
+    """A contract that did not exist at `since` has no earlier version to bump from."""
+    return Verdict(True, "none", f"new contract (not in {since}): {version} needs no bump")
+
+
 def _semver(version: str) -> tuple[int, int, int] | None:
     match = _SEMVER.fullmatch(version)
     if match is None:

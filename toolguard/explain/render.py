@@ -15,6 +15,7 @@ from typing import IO, Any
 from toolguard.audit.raw import Pruned
 from toolguard.explain.find import Found, Recheck
 from toolguard.explain.summary import Summary
+from toolguard.report import console as report_console
 from toolguard.text import clean, cleaned
 
 _COLUMNS = ("tool", "outcome", "error_code", "layer")
@@ -37,11 +38,10 @@ def explain(
         stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
         stream.write("\n")
         return
-    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
-    from rich.table import Table  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415 - rich only costs start-up when used
     from rich.text import Text  # noqa: PLC0415
 
-    console = Console(file=stream, highlight=False, soft_wrap=True)
+    console = report_console(stream, soft_wrap=True)
     if found.owner is not None:
         console.print(Text(_owner_line(found.owner)))
     count = len(found.records)
@@ -79,11 +79,10 @@ def summary(result: Summary, mode: str, stream: IO[str]) -> None:
         stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
         stream.write("\n")
         return
-    from rich.console import Console  # noqa: PLC0415
-    from rich.table import Table  # noqa: PLC0415
+    from rich.table import Table  # noqa: PLC0415 - rich only costs start-up when used
     from rich.text import Text  # noqa: PLC0415
 
-    console = Console(file=stream, highlight=False)
+    console = report_console(stream)
     if result.owner is not None:
         console.print(Text(_owner_line(result.owner)))
     window = f"from {result.since or 'the start'} until {result.until or 'now'}"

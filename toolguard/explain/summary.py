@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,13 +43,29 @@ class Summary:
         return totals
 
 
-def summarize(path: Path, since: str | None = None, until: str | None = None) -> Summary:
-    """Count the valid records of the log whose timestamp is in [since, until)."""
+_REPORT_EVERY = 1 << 20  # bytes read between two calls of `on_read`
+
+
+def summarize(
+    path: Path,
+    since: str | None = None,
+    until: str | None = None,
+    on_read: Callable[[int], None] | None = None,
+) -> Summary:
+    """Count the valid records of the log whose timestamp is in [since, until).
+
+    `on_read(bytes)` is told, about every MiB, how much more of the log was read (a
+    progress bar; the last call covers the rest).
+    """
     low, high = _bound(since), _bound(until)
     summary = Summary(since=low, until=high)
-    records = malformed = 0
+    records = malformed = unreported = 0
     try:
         for line in log.all_lines(path):
+            unreported += log.MAX_RECORD_BYTES + 1 if line is None else len(line) + 1
+            if on_read is not None and unreported >= _REPORT_EVERY:
+                on_read(unreported)
+                unreported = 0
             if line == b"":
                 continue  # a blank line; None (a line too long to be a record) is malformed
             entry = None if line is None else record.decode(line)
@@ -62,6 +79,8 @@ def summarize(path: Path, since: str | None = None, until: str | None = None) ->
             summary.rows[_row(entry)] += 1
     except OSError as exc:
         raise UsageError(f"cannot read audit log {path}: {exc.strerror or exc}") from None
+    if on_read is not None and unreported:
+        on_read(unreported)
     return Summary(low, high, records, malformed, summary.rows, log.owner(path))
 
 

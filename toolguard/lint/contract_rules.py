@@ -14,6 +14,7 @@ from typing import Any
 
 from toolguard.adapters import ADAPTER_BY_KIND, kind_of
 from toolguard.contract import Contract
+from toolguard.contract.names import TOOL_NAME
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, LintRule
 from toolguard.lint.schema_rules import bounded_string
@@ -25,7 +26,6 @@ from toolguard.schema.locate import declared_location
 
 MAX_SANE_BYTES = Limits().max_bytes  # 1 MiB: above it, an answer is a dump, not evidence
 MAX_SANE_DEPTH = Limits().max_depth
-_TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 _SEMVER = re.compile(
     r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
     r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
@@ -191,7 +191,7 @@ def tool_name(contract: ContractSubject) -> Iterator[Hit]:
     doubled underscore.
     """
     tool = contract.document["tool"]
-    if not _TOOL_NAME.fullmatch(tool):
+    if not TOOL_NAME.fullmatch(tool):
         yield Hit(contract.file, "/tool", f"tool {tool!r} is not snake_case words")
 
 

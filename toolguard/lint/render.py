@@ -1,4 +1,4 @@
-"""Lint reports -> text for people (rich), one JSON document, or SARIF 2.1.0. Decides nothing.
+"""Lint reports -> text for people, one JSON document, or SARIF 2.1.0. Decides nothing.
 
 Property names, file names and messages may quote a hostile schema: the rich output escapes
 control characters and never interprets markup; JSON and SARIF escape them as JSON does.
@@ -13,15 +13,15 @@ from typing import IO, Any
 
 from toolguard.lint.findings import Finding, LintReport, Waived
 from toolguard.lint.sarif import sarif_log
+from toolguard.report import console as report_console
 from toolguard.text import clean
 
 
-def render_rich(report: LintReport, stream: IO[str]) -> None:
+def render_text(report: LintReport, stream: IO[str]) -> None:
     """One entry per finding (file:line, severity, rule, pointer, message), then a summary."""
-    from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
-    from rich.text import Text  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415 - rich only costs start-up when used
 
-    console = Console(file=stream, highlight=False, soft_wrap=True)
+    console = report_console(stream, soft_wrap=True)
     style = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
     for finding in report.findings:
         line = Text(f"{clean(finding.file)}:{finding.line}: ")
@@ -82,7 +82,7 @@ def render_sarif(report: LintReport, stream: IO[str]) -> None:
 
 
 RENDERERS: Mapping[str, Callable[[LintReport, IO[str]], None]] = {
-    "rich": render_rich,
+    "text": render_text,
     "json": render_json,
     "sarif": render_sarif,
 }

@@ -1,5 +1,7 @@
 """Lint targets -> one report: a contract (TOML, payload schema, error schemas) or a schema file.
 
+A folder stands for every contract under it (`contract.toml`, `contract.NAME.toml`).
+
 A `.toml` target is a contract: read and checked against the contract schema, its schemas
 compiled fail-closed (a contract or schema toolguard refuses is a `ContractError`, exit 3, not
 a finding), then every rule applied and the contract's waivers matched. Any other file is a
@@ -13,6 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolguard.contract import load_contract, read_contract_document
+from toolguard.contract.find import contract_paths
+from toolguard.contract.locate import file_lines, line_of
 from toolguard.errors import SchemaError
 from toolguard.lint.contract_rules import (
     BUILT_RULES,
@@ -23,7 +27,6 @@ from toolguard.lint.contract_rules import (
     WaiverSubject,
 )
 from toolguard.lint.findings import Finding, LintReport, Waived
-from toolguard.lint.locate import file_lines, line_of
 from toolguard.lint.mcp_rules import MCP_RULES
 from toolguard.lint.schema_rules import DOCUMENT_RULES, VIEW_RULES
 from toolguard.lint.views import Document, Reach
@@ -35,11 +38,15 @@ _UNDECLARED = "TG009"  # the one finding the loader also refuses: do not load on
 
 
 def lint_paths(paths: Iterable[str | Path]) -> LintReport:
-    """Lint each contract (`.toml`) or schema file; raise `ContractError` for one refused."""
+    """Lint each contract (`.toml`), schema file or folder of contracts.
+
+    Raise `ContractError` for a contract or schema toolguard refuses, `UsageError` for a
+    folder holding no contract.
+    """
     findings: list[Finding] = []
     waived: list[Waived] = []
     files: list[str] = []
-    for path in map(Path, paths):
+    for path in contract_paths(map(Path, paths)):
         if path.suffix == ".toml":
             found, accepted, read = _lint_contract(path)
         else:

@@ -33,18 +33,8 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return without_toolguard(environ)
 
 
-def contain_descendants() -> None:
-    """Make every descendant of the server end with toolguard (Linux; elsewhere, its group).
-
-    toolguard becomes a child subreaper, so what leaves the server's process group is
-    re-parented to it, and `stop_server` sweeps it with the server.
-    """
-    reaper.become_subreaper()
-
-
 def start_server(argv: Sequence[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start the server; raises `OSError` or `ValueError` if it cannot start."""
-    contain_descendants()
     return start(argv, env=server_environment(environ))
 
 

@@ -15,8 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
-from toolguard.pointer import is_index, join
-from toolguard.schema.cache import Entry, SchemaViolation, cached, compile_source, function_of
+from toolguard.pointer import is_index, join, lookup
+from toolguard.schema.cache import (
+    Entry,
+    SchemaViolation,
+    SchemaViolations,
+    cached,
+    compile_source,
+    function_of,
+)
 from toolguard.schema.matcher import UnmatchableText
 from toolguard.schema.runtime import LOCATION_TAG
 
@@ -97,6 +104,25 @@ class Validator:
         except UnmatchableText as exc:  # a library caller's str; parsed JSON never has one
             raise ValidationError("pattern", str(exc)) from None
 
+    def errors(self, instance: Any) -> list[ValidationError]:
+        """Every violation of a collecting validator (`collect=True`), in schema order; [] if valid.
+
+        A validator that stops at the first error gives that one. Use it to list what is
+        wrong with an instance already rejected: collecting goes on past an error, so one
+        mistake may show under several keywords.
+        """
+        try:
+            self._function(instance)
+        except SchemaViolations as exc:
+            return [self._error(item, instance) for item in exc.errors]
+        except SchemaViolation as exc:
+            return [self._error(exc, instance)]
+        except RecursionError:
+            return [
+                ValidationError("recursion", "instance nests deeper than the schema can follow")
+            ]
+        return []
+
     def is_valid(self, instance: Any) -> bool:
         """Whether `instance` satisfies the schema."""
         try:
@@ -114,9 +140,23 @@ class Validator:
         if steps is None:  # NOTE: unreachable for names fastjsonschema builds from `instance`
             steps = exc.path[1:]
         instance_path = join(steps)
-        return ValidationError(
-            rule, exc.message, schema_path=schema_path, instance_path=instance_path
-        )
+        message = self._as_written(exc, schema_path)
+        return ValidationError(rule, message, schema_path=schema_path, instance_path=instance_path)
+
+    def _as_written(self, exc: SchemaViolation, schema_path: str | None) -> str:
+        """The message with a pattern as its author wrote it, not as it was translated.
+
+        Generated code quotes the Python pattern it runs (`^TCK` + an escaped `-` ...); the
+        bundled schema still holds the ECMA-262 text at the same location.
+        """
+        if exc.rule != "pattern" or schema_path is None or not isinstance(exc.definition, dict):
+            return exc.message
+        translated, written = exc.definition.get("pattern"), lookup(self.schema, schema_path)
+        if not isinstance(translated, str) or not isinstance(written, str):
+            return exc.message
+        if not exc.message.endswith(translated):
+            return exc.message
+        return exc.message[: len(exc.message) - len(translated)] + written
 
 
 def _steps(node: Any, name: str) -> list[str] | None:
@@ -147,6 +187,7 @@ def compile_schema(
     *,
     refs: Mapping[str, str | Path] | None = None,
     formats: bool = True,
+    collect: bool = False,
     _check_dialect: bool = True,
 ) -> Validator:
     """Compile a Draft 2020-12 schema, or raise `SchemaError` if any part cannot be enforced.
@@ -154,6 +195,8 @@ def compile_schema(
     `refs` maps URI prefixes to local directories: the only place, besides the schema itself,
     where a `$ref` may lead. Nothing is fetched from the network. A schema compiled before
     (same text, options, registry files and toolguard) is loaded from the cache instead.
+    `collect` builds the variant that records every error and goes on (`Validator.errors`):
+    for telling a person all that is wrong, never for deciding (it is slower).
     """
 
     def build() -> Entry:
@@ -165,13 +208,14 @@ def compile_schema(
             raise SchemaError("schema nests too deeply to be checked") from None
         if _check_dialect:
             _conforms_to_metaschema(schema)
-        name, code = compile_source(_generate(prepared))
+        name, code = compile_source(_generate(prepared, collect=collect))
         return Entry(name, code, prepared.bundled, prepared.formats, prepared.files)
 
-    return Validator.from_entry(cached(schema, formats=formats, refs=refs, build=build))
+    entry = cached(schema, formats=formats, refs=refs, build=build, collect=collect)
+    return Validator.from_entry(entry)
 
 
-def _generate(prepared: Prepared) -> str:
+def _generate(prepared: Prepared, *, collect: bool = False) -> str:
     """Generate the module source for a prepared schema (imports fastjsonschema: misses only)."""
     from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415
 
@@ -182,7 +226,11 @@ def _generate(prepared: Prepared) -> str:
     try:
         # NOTE: fastjsonschema's resolver rewrites $ref values in place: give it a copy.
         return generate_source(
-            copy.deepcopy(prepared.schema), _Offline(), checkers, use_formats=prepared.formats
+            copy.deepcopy(prepared.schema),
+            _Offline(),
+            checkers,
+            use_formats=prepared.formats,
+            collect=collect,
         )
     except JsonSchemaDefinitionException as exc:
         raise SchemaError(f"invalid schema: {exc}") from None

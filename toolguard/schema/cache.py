@@ -83,6 +83,19 @@ class SchemaViolation(ValueError):
         return [step for step in _NAME_STEPS.split(self.name or "") if step]
 
 
+class SchemaViolations(SchemaViolation):
+    """What a collecting validator raises (`compile_schema(collect=True)`): every violation.
+
+    A subclass, so that a subschema only tried out (under `anyOf`, `if`...) fails as one.
+    """
+
+    def __init__(self, errors: list[SchemaViolation]) -> None:
+        super().__init__(errors[0].message if errors else "invalid")
+        self.errors = [
+            item for error in errors for item in getattr(error, "errors", None) or [error]
+        ]
+
+
 @dataclass(frozen=True)
 class Entry:
     """What a compile leaves behind: everything a later call needs to skip the work."""
@@ -100,12 +113,14 @@ def cached(
     formats: bool,
     refs: Mapping[str, str | Path] | None,
     build: Callable[[], Entry],
+    collect: bool = False,
 ) -> Entry:
     """The entry for `schema`, from the cache or from `build` (see `function_of`).
 
-    `build` checks and generates; it only runs on a miss.
+    `build` checks and generates; it only runs on a miss. `collect` keys the collecting
+    variant of the code apart from the one that stops at the first error.
     """
-    key = _key(schema, formats, refs)
+    key = _key(schema, formats, refs, collect)
     entry = _load(key) if key is not None else None
     if entry is None:
         entry = build()
@@ -118,7 +133,7 @@ def function_of(entry: Entry) -> Callable[..., Any]:
     """The validation function an entry's code defines (its own namespace each time)."""
     namespace: dict[str, Any] = {
         "JsonSchemaValueException": SchemaViolation,
-        "JsonSchemaValuesException": SchemaViolation,
+        "JsonSchemaValuesException": SchemaViolations,
         "DYNAMIC_SCOPE": DynamicScope(),
         "Fraction": Fraction,
         "is_multiple": is_multiple,
@@ -163,11 +178,13 @@ def key_of(*material: Any) -> str | None:
         return None  # not plain data (a subclass, an object): compile it, never cache it
 
 
-def _key(schema: Any, formats: bool, refs: Mapping[str, str | Path] | None) -> str | None:
+def _key(
+    schema: Any, formats: bool, refs: Mapping[str, str | Path] | None, collect: bool
+) -> str | None:
     registry = sorted(
         (prefix, str(Path(folder).absolute())) for prefix, folder in (refs or {}).items()
     )
-    return key_of(formats, registry, schema)
+    return key_of(formats, registry, schema, *(["collect"] if collect else []))
 
 
 @functools.cache

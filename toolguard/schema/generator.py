@@ -31,11 +31,27 @@ class CodeGenerator202012(
     """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
     def __init__(
-        self, definition: Any, resolver: RefResolver, formats: dict[str, Any], *, use_formats: bool
+        self,
+        definition: Any,
+        resolver: RefResolver,
+        formats: dict[str, Any],
+        *,
+        use_formats: bool,
+        collect: bool = False,
     ) -> None:
-        super().__init__(definition, resolver, formats, use_default=False, use_formats=use_formats)
+        super().__init__(
+            definition,
+            resolver,
+            formats,
+            use_default=False,
+            use_formats=use_formats,
+            fast_fail=not collect,
+        )
         self._track = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
         self._dynamic = _uses(definition, ("$dynamicRef",))
+        # NOTE: annotation tracking and the dynamic scope pass values through every call that
+        # collecting would have to merge as well; such schemas stop at their first error.
+        self._fast_fail = not collect or self._track or self._dynamic
         self._json_keywords_to_function.update(
             (
                 ("prefixItems", self.generate_prefix_items),
@@ -70,11 +86,23 @@ class _UniqueNames(RefResolver):
 
 
 def generate_source(
-    definition: Any, handlers: Any, formats: dict[str, Any], *, use_formats: bool
+    definition: Any,
+    handlers: Any,
+    formats: dict[str, Any],
+    *,
+    use_formats: bool,
+    collect: bool = False,
 ) -> str:
-    """Python source of the validation module for a prepared 2020-12 schema."""
+    """Python source of the validation module for a prepared 2020-12 schema.
+
+    `collect`: fastjsonschema's `fast_fail=False`, every error recorded, each subschema only
+    tried out (under `anyOf`, `not`, `if`...) still failing at its first. A schema that uses
+    `unevaluated*` or `$dynamicRef` is generated stopping at its first error all the same.
+    """
     resolver = _UniqueNames.from_schema(definition, handlers=handlers, store={})
-    generator = CodeGenerator202012(definition, resolver, formats, use_formats=use_formats)
+    generator = CodeGenerator202012(
+        definition, resolver, formats, use_formats=use_formats, collect=collect
+    )
     return f"{generator.global_state_code}\n{generator.func_code}"
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from toolguard.errors import Rejection, SchemaError
+from toolguard.files import open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import MISSING, escape, lookup
@@ -57,7 +58,7 @@ def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
     cache re-checks them, so an edited file is never served from an older compile).
     """
     try:
-        with path.open("rb") as stream:
+        with open_data(path) as stream:  # `-`: standard input (`toolguard validate - FILE`)
             raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
         if files is not None:
             files.append((str(path), file_digest(raw)))

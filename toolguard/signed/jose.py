@@ -11,19 +11,23 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from toolguard.errors import MissingExtra
 from toolguard.signed.keyset import KeySet
 
 EXTRA = "pip install 'toolguard-cli[signed]'"
 
 
 def import_keys(keys: KeySet) -> KeySet:
-    """`keys` with each key imported by the library; `ValueError` if a key or joserfc is bad."""
+    """`keys` with each key imported by the library; `ValueError` if a key is bad.
+
+    `MissingExtra` if joserfc is not installed.
+    """
     try:
         # NOTE: the extra, loaded only for signed rules; `jws` registers the algorithms.
         import joserfc.jws  # noqa: PLC0415, F401
         from joserfc import jwk  # noqa: PLC0415
     except ImportError:
-        raise ValueError(f"a signed rule needs the signed extra: {EXTRA}") from None
+        raise MissingExtra("signed", f"a signed rule needs the signed extra: {EXTRA}") from None
     imported = []
     for key in keys:
         try:

@@ -1,8 +1,9 @@
-"""JSON Pointer -> line number in a JSON or TOML file, so findings show up on the right line.
+"""JSON Pointer -> line (and column) in a JSON or TOML file, so a problem shows on its line.
 
-Both scanners read files that already passed a strict parser (schemas) or `tomllib`
-(contracts); on anything they do not follow they keep what they found, and a pointer they
-cannot place falls back to its nearest located parent, then to line 1.
+Lint findings and contract errors both use it. The scanners read files that already passed
+a strict parser (schemas) or `tomllib` (contracts); on anything they do not follow they keep
+what they found, and a pointer they cannot place falls back to its nearest located parent,
+then to line 1.
 """
 
 from __future__ import annotations
@@ -26,13 +27,18 @@ _TOML_KEY_PART = re.compile(r"\"([^\"]*)\"|'([^']*)'|([A-Za-z0-9_-]+)")
 
 def line_of(lines: dict[str, int], pointer: str) -> int:
     """The line of `pointer`, else of its nearest located parent, else 1."""
+    return position_of({key: (line, 1) for key, line in lines.items()}, pointer)[0]
+
+
+def position_of(positions: dict[str, tuple[int, int]], pointer: str) -> tuple[int, int]:
+    """The (line, column) of `pointer`, else of its nearest located parent, else (1, 1)."""
     steps = tokens(pointer)
     while steps:
-        found = lines.get(join(steps))
+        found = positions.get(join(steps))
         if found is not None:
             return found
         steps.pop()
-    return lines.get("", 1)
+    return positions.get("", (1, 1))
 
 
 def file_lines(path: str) -> dict[str, int]:
@@ -47,7 +53,12 @@ def file_lines(path: str) -> dict[str, int]:
 
 def toml_lines(text: str) -> dict[str, int]:
     """Pointer -> line of each table header and key of a TOML text (`[[x]]` counts from 0)."""
-    found: dict[str, int] = {"": 1}
+    return {pointer: line for pointer, (line, _) in toml_positions(text).items()}
+
+
+def toml_positions(text: str) -> dict[str, tuple[int, int]]:
+    """Pointer -> (line, column) of each table header and key of a TOML text, from 1."""
+    found: dict[str, tuple[int, int]] = {"": (1, 1)}
     table: list[str] = []
     counts: dict[tuple[str, ...], int] = {}
     closing: str | None = None
@@ -64,11 +75,11 @@ def toml_lines(text: str) -> dict[str, int]:
                 keys = [*keys, str(counts[tuple(written)])]
             table = keys
             for depth in range(1, len(table) + 1):
-                found.setdefault(join(table[:depth]), number)
+                found.setdefault(join(table[:depth]), (number, header.start(1) + 1))
             continue
         key = _TOML_KEY.match(line)
         if key:
-            found.setdefault(join([*table, *_toml_key(key.group(1))]), number)
+            found.setdefault(join([*table, *_toml_key(key.group(1))]), (number, key.start(1) + 1))
             rest = line[key.end() :]
             closing = next((q for q in ('"""', "'''") if rest.count(q) == 1), None)
     return found

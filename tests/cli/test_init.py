@@ -1,0 +1,84 @@
+"""`toolguard init` end to end: a folder that the real `test` and `lint` pass, or exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import RunToolguard
+
+SAMPLE = (
+    b'{"ticketId": "TCK-4821", "status": "open", "updated_at": "2026-03-14T09:12:44Z",\n'
+    b' "summary": "Cannot download the March invoice.", "tags": ["billing"]}\n'
+)
+
+
+def test_init_writes_a_folder_that_test_and_lint_pass(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """exit 0, what was written on stdout; then `test` and `lint` on it exit 0."""
+    run = run_toolguard("init", "ticket_status", cwd=tmp_path)
+    assert (run.status, run.stderr) == (0, b"")
+    assert run.stdout.decode().splitlines() == [
+        "wrote ticket_status/: contract.toml, response.schema.json, context.json, "
+        "fixtures/ (1 accept, 18 reject)",
+        "next: toolguard test ticket_status && toolguard lint ticket_status/contract.toml",
+    ]
+    tested = run_toolguard("test", "ticket_status", cwd=tmp_path)
+    assert tested.status == 0, tested.stdout.decode()
+    assert tested.stdout.decode().splitlines()[-1] == "1 contract: 19 passed, 0 failed, 0 errors"
+    linted = run_toolguard("lint", "ticket_status/contract.toml", cwd=tmp_path)
+    assert linted.status == 0, linted.stdout.decode()
+
+
+def test_init_from_a_sample_file_or_standard_input(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """--from FILE and --from - draft the same folder; the sample is the accepted fixture."""
+    (tmp_path / "sample.json").write_bytes(SAMPLE)
+    from_file = run_toolguard("init", "tickets", "a", "--from", "sample.json", cwd=tmp_path)
+    from_stdin = run_toolguard("init", "tickets", "b", "--from", "-", stdin=SAMPLE, cwd=tmp_path)
+    assert from_file.status == from_stdin.status == 0, from_file.stderr + from_stdin.stderr
+    assert (tmp_path / "a" / "fixtures" / "accept" / "sample.json").read_bytes() == SAMPLE
+    schema = (tmp_path / "a" / "response.schema.json").read_text(encoding="utf-8")
+    assert schema == (tmp_path / "b" / "response.schema.json").read_text(encoding="utf-8").replace(
+        "from standard input", "from sample.json"
+    )
+    for folder in ("a", "b"):
+        tested = run_toolguard("test", folder, cwd=tmp_path)
+        assert tested.status == 0, tested.stdout.decode()
+        linted = run_toolguard("lint", f"{folder}/contract.toml", cwd=tmp_path)
+        assert linted.status == 0, linted.stdout.decode()
+        assert b"notice TG019" in linted.stdout  # the summary: free text, noted
+
+
+def test_init_refuses_to_overwrite_without_force(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A second init into the same folder: exit 2 and nothing written; --force: exit 0."""
+    assert run_toolguard("init", "ticket_status", cwd=tmp_path).status == 0
+    again = run_toolguard("init", "ticket_status", cwd=tmp_path)
+    assert (again.status, again.stdout) == (2, b"")
+    assert b"already exist: pass --force to overwrite them" in again.stderr
+    forced = run_toolguard("init", "ticket_status", "--force", cwd=tmp_path)
+    assert forced.status == 0
+
+
+def test_init_usage_errors_exit_2_with_nothing_written(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A bad tool name, a missing, non-strict or non-object sample: exit 2, a reason, no file."""
+    (tmp_path / "dup.json").write_bytes(b'{"a": 1, "a": 2}')
+    (tmp_path / "list.json").write_bytes(b'[{"a": 1}]')
+    cases = {
+        ("init", "Ticket-Status"): b"'Ticket-Status' is not a tool name: snake_case words",
+        ("init", "t", "--from", "missing.json"): b"cannot read --from missing.json",
+        ("init", "t", "--from", "dup.json"): (
+            b"--from dup.json is not an answer toolguard could accept (parse, duplicate_member)"
+        ),
+        ("init", "t", "--from", "list.json"): b"--from list.json is an array: a contract projects",
+    }
+    for args, message in cases.items():
+        run = run_toolguard(*args, cwd=tmp_path)
+        assert (run.status, run.stdout) == (2, b""), args
+        assert message in run.stderr, run.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dup.json", "list.json"]

@@ -1,0 +1,88 @@
+"""`-` is standard input wherever a data file is read; two readers of stdin are a usage error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO, RunToolguard
+
+REVIEW = REPO / "examples" / "review_status"
+CONTRACT = REVIEW / "contract.toml"
+RESPONSE = (REVIEW / "response.json").read_bytes()
+CONTEXT = (REVIEW / "context.json").read_bytes()
+SCHEMA = REVIEW / "response.schema.json"
+
+
+def test_check_input_dash_reads_the_response_from_stdin(run_toolguard: RunToolguard) -> None:
+    """`check --input -` is the same as no --input: the response comes from stdin."""
+    run = run_toolguard(
+        "check", CONTRACT, "--input", "-", "--context", "change_id=CR-1042", stdin=RESPONSE
+    )
+    assert run.status == 0, run.stderr
+    assert run.envelope()["outcome"] == "success"
+
+
+def test_context_file_dash_reads_the_context_from_stdin(run_toolguard: RunToolguard) -> None:
+    """`--context-file -` beside `--input FILE` reads the context object from stdin."""
+    run = run_toolguard(
+        "check", CONTRACT, "--input", REVIEW / "response.json", "--context-file", "-", stdin=CONTEXT
+    )
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"]["change_id"] == "CR-1042"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        pytest.param(["--context-file", "-"], id="response-and-context"),
+        pytest.param(["--input", "-", "--context-file", "-"], id="two-dashes"),
+        pytest.param(["--input=-", "--context-file=-"], id="two-dashes-inline"),
+    ],
+)
+def test_two_readers_of_stdin_are_a_usage_error(
+    run_toolguard: RunToolguard, arguments: list[str]
+) -> None:
+    """The response and the context cannot both come from stdin: exit 2, nothing on stdout."""
+    run = run_toolguard("check", CONTRACT, *arguments, stdin=CONTEXT)
+    assert run.status == 2
+    assert run.stdout == b""
+    assert b"standard input" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "stdin"),
+    [
+        pytest.param([SCHEMA, "-"], RESPONSE, id="instance"),
+        pytest.param(["-", REVIEW / "response.json"], SCHEMA.read_bytes(), id="schema"),
+    ],
+)
+def test_validate_reads_the_schema_or_one_instance_from_stdin(
+    run_toolguard: RunToolguard, arguments: list[object], stdin: bytes
+) -> None:
+    """`validate SCHEMA -` and `validate - INSTANCE` read the dash from stdin."""
+    run = run_toolguard("validate", "--format", "json", *arguments, stdin=stdin)
+    assert run.status == 0, run.stderr
+    assert json.loads(run.stdout)["valid"] is True
+
+
+def test_validate_with_two_dashes_is_a_usage_error(run_toolguard: RunToolguard) -> None:
+    """SCHEMA and an INSTANCE cannot both be stdin: exit 2."""
+    run = run_toolguard("validate", "-", "-", stdin=SCHEMA.read_bytes())
+    assert run.status == 2
+    assert run.stdout == b""
+
+
+def test_audit_summary_reads_the_log_from_stdin(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`audit summary -` counts the records piped in (e.g. from zcat of a rotated log)."""
+    log = tmp_path / "audit.log"
+    checked = run_toolguard(
+        "check", CONTRACT, "--context", "change_id=CR-1042", "--audit-log", log, stdin=RESPONSE
+    )
+    assert checked.status == 0
+    run = run_toolguard("audit", "summary", "--format", "json", "-", stdin=log.read_bytes())
+    assert run.status == 0, run.stderr
+    assert json.loads(run.stdout)["records"] == 1

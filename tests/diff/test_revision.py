@@ -1,0 +1,209 @@
+"""`diff --against REV`: the old contract (and every file it names) read from a git commit.
+
+Each test builds a throwaway repository with real git, commits, edits the work tree, then
+compares; nothing here touches the project's own repository.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolguard.diff.revision import diff_against, load_committed
+from toolguard.errors import ContractError, UsageError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with review_status and review_status_signed committed (no fixtures)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for name in ("review_status", "review_status_signed"):
+        shutil.copytree(
+            EXAMPLES / name, root / "tools" / name, ignore=shutil.ignore_patterns("fixtures")
+        )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "contracts")
+    return root
+
+
+def edit_json(path: Path, change: object) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)  # type: ignore[operator]
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def test_an_unchanged_contract_has_no_changes(repo: Path) -> None:
+    """The committed contract equals the work tree's: no changes, the verdict is ok."""
+    [result] = diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")
+    assert result.changes == ()
+    assert result.verdict.ok
+    assert result.old is not None
+    assert str(result.old.contract) == "HEAD:tools/review_status/contract.toml"
+
+
+def test_a_schema_edit_is_compared_with_the_committed_schema(repo: Path) -> None:
+    """An enum value removed in the work tree's schema is breaking against HEAD."""
+    schema = repo / "tools" / "review_status" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    [result] = diff_against([schema.with_name("contract.toml")], "HEAD")
+    assert [(c.where, c.what, c.breaking) for c in result.changes] == [
+        ("/properties/decision/enum", "enum value removed", True)
+    ]
+    assert not result.verdict.ok
+
+
+def test_a_renamed_schema_is_read_under_its_old_name(repo: Path) -> None:
+    """The old contract names the old file, read from the commit though gone from the tree."""
+    folder = repo / "tools" / "review_status"
+    git(repo, "mv", "tools/review_status/response.schema.json", "tools/review_status/v2.json")
+    contract = folder / "contract.toml"
+    contract.write_text(
+        contract.read_text(encoding="utf-8").replace("response.schema.json", "v2.json"),
+        encoding="utf-8",
+    )
+    [result] = diff_against([contract], "HEAD")
+    assert result.changes == ()
+
+
+def test_a_key_set_is_read_from_the_revision(repo: Path) -> None:
+    """A key removed from the signed rule's key set is a change against the committed set."""
+    keys = repo / "tools" / "review_status_signed" / "review-service.jwks.json"
+    edit_json(keys, lambda d: d["keys"].pop())
+    [result] = diff_against([keys.with_name("contract.toml")], "HEAD")
+    assert [change.where for change in result.changes] == ["rules.approval_is_signed"]
+    assert result.breaking == 1
+
+
+def test_any_folder_of_the_work_tree_will_do(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a subfolder, a relative contract path and a folder target both work."""
+    monkeypatch.chdir(repo / "tools" / "review_status")
+    [result] = diff_against([Path("contract.toml")], "HEAD")
+    assert result.changes == ()
+    monkeypatch.chdir(repo / "tools")
+    results = diff_against([Path()], "HEAD")
+    assert [str(result.new.contract) for result in results] == [
+        "review_status/contract.toml",
+        "review_status_signed/contract.toml",
+    ]
+
+
+def test_a_contract_that_did_not_exist_is_all_added(repo: Path) -> None:
+    """A contract new since REV: no old side, every field and rule added, no bump needed."""
+    shutil.copytree(
+        EXAMPLES / "job_run", repo / "tools" / "job_run", ignore=shutil.ignore_patterns("fixtures")
+    )
+    [result] = diff_against([repo / "tools" / "job_run" / "contract.toml"], "HEAD")
+    assert result.old is None
+    assert [change.where for change in result.changes] == [
+        "contract",
+        "projection.project_id",
+        "projection.run_id",
+        "projection.state",
+        "projection.observed_at",
+        "rules.project_matches",
+        "rules.observation_fresh",
+        "rules.run_belongs_to_project",
+    ]
+    assert result.breaking == 0
+    assert result.verdict.ok
+    assert result.verdict.message == "new contract (not in HEAD): 1.0.0 needs no bump"
+
+
+def test_an_older_revision_is_compared_too(repo: Path) -> None:
+    """HEAD~1 names the commit before the last: the contract as it was then."""
+    schema = repo / "tools" / "review_status" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["reviewed_by"].update(maxLength=64))
+    git(repo, "commit", "-q", "-am", "shorter reviewer")
+    [last] = diff_against([schema.with_name("contract.toml")], "HEAD")
+    [before] = diff_against([schema.with_name("contract.toml")], "HEAD~1")
+    assert last.changes == ()
+    assert [change.what for change in before.changes] == ["maxLength lowered"]
+
+
+def test_an_unknown_revision_is_a_usage_error(repo: Path) -> None:
+    """A revision the clone does not have: exit 2, saying to check its name."""
+    with pytest.raises(UsageError, match=r"--against v9: no such commit in this clone; check"):
+        load_committed(repo / "tools" / "review_status" / "contract.toml", "v9")
+
+
+def test_a_shallow_clone_says_how_to_fetch_more(repo: Path, tmp_path: Path) -> None:
+    """In a shallow CI clone, the missing parent commit comes with `git fetch --deepen`."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    with pytest.raises(UsageError) as caught:
+        load_committed(shallow / "tools" / "review_status" / "contract.toml", "HEAD~1")
+    assert "this clone is shallow" in str(caught.value)
+    assert "git fetch --deepen" in str(caught.value)
+
+
+def test_a_revision_that_looks_like_an_option_is_refused(repo: Path) -> None:
+    """`--against --output=x` never reaches git as an option."""
+    with pytest.raises(UsageError, match="is not a revision"):
+        load_committed(repo / "tools" / "review_status" / "contract.toml", "--output=x")
+
+
+def test_outside_a_work_tree_is_a_usage_error(tmp_path: Path) -> None:
+    """A contract in no git work tree: exit 2, with git's reason."""
+    shutil.copytree(EXAMPLES / "review_status", tmp_path / "plain")
+    with pytest.raises(UsageError, match="cannot find the work tree: not a git repository"):
+        load_committed(tmp_path / "plain" / "contract.toml", "HEAD")
+
+
+def test_a_committed_contract_that_does_not_load_is_named_by_revision(repo: Path) -> None:
+    """The error names `REV:path`, never the temporary folder it was read from."""
+    contract = repo / "tools" / "review_status" / "contract.toml"
+    good = contract.read_text(encoding="utf-8")
+    contract.write_text(good.replace('version = "1.0.0"', 'version = "1.0.0"\nsurprise = 1'))
+    git(repo, "commit", "-q", "-am", "broken")
+    contract.write_text(good, encoding="utf-8")
+    with pytest.raises(ContractError) as caught:
+        load_committed(contract, "HEAD")
+    assert caught.value.source == "HEAD:tools/review_status/contract.toml"
+    assert "toolguard-diff-" not in str(caught.value)
+
+
+def test_a_file_named_outside_the_repository_is_refused(repo: Path) -> None:
+    """A committed contract whose schema lies outside the repository cannot be compared."""
+    contract = repo / "tools" / "review_status" / "contract.toml"
+    good = contract.read_text(encoding="utf-8")
+    contract.write_text(good.replace("response.schema.json", "../../../elsewhere.json"))
+    git(repo, "commit", "-q", "-am", "outside")
+    contract.write_text(good, encoding="utf-8")
+    with pytest.raises(UsageError, match="outside the repository"):
+        load_committed(contract, "HEAD")
+
+
+def test_a_file_with_glob_characters_is_read_literally(repo: Path) -> None:
+    """A schema named `[A].json` is that file, not a pattern that also matches `A.json`."""
+    folder = repo / "tools" / "review_status"
+    git(repo, "mv", "tools/review_status/response.schema.json", "tools/review_status/[A].json")
+    other = folder / "A.json"
+    shutil.copy(folder / "[A].json", other)
+    edit_json(other, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    contract = folder / "contract.toml"
+    contract.write_text(
+        contract.read_text(encoding="utf-8").replace("response.schema.json", "[A].json")
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
+    [result] = diff_against([contract], "HEAD")
+    assert result.changes == ()

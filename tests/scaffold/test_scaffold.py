@@ -1,0 +1,173 @@
+"""`toolguard init`'s engine: what it writes passes its own `lint` and `test`, for any sample.
+
+The property is the promise of the command: for every sample response toolguard can accept,
+the drafted folder lints without an error or a warning (notices allowed) and every one of its
+fixtures passes. A sample the drafted contract cannot accept is refused, never written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import json_strings, json_values
+
+from toolguard import scaffold
+from toolguard.errors import UsageError
+from toolguard.fixtures.run import prepare, run_suite
+from toolguard.invisible import find_invisible
+from toolguard.lint import lint_paths
+
+
+def passes_its_own_lint_and_test(folder: Path) -> None:
+    """No lint error or warning (notices are fine) and every fixture passes."""
+    contract = folder / "contract.toml"
+    report = lint_paths([contract])
+    assert report.clean, [finding.message for finding in report.findings]
+    assert {finding.severity for finding in report.findings} <= {"notice"}
+    loaded, suite = prepare(contract)
+    result = run_suite(suite, loaded)
+    failures = [(r.case.id, r.message) for r in result.results if r.status != "pass"]
+    assert result.passed, (suite.problems, failures)
+
+
+def test_the_example_passes_its_own_lint_and_test(tmp_path: Path) -> None:
+    """`toolguard init TOOL` without a sample: a working contract, lint clean, fixtures pass."""
+    built = scaffold.build("ticket_status")
+    scaffold.write(built, tmp_path / "ticket_status")
+    passes_its_own_lint_and_test(tmp_path / "ticket_status")
+    assert lint_paths([tmp_path / "ticket_status" / "contract.toml"]).findings == ()
+
+
+def test_the_example_plays_the_articles_near_misses() -> None:
+    """Extra field, duplicate, NaN, wrong type, limits, stale, wrong item, injection: all there."""
+    names = {
+        Path(file.path).name.removesuffix(".json")
+        for file in scaffold.build("ticket_status").files
+        if file.path.startswith("fixtures/reject/") and file.path.endswith(".json")
+    }
+    assert names == {
+        "extra_property",
+        "duplicate_member",
+        "not_a_number",
+        "null_instead_of_object",
+        "array_instead_of_object",
+        "wrong_type",
+        "empty_identifier",
+        "state_not_in_enum",
+        "wrong_item",
+        "stale",
+        "future",
+        "injection",
+        "success_with_error",
+        "limits_too_large",
+        "limits_too_deep",
+        "limits_string_too_long",
+        "truncated",
+        "empty_response",
+    }
+
+
+SAMPLES = st.dictionaries(
+    json_strings(max_size=12), json_values(max_depth=3, max_items=3), min_size=1, max_size=5
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(sample=SAMPLES, indent=st.sampled_from([None, 2]))
+def test_a_draft_from_any_sample_passes_its_own_lint_and_test(
+    sample: dict[str, Any], indent: int | None
+) -> None:
+    """`init --from`: for any object sample, the folder lints clean and its fixtures pass."""
+    raw = json.dumps(sample, indent=indent, ensure_ascii=bool(indent)).encode()
+    # The samples it cannot draft from, each refused with its reason: the only member is named
+    # "" (a pointer no projection may use), or text the agent would receive holds a character
+    # a person cannot see (the projection refuses the sample itself).
+    projected = [value for key, value in sample.items() if key]
+    refusal = None
+    if not projected:
+        refusal = 'its only member is named ""'
+    elif find_invisible(projected) is not None:
+        refusal = "rejects the sample itself (projection, hidden_character)"
+    if refusal is not None:
+        with pytest.raises(UsageError, match=re.escape(refusal)):
+            scaffold.build("drafted_tool", (raw, "sample.json"))
+        return
+    built = scaffold.build("drafted_tool", (raw, "sample.json"))
+    with tempfile.TemporaryDirectory() as folder:
+        scaffold.write(built, Path(folder))
+        passes_its_own_lint_and_test(Path(folder))
+        accepted = Path(folder, "fixtures", "accept", "sample.json")
+        assert accepted.read_bytes() == raw
+
+
+def test_a_draft_keeps_the_sample_private(tmp_path: Path) -> None:
+    """Files holding the sample's bytes are 0600; the contract and schema are not."""
+    built = scaffold.build("drafted_tool", (b'{"id": "TCK-1"}', "sample.json"))
+    scaffold.write(built, tmp_path)
+    mode = stat.S_IMODE((tmp_path / "fixtures" / "accept" / "sample.json").stat().st_mode)
+    assert mode == 0o600
+    assert stat.S_IMODE((tmp_path / "fixtures" / "reject" / "truncated.json").stat().st_mode) == (
+        0o600
+    )
+    assert stat.S_IMODE((tmp_path / "contract.toml").stat().st_mode) != 0o600 or (
+        stat.S_IMODE((tmp_path / "contract.toml").stat().st_mode) == 0o666 & ~_umask()
+    )
+
+
+def _umask() -> int:
+    import os  # noqa: PLC0415
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_existing_files_are_not_overwritten_without_force(tmp_path: Path) -> None:
+    """A second init into the same folder is refused and changes nothing; --force rewrites."""
+    built = scaffold.build("ticket_status")
+    scaffold.write(built, tmp_path)
+    contract = tmp_path / "contract.toml"
+    contract.write_text("# mine\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="already exist: pass --force to overwrite them"):
+        scaffold.write(built, tmp_path)
+    assert contract.read_text(encoding="utf-8") == "# mine\n"
+    scaffold.write(built, tmp_path, force=True)
+    assert contract.read_text(encoding="utf-8").startswith("# ticket_status: made by")
+
+
+@pytest.mark.parametrize(
+    "tool", ["TicketStatus", "ticket-status", "_ticket", "ticket__status", "ticket_", "9lives", ""]
+)
+def test_a_tool_name_lint_would_flag_is_refused(tool: str) -> None:
+    """Only snake_case words (lint TG013) of at most 64 characters name a tool."""
+    with pytest.raises(UsageError, match="is not a tool name: snake_case words"):
+        scaffold.build(tool)
+
+
+def test_a_tool_name_of_64_characters_is_the_longest(tmp_path: Path) -> None:
+    """64 characters is allowed (the contract schema's bound); 65 is not."""
+    scaffold.build("t" * 64)
+    with pytest.raises(UsageError):
+        scaffold.build("t" * 65)
+
+
+def test_the_summary_says_what_was_written_and_what_to_run() -> None:
+    """Two lines: the files, then the test and lint commands for the folder."""
+    built = scaffold.build("ticket_status")
+    assert scaffold.summary(built, Path("ticket_status")) == (
+        "wrote ticket_status/: contract.toml, response.schema.json, context.json, "
+        "fixtures/ (1 accept, 18 reject)\n"
+        "next: toolguard test ticket_status && toolguard lint ticket_status/contract.toml\n"
+    )

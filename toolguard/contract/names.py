@@ -1,0 +1,18 @@
+"""The names a contract gives: its tool, its projected fields, its rules and context keys.
+
+The contract schema allows `^[a-z][a-z0-9_]{0,63}$` for each; a tool name should also be
+snake_case words (lint `TG013`), which is what `toolguard init` accepts.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_NAME_LENGTH = 64
+TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def is_tool_name(name: str) -> bool:
+    """Whether `name` is snake_case words of at most 64 characters (`ticket_status`)."""
+    return len(name) <= MAX_NAME_LENGTH and TOOL_NAME.fullmatch(name) is not None

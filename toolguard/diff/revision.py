@@ -1,0 +1,192 @@
+"""A contract as committed at a git revision, for `toolguard diff --against REV CONTRACT`.
+
+git runs as a subprocess, with no shell and no network (a partial clone must not fetch what
+it lacks). The contract and every file it names (`contract.referenced_files`: its schema,
+its error documents' schemas, a `signed` rule's key set) are read from the commit with
+`git ls-tree` and `git cat-file` and written into a private temporary folder that mirrors
+the repository, so the contract's relative names resolve there as they did at REV. It is
+loaded from there without the artefact cache, and errors name `REV:path`, not the folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from toolguard.contract import Contract, load_contract, read_contract_document, referenced_files
+from toolguard.contract.find import contract_paths
+from toolguard.diff import ContractDiff, added, diff_contracts
+from toolguard.errors import ContractError, MissingExtra, UsageError
+from toolguard.files import write_atomic
+from toolguard.schema.refs import SCHEMA_LIMITS
+
+GIT_TIMEOUT_SECONDS = 60
+_ENVIRONMENT = {
+    "GIT_NO_LAZY_FETCH": "1",  # a partial clone reports a missing blob instead of fetching it
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",  # reading never takes the index lock a commit in progress holds
+    "GIT_LITERAL_PATHSPECS": "1",  # a schema named `[A].json` is that name, never a pattern
+}
+_MISSING_REVISION_HINT = (
+    "this clone is shallow: fetch more history (git fetch --deepen=100, or fetch-depth: 0 "
+    "with actions/checkout) or the revision itself (git fetch origin REV)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """The contract at a revision: how to name it, and the loaded contract (None: not there)."""
+
+    shown: str  # "HEAD:examples/job_run/contract.toml"
+    contract: Contract | None
+
+
+def load_committed(path: Path, revision: str) -> Committed:
+    """The contract at `path` as committed at `revision`, loaded; None if it did not exist.
+
+    `UsageError` when git is missing, `path` is not in a work tree, or the revision is not in
+    the clone; `ContractError` (naming `REV:path`) when the committed contract does not load.
+    """
+    if revision.startswith("-") or not revision:
+        raise UsageError(f"--against {revision!r} is not a revision")
+    folder = path.absolute().parent
+    top = Path(_git(folder, "rev-parse", "--show-toplevel", what="find the work tree").strip())
+    commit = _commit(top, revision)
+    try:
+        relative = PurePosixPath(path.resolve().relative_to(top.resolve()).as_posix())
+    except ValueError:
+        raise UsageError(f"{path} is not inside the git work tree {top}") from None
+    shown = f"{revision}:{relative}"
+    raw = _blob(top, commit, relative, shown)
+    if raw is None:
+        return Committed(shown, None)
+    with tempfile.TemporaryDirectory(prefix="toolguard-diff-") as temporary:
+        root = Path(temporary)
+        extracted = _write(root, relative, raw)
+        try:
+            document = read_contract_document(extracted)
+            for name in referenced_files(document):
+                target = _inside(relative.parent, name, shown)
+                content = _blob(top, commit, target, f"{revision}:{target}")
+                if content is not None:
+                    _write(root, target, content)
+            return Committed(shown, load_contract(extracted, cache=False))
+        except ContractError as exc:
+            raise _renamed(exc, f"{root}{os.sep}", f"{revision}:") from None
+
+
+def _renamed(exc: ContractError, folder: str, revision: str) -> ContractError:
+    """The same error, its source named `REV:path` instead of the temporary folder's path."""
+    source = exc.source.replace(folder, revision)
+    if isinstance(exc, MissingExtra):
+        return MissingExtra(exc.extra, exc.message, source=source, field=exc.field)
+    return type(exc)(exc.message, source=source, field=exc.field)
+
+
+def _commit(top: Path, revision: str) -> str:
+    """The commit `revision` names, or a `UsageError` that says how to get it."""
+    try:
+        return _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
+    except _GitFailed:
+        shallow = _git(top, "rev-parse", "--is-shallow-repository", what="inspect the clone")
+        hint = _MISSING_REVISION_HINT if shallow.strip() == "true" else "check its name"
+        raise UsageError(f"--against {revision}: no such commit in this clone; {hint}") from None
+
+
+def _blob(top: Path, commit: str, path: PurePosixPath, shown: str) -> bytes | None:
+    """The bytes of the file at `path` in `commit`; None if there is no file there."""
+    listing = _git(top, "ls-tree", "-z", "-l", commit, "--", str(path), what=f"list {shown}")
+    entry = listing.split("\0", 1)[0]
+    if not entry:
+        return None
+    info, _, _ = entry.partition("\t")
+    mode, kind, oid, size = info.split()
+    if kind != "blob":
+        return None
+    if mode == "120000":
+        raise UsageError(f"{shown} is a symbolic link: diff --against reads only regular files")
+    if int(size) > SCHEMA_LIMITS.max_bytes:
+        raise UsageError(f"{shown} is larger than {SCHEMA_LIMITS.max_bytes} bytes")
+    return _git_bytes(top, "cat-file", "blob", oid, what=f"read {shown}")
+
+
+def _inside(folder: PurePosixPath, name: str, shown: str) -> PurePosixPath:
+    """`name` (relative to the contract's folder) as a path in the repository, never outside it."""
+    joined = posixpath.normpath(posixpath.join(str(folder), name))
+    if posixpath.isabs(name) or joined == ".." or joined.startswith("../"):
+        raise UsageError(
+            f"{shown} names {name!r}, outside the repository: diff --against reads only "
+            "committed files"
+        )
+    return PurePosixPath(joined)
+
+
+def _write(root: Path, relative: PurePosixPath, raw: bytes) -> Path:
+    target = root.joinpath(*relative.parts)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(target, raw)
+    return target
+
+
+class _GitFailed(Exception):
+    """git ran and exited non-zero (its message is on `stderr`)."""
+
+    def __init__(self, stderr: str) -> None:
+        super().__init__(stderr)
+        self.stderr = stderr
+
+
+def _git(folder: Path, *args: str, what: str = "") -> str:
+    return os.fsdecode(_git_bytes(folder, *args, what=what))
+
+
+def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
+    """Run `git -C folder ARGS` and return its stdout; `what` names the step in a usage error.
+
+    Without `what`, a non-zero exit raises `_GitFailed` for the caller to explain.
+    """
+    command = ["git", "-C", str(folder), "-c", "protocol.allow=never", *args]
+    try:
+        done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
+            command,
+            capture_output=True,
+            env={**os.environ, **_ENVIRONMENT},
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise UsageError(
+            "git is not installed (or not on PATH): diff --against needs it; "
+            "compare two files instead (toolguard diff OLD_CONTRACT NEW_CONTRACT)"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"git did not answer within {GIT_TIMEOUT_SECONDS} s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()
+        if not what:
+            raise _GitFailed(message)
+        first = message.splitlines()[0] if message else f"exit status {done.returncode}"
+        raise UsageError(f"diff --against: cannot {what}: {first.removeprefix('fatal: ')}")
+    return done.stdout
+
+
+def diff_against(targets: Sequence[Path], revision: str) -> list[ContractDiff]:
+    """Each contract (or every contract under a folder) against itself at `revision`."""
+    results = []
+    for path in contract_paths(targets):
+        new = load_contract(path)
+        old = load_committed(path, revision)
+        if old.contract is None:
+            results.append(added(new, revision))
+            continue
+        result = diff_contracts(old.contract, new)
+        shown = dataclasses.replace(result.old, contract=Path(old.shown)) if result.old else None
+        results.append(dataclasses.replace(result, old=shown))
+    return results

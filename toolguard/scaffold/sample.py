@@ -1,0 +1,214 @@
+"""`toolguard init TOOL --from RESPONSE`: a contract drafted from one real answer.
+
+The sample is read as any response is: within a byte budget, by the strict parser (a
+duplicate member, NaN or trailing data is refused, never repaired). Its shape becomes a
+closed, bounded schema (`draft.py`); every top-level member is projected, each with a
+comment asking the author to keep only what the agent needs; rules that fit a member (a
+`fresh` rule for a timestamp, a request match for an identifier) are suggested, commented
+out, since only the author knows what the request says. The sample is the first accept
+fixture, byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from datetime import UTC, timedelta
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from toolguard.contract.names import MAX_NAME_LENGTH
+from toolguard.errors import Rejection, UsageError
+from toolguard.limits import Limits, read_bounded
+from toolguard.parse import parse
+from toolguard.pointer import escape
+from toolguard.rfc3339 import parse_date_time
+from toolguard.scaffold.draft import draft_schema, is_identifier, json_type, strings
+from toolguard.scaffold.draft_contract import Draft, limits_table, top_entries
+from toolguard.scaffold.near_misses import MAX_BYTES_CEILING, limits_for
+from toolguard.scaffold.render import Entry, Table, contract_text
+
+# What a sample may be: lint's ceilings (TG015), with one level of depth left for the limits.
+SAMPLE_LIMITS = Limits(max_bytes=MAX_BYTES_CEILING, max_depth=31)
+DEFAULT_NOW = "2026-01-01T00:00:00Z"
+_RESERVED = "untrusted_display_text"  # the envelope's own name for the display text
+
+
+def read_sample(path: Path | None) -> bytes:
+    """The sample's raw bytes from `path` (None: standard input), within `SAMPLE_LIMITS`."""
+    try:
+        if path is None:
+            return _bounded(sys.stdin.buffer, "standard input")
+        with path.open("rb") as stream:
+            return _bounded(stream, str(path))
+    except OSError as exc:
+        raise UsageError(f"cannot read --from {path}: {exc.strerror}") from None
+
+
+def _bounded(stream: BinaryIO, shown: str) -> bytes:
+    try:
+        return read_bounded(stream, SAMPLE_LIMITS.max_bytes)
+    except Rejection:
+        raise UsageError(
+            f"--from {shown} is over {SAMPLE_LIMITS.max_bytes} bytes: a dump, not a sample "
+            "(keep one typical answer)"
+        ) from None
+
+
+def from_sample(tool: str, raw: bytes, source: str) -> Draft:
+    """The draft for `tool` from the sample's `raw` bytes (`source` names it in comments)."""
+    try:
+        sample = parse(raw, SAMPLE_LIMITS)
+    except Rejection as exc:
+        raise UsageError(
+            f"--from {source} is not an answer toolguard could accept ({exc.layer}, "
+            f"{exc.reason}): {exc.message}"
+        ) from None
+    if not isinstance(sample, dict) or not sample:
+        raise UsageError(
+            f"--from {source} is {_a(sample)}: a contract projects named members of a JSON "
+            "object, so the sample must be an object with at least one member"
+        )
+    name = Path(source).name
+    schema = draft_schema(
+        sample,
+        f"{tool} payload",
+        f"Drafted by toolguard init from {name}: the sample's shape, to tighten.",
+    )
+    limits = limits_for(sample, raw, schema)
+    if limits is None:
+        raise UsageError(
+            f"--from {source} is too large to draft from: its contract would need max_bytes over "
+            f"{MAX_BYTES_CEILING} (lint TG015); keep one typical, smaller answer"
+        )
+    # NOTE: a member named "" has the pointer "/", which names nothing a contract may project.
+    projected = {key: value for key, value in sample.items() if key}
+    if not projected:
+        raise UsageError(
+            f'--from {source}: its only member is named "", which no contract projects'
+        )
+    fields = _field_names(list(projected))
+    contract = contract_text(
+        [
+            f"{tool}: drafted by `toolguard init --from {name}`. A draft: read every line.",
+            "The schema is the sample's shape, closed and bounded; its `decide:` comments mark",
+            "what only you know (an enum, a pattern, a range). Keep in [projection] only what",
+            "the agent needs, and bump `version` when the agent could notice a change.",
+        ],
+        top_entries(tool),
+        [
+            limits_table(limits, "the sample's, with room to spare: tighten them"),
+            *_suggested_rules(projected, fields),
+            Table(
+                "[projection]",
+                [
+                    Entry(field, f"/{escape(key)}", f"{json_type(value)}: keep it if needed")
+                    for field, (key, value) in zip(fields, projected.items(), strict=True)
+                ],
+                "every member of the sample: keep only what the agent needs",
+            ),
+        ],
+    )
+    return Draft(
+        tool,
+        "sample",
+        raw,
+        sample,
+        schema,
+        limits,
+        contract,
+        None,
+        _now(sample),
+        tuple(projected),
+        private=True,
+    )
+
+
+def _a(value: Any) -> str:
+    kind = json_type(value)
+    if kind == "object":
+        return "an empty object"
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
+    """Commented-out rules for the members they may fit: the author decides."""
+    tables = []
+    for field, (key, value) in zip(fields, sample.items(), strict=True):
+        pointer = f"/{escape(key)}"
+        if isinstance(value, str) and parse_date_time(value) is not None:
+            tables.append(
+                Table(
+                    "[[rules]]",
+                    [
+                        Entry("name", _name(field, "_fresh")),
+                        Entry("kind", "fresh"),
+                        Entry("pointer", pointer),
+                        Entry("max_age_seconds", 300),
+                    ],
+                    f"decide: does {pointer} say when this was true? then keep it recent",
+                    commented=True,
+                )
+            )
+        elif _names_a_thing(key) and (isinstance(value, int | str) and not isinstance(value, bool)):
+            if isinstance(value, str) and not is_identifier(value):
+                continue
+            tables.append(
+                Table(
+                    "[[rules]]",
+                    [
+                        Entry("name", _name(field, "_matches_request")),
+                        Entry("kind", "equals_context"),
+                        Entry("pointer", pointer),
+                        Entry("context", field),
+                    ],
+                    f"decide: is {pointer} what the request asked about?",
+                    commented=True,
+                )
+            )
+    return tables
+
+
+def _names_a_thing(key: str) -> bool:
+    return key.lower() == "id" or key.lower().endswith("_id") or key.endswith(("Id", "ID"))
+
+
+def _name(field: str, suffix: str) -> str:
+    return field[: MAX_NAME_LENGTH - len(suffix)].rstrip("_") + suffix
+
+
+def _field_names(keys: list[str]) -> list[str]:
+    """A projection name for each member: snake_case ASCII, unique, as the contract allows."""
+    names: list[str] = []
+    for key in keys:
+        spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key)
+        ascii_only = unicodedata.normalize("NFKD", spaced).encode("ascii", "ignore").decode()
+        name = re.sub(r"[^a-z0-9]+", "_", ascii_only.lower()).strip("_") or "field"
+        if not name[0].isalpha():
+            name = f"field_{name}"
+        name = name[:MAX_NAME_LENGTH].rstrip("_")
+        if name == _RESERVED:
+            name = "display_text_field"
+        unique, count = name, 1
+        while unique in names:
+            count += 1
+            unique = f"{name[: MAX_NAME_LENGTH - len(str(count)) - 1]}_{count}"
+        names.append(unique)
+    return names
+
+
+def _now(sample: dict[str, Any]) -> str:
+    """A minute after the sample's latest timestamp, else a fixed instant.
+
+    So a `fresh` rule, once uncommented, accepts the sample; fixtures never depend on the
+    day they run.
+    """
+    instants = [instant for text in strings(sample) if (instant := parse_date_time(text))]
+    if not instants:
+        return DEFAULT_NOW
+    try:
+        later = max(instants).astimezone(UTC) + timedelta(seconds=61)
+    except OverflowError:  # the sample's latest instant is at the end of year 9999
+        return DEFAULT_NOW
+    return later.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
