@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from toolguard.invisible import BLANKS
 from toolguard.invisible_tables import DEFAULT_IGNORABLE, EMOJI
 from toolguard.limits import Limits
+from toolguard.number import ExactFloat, exact_number
 
 # NOTE: yajl holds integers as signed 64-bit values, so the widest integer that survives a
 # parse is the smaller of 2**63 - 1 and the `max_integer_digits` bound (10**19 - 1 > 2**63 - 1).
@@ -34,6 +35,29 @@ def json_integers(limits: Limits = DEFAULT_LIMITS) -> st.SearchStrategy[int]:
 def json_floats() -> st.SearchStrategy[float]:
     """Finite floats (including -0.0 and subnormals); NaN and infinities are not JSON."""
     return st.floats(allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def number_texts(draw: st.DrawFn, *, floats_only: bool = False) -> str:
+    """JSON number tokens of every shape: long, short, zero, tiny, huge, with or without a
+    fraction or an exponent (leading zeros in the exponent included), any sign."""
+    digits = st.text("0123456789", min_size=1, max_size=draw(st.sampled_from([3, 17, 25])))
+    whole = draw(st.sampled_from(["0", "1", "9"]) | digits.map(lambda d: d.lstrip("0") or "0"))
+    zeros = st.text("0", min_size=1, max_size=400).map(lambda z: z + "1")
+    fraction = draw(st.none() | digits | zeros)
+    exponent = draw(
+        st.none()
+        | st.tuples(
+            st.sampled_from("eE"),
+            st.sampled_from(["", "+", "-"]),
+            st.integers(min_value=0, max_value=400),
+            st.sampled_from(["", "0", "00"]),
+        ).map(lambda e: f"{e[0]}{e[1]}{e[3]}{e[2]}")
+    )
+    if floats_only and fraction is None and exponent is None:
+        fraction = "0"
+    sign = draw(st.sampled_from(["", "-"]))
+    return sign + whole + (f".{fraction}" if fraction is not None else "") + (exponent or "")
 
 
 def json_strings(limits: Limits = DEFAULT_LIMITS, max_size: int = 16) -> st.SearchStrategy[str]:
@@ -180,11 +204,22 @@ def mutated_json_texts(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> byte
 
 
 def same_json(left: Any, right: Any) -> bool:
-    """Equality that also tells int from float and bool, and 0.0 from -0.0, at every level."""
+    """Equality that also tells int from float and bool, and 0.0 from -0.0, at every level.
+
+    An `ExactFloat` is a float that also carries the number written: it equals a float that
+    denotes the same number (a plain float denotes its shortest repr), and another
+    `ExactFloat` only with the same `integer` verdict too (`same_types` tells them apart).
+    """
+    if isinstance(left, float) and isinstance(right, float):
+        both_exact = type(left) is ExactFloat and type(right) is ExactFloat
+        return bool(
+            left == right
+            and math.copysign(1.0, left) == math.copysign(1.0, right)
+            and exact_number(left) == exact_number(right)
+            and (not both_exact or left.integer == right.integer)
+        )
     if type(left) is not type(right):
         return False
-    if isinstance(left, float):
-        return left == right and math.copysign(1.0, left) == math.copysign(1.0, right)
     if isinstance(left, list):
         return len(left) == len(right) and all(map(same_json, left, right))
     if isinstance(left, dict):
@@ -288,3 +323,12 @@ def shared_regexes(
 
     leaves = st.one_of(quantified(st.sampled_from(atoms)), st.sampled_from(assertions))
     return st.recursive(leaves, extend, max_leaves=8)
+
+
+def same_types(value: Any) -> Any:
+    """The value's shape with every scalar replaced by its type (`ExactFloat` told from float)."""
+    if isinstance(value, list):
+        return [same_types(item) for item in value]
+    if isinstance(value, dict):
+        return {key: same_types(item) for key, item in value.items()}
+    return type(value)

@@ -17,6 +17,7 @@ from toolguard.diff.graph import always_present, field_reach, json_key
 from toolguard.diff.payload import schema_changes
 from toolguard.diff.render import as_json, write
 from toolguard.diff.version import verdict
+from toolguard.parse import parse
 
 CASES_DIR = Path(__file__).resolve().parent / "data" / "diff"
 CASES = sorted(path for path in CASES_DIR.iterdir() if path.is_dir())
@@ -328,6 +329,30 @@ SCHEMA_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
         {"x-vendor": 2},
         [("/x-vendor", "x-vendor changed", "both")],
     ),
+    (
+        "a 17-digit bound lowered, the same float",
+        {"maximum": parse(b"9007199254740992.9")},
+        {"maximum": parse(b"9007199254740992.8")},
+        [("/maximum", "maximum lowered", "accepts-less")],
+    ),
+    (
+        "a divisor as written",
+        {"multipleOf": 0.1},
+        {"multipleOf": parse(b"0.10000000000000001")},
+        [("/multipleOf", "multipleOf changed", "both")],
+    ),
+    (
+        "a const as written",
+        {"const": 1},
+        {"const": parse(b"1.0000000000000001")},
+        [("/const", "const changed", "both")],
+    ),
+    (
+        "the same number spelled another way",
+        {"maximum": 100, "const": 0.5},
+        {"maximum": parse(b"1e2"), "const": parse(b"5e-1")},
+        [],
+    ),
 ]
 
 
@@ -393,6 +418,7 @@ def test_always_present_only_in_the_plain_case(schema: Any, pointer: str, presen
 def test_json_key_has_json_equality() -> None:
     """1 and 1.0 are the same JSON value; true and 1 are not; objects ignore member order."""
     assert json_key(1) == json_key(1.0)
+    assert json_key(parse(b"1.0000000000000001")) != json_key(1)
     assert json_key(True) != json_key(1)
     assert json_key({"a": 1, "b": [2]}) == json_key({"b": [2.0], "a": 1})
 

@@ -2,7 +2,10 @@
 
 Policy: every `y_` file is accepted except the two with duplicate member names (rejected, as
 toolguard rejects duplicates); every `n_` file is rejected; every `i_` file gets a defined
-answer, a value or a `Rejection`, never another exception.
+answer, a value or a `Rejection`, never another exception. Of the `i_` files, those whose
+number underflows to zero are rejected (`number_underflow`): toolguard never delivers 0.0 for
+a number that is not zero. A `y_` number whose float needs the number written beside it (an
+integer over the integer budget, such as `1E22`) is an `ExactFloat`, equal to Python's float.
 
 The suite is the copy vendored under `tests/conformance/jsontestsuite/` (`JSONTESTSUITE_DIR`
 points at another checkout); a missing suite fails collection.
@@ -81,6 +84,17 @@ def test_n_file_is_rejected(path: Path) -> None:
     """An n_ file is a `ParseError` or `LimitExceeded`, never a value or another exception."""
     with pytest.raises((ParseError, LimitExceeded)):
         parse(path.read_bytes())
+
+
+UNDERFLOW_FILES = ("i_number_double_huge_neg_exp.json", "i_number_real_underflow.json")
+
+
+@pytest.mark.parametrize("name", UNDERFLOW_FILES)
+def test_i_file_whose_number_underflows_to_zero_is_rejected(name: str) -> None:
+    """`123e-10000000` is not zero, and 0.0 would misrepresent it: a number_underflow."""
+    with pytest.raises(ParseError) as caught:
+        parse((PARSING / name).read_bytes())
+    assert caught.value.reason == "number_underflow"
 
 
 @pytest.mark.parametrize("path", _cases("i_"))

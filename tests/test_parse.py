@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -20,7 +21,8 @@ from strategies import (
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.limits import Limits
-from toolguard.parse import parse
+from toolguard.number import ExactFloat
+from toolguard.parse import _strict_parse, parse
 
 DEFAULTS = Limits()
 PROPERTY = settings(max_examples=100, deadline=None)
@@ -256,21 +258,167 @@ def test_five_thousand_digit_integer_is_rejected_without_crashing(raw: bytes) ->
         pytest.param(b"1E+2", 100.0, id="capital-signed-exponent"),
         pytest.param(b"0.1", 0.1, id="inexact-decimal"),
         pytest.param(b"-0.0", -0.0, id="negative-zero-float"),
-        pytest.param(b"1e-999", 0.0, id="underflow-1e-999"),
-        pytest.param(b"12345678901234567890123.5", 1.2345678901234568e22, id="long-mantissa"),
-        pytest.param(b"0." + b"1" * 5000, 0.1111111111111111, id="5000-digit-fraction"),
-        pytest.param(b"1.7976931348623157e308", 1.7976931348623157e308, id="double-max"),
+        pytest.param(b"0e-999", 0.0, id="zero-with-a-huge-negative-exponent"),
+        pytest.param(b"-0.000e5", -0.0, id="negative-zero-with-an-exponent"),
+        pytest.param(b"1." + b"0" * 5000, 1.0, id="5000-zeros-after-the-point"),
+        pytest.param(b"0.30000000000000004", 0.30000000000000004, id="17-digits-as-repr"),
         pytest.param(b"5e-324", 5e-324, id="smallest-subnormal"),
+        pytest.param(b"2.2250738585072014e-308", 2.2250738585072014e-308, id="smallest-normal"),
     ],
 )
 def test_float_text_parses_to_a_python_float(raw: bytes, expected: float) -> None:
     """Numbers with a fraction or exponent come back as float (never Decimal), sign included."""
-    assert same_json(parse(raw), expected)
+    value = parse(raw)
+    assert type(value) is float
+    assert same_json(value, expected)
 
 
 def test_negative_zero_integer_is_accepted_as_int_zero() -> None:
     """`-0` is valid JSON and parses to the integer 0."""
     assert same_json(parse(b"-0"), 0)
+
+
+# --- numbers as written ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        pytest.param(b"0.123456789012345678", "number_too_precise", id="18-significant-digits"),
+        pytest.param(b"12345678901234567890123.5", "number_too_precise", id="long-mantissa"),
+        pytest.param(b"0." + b"1" * 5000, "number_too_precise", id="5000-digit-fraction"),
+        pytest.param(b"9223372036854775807.0", "number_too_precise", id="int64-max-with-point"),
+        pytest.param(b"1.00000000000000000001e5", "number_too_precise", id="21-with-exponent"),
+        pytest.param(b"[1,-100000000000000000.1]", "number_too_precise", id="18-in-an-array"),
+        pytest.param(b"1e-400", "number_underflow", id="1e-400"),
+        pytest.param(b"-1e-999", "number_underflow", id="negative-1e-999"),
+        pytest.param(b"0." + b"0" * 400 + b"1", "number_underflow", id="400-zeros-then-1"),
+        pytest.param(b'{"a":123.456e-789}', "number_underflow", id="jsontestsuite-i-case"),
+        pytest.param(b"2e-324", "number_underflow", id="below-half-the-smallest-subnormal"),
+    ],
+)
+def test_float_token_its_float_would_misrepresent_is_rejected(raw: bytes, reason: str) -> None:
+    """Over 17 significant digits, or a non-zero value that underflows to zero, is refused."""
+    assert_parse_error(raw, reason)
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason", "offset"),
+    [
+        pytest.param(b"[1,1e-400]", "number_underflow", 9, id="underflow-in-an-array"),
+        pytest.param(b'{"a": 0.123456789012345678 }', "number_too_precise", 26, id="too-precise"),
+        pytest.param(b"1e-400", "number_underflow", 6, id="alone-ends-at-the-end"),
+    ],
+)
+def test_refused_float_token_is_located_at_the_byte_that_ended_it(
+    raw: bytes, reason: str, offset: int
+) -> None:
+    """As for any token, the offset is the byte at which the token was seen to end."""
+    error = rejected(raw)
+    assert (error.reason, error.offset) == (reason, offset)
+
+
+@pytest.mark.parametrize(
+    ("raw", "limits", "kinds"),
+    [
+        pytest.param(b"[1.5, 4.2e-05, -0.25]", DEFAULTS, [float] * 3, id="all-short"),
+        pytest.param(b"[1.5, 0.10000000000000001]", DEFAULTS, [float, ExactFloat], id="a-long-one"),
+        pytest.param(b"[1.5, 1e300]", DEFAULTS, [float, ExactFloat], id="a-positive-exponent"),
+        pytest.param(b"[1.5, 4.9e-324]", DEFAULTS, [float, ExactFloat], id="a-long-exponent"),
+        pytest.param(b'["1e300", 1000.0]', Limits(max_integer_digits=3), [str, ExactFloat], id="3"),
+    ],
+)
+def test_strict_path_reads_every_float_token_that_needs_it(
+    raw: bytes, limits: Limits, kinds: list[type]
+) -> None:
+    """The strict path reads float tokens' texts unless all are short decimals whose float is
+    surely the number written; a single token that may need reading makes it read them all."""
+    assert [type(item) for item in _strict_parse(raw, limits)] == kinds
+
+
+def test_float_tokens_are_read_past_strings_integers_and_escapes() -> None:
+    """Digits, signs and escaped quotes inside strings and member names are never taken for
+    a float token: each float gets its own text."""
+    raw = rb'["9.9e-999 \" 1.0\\", 7, -2, {"k-1.5": 0.10000000000000001}, 2.5e-1, 1E+300]'
+    value = _strict_parse(raw)
+    assert value[:3] == ['9.9e-999 " 1.0\\', 7, -2]
+    member = value[3]["k-1.5"]
+    assert (type(member), member.exact) == (ExactFloat, Decimal("0.10000000000000001"))
+    assert same_json(value[4:], [0.25, 1e300])
+    assert same_json(value, parse(raw))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(b"1234567890123456789", 1234567890123456789, id="19-digits"),
+        pytest.param(b"-9223372036854775807", -(2**63) + 1, id="int64-min-plus-one"),
+        pytest.param(b"[12345678901234567]", [12345678901234567], id="17-digits-past-2**53"),
+    ],
+)
+def test_plain_integer_literal_within_the_budget_may_have_any_precision(
+    raw: bytes, expected: Any
+) -> None:
+    """The 17-digit rule is for float tokens: a plain integer within the budget is exact."""
+    assert same_json(parse(raw), expected)
+
+
+@pytest.mark.parametrize(
+    ("raw", "written"),
+    [
+        pytest.param(b"9007199254740992.9", "9007199254740992.9", id="past-2**53"),
+        pytest.param(b"0.10000000000000001", "0.10000000000000001", id="17-digit-printf"),
+        pytest.param(b"4.9e-324", "4.9E-324", id="subnormal-not-its-repr"),
+        pytest.param(b"1.0000000000000001", "1.0000000000000001", id="just-above-one"),
+    ],
+)
+def test_float_not_its_shortest_repr_carries_the_number_written(raw: bytes, written: str) -> None:
+    """The value is the nearest float; `exact` is the decimal the text wrote, for the schema."""
+    value = parse(raw)
+    assert type(value) is ExactFloat
+    assert (float(value), value.exact) == (float(raw), Decimal(written))
+    assert value.integer is False
+    assert json.dumps(value) == repr(float(raw))  # delivered as the float
+
+
+@pytest.mark.parametrize(
+    ("raw", "limits", "integer"),
+    [
+        pytest.param(b"1e300", DEFAULTS, False, id="1e300"),
+        pytest.param(b"1.0e19", DEFAULTS, False, id="1.0e19-over-64-bits"),
+        pytest.param(b"6.02e23", DEFAULTS, False, id="avogadro"),
+        pytest.param(b"-1.7976931348623157e308", DEFAULTS, False, id="minus-double-max"),
+        pytest.param(b"9007199254740993.0", DEFAULTS, True, id="integer-not-a-double"),
+        pytest.param(b"1e3", Limits(max_integer_digits=3), False, id="1e3-at-3-digits"),
+        pytest.param(b"1000.0", Limits(max_integer_digits=3), False, id="1000.0-at-3-digits"),
+    ],
+)
+def test_integral_float_token_says_whether_it_is_an_integer_within_budget(
+    raw: bytes, limits: Limits, integer: bool
+) -> None:
+    """An integer spelled as a float is held to the integer budget: `integer` gives the verdict."""
+    value = parse(raw, limits)
+    assert type(value) is ExactFloat
+    assert value == float(raw)
+    assert value.integer is integer
+    assert value.exact == int(Decimal(raw.decode()))
+
+
+@pytest.mark.parametrize(
+    ("raw", "limits"),
+    [
+        pytest.param(b"1e18", DEFAULTS, id="1e18"),
+        pytest.param(b"-9.223372036854775e18", DEFAULTS, id="just-under-2**63"),
+        pytest.param(b"999.0", Limits(max_integer_digits=3), id="999.0-at-3-digits"),
+        pytest.param(b"12345.5", Limits(max_integer_digits=3), id="a-fraction-at-3-digits"),
+    ],
+)
+def test_float_token_within_budget_or_not_integral_is_a_plain_float(
+    raw: bytes, limits: Limits
+) -> None:
+    """A float token whose float is its number, integral within budget or not integral at all."""
+    assert same_json(parse(raw, limits), float(raw))
+    assert type(parse(raw, limits)) is float
 
 
 @pytest.mark.parametrize(
@@ -638,5 +786,6 @@ def test_any_value_followed_by_another_token_is_rejected(value: Any, tail: bytes
 
 def test_floats_never_come_back_as_decimal() -> None:
     """Every number in a mixed document is an int or a float, never a Decimal."""
-    value = parse(b"[1, 1.0, 1e1, -0.5, 1E-2, 12345678901234567890.5]")
-    assert [type(item) for item in value] == [int] + [float] * 5
+    value = parse(b"[1, 1.0, 1e1, -0.5, 1E-2, 1234567890123456.7, 1e300]")
+    assert [type(item) for item in value] == [int] + [float] * 4 + [ExactFloat] * 2
+    assert all(isinstance(item, float) for item in value[1:])

@@ -16,13 +16,16 @@ from strategies import (
     mutated_json_texts,
     nested_text,
     nesting_kinds,
+    number_texts,
     objects_with_duplicate_member,
     same_json,
+    same_types,
 )
 
 from toolguard import fast_parse
 from toolguard.errors import Rejection
 from toolguard.limits import Limits
+from toolguard.number import ExactFloat
 from toolguard.parse import _strict_parse, parse
 
 SMALL = Limits(
@@ -64,6 +67,27 @@ TRICKY_SCALARS = [
     b"9223372036854775808",
     b"-9223372036854775808",
     b"99999999999999999999.5",
+    b"9007199254740992.9",
+    b"9007199254740993.0",
+    b"0.10000000000000001",
+    b"0.30000000000000004",
+    b"0.123456789012345678",
+    b"123456789012345678.9",
+    b"1.0e19",
+    b"6.02e23",
+    b"1e300",
+    b"-1e-400",
+    b"4.9e-324",
+    b"2e-324",
+    b"0." + b"0" * 400 + b"1",
+    b"1." + b"0" * 400,
+    b"9223372036854775807.0",
+    b"1e3",
+    b"1e4",
+    b"9999.0",
+    b"10000.0",
+    b"0e-999",
+    b"-0.0e+5",
     b"true",
     b"false",
     b"null",
@@ -119,6 +143,7 @@ def assert_same_outcome(raw: bytes, limits: Limits) -> None:
         assert fast[: 3 if timed_out else None] == strict[: 3 if timed_out else None], raw
     else:
         assert same_json(fast, strict), (raw, fast, strict)
+        assert same_types(fast) == same_types(strict), (raw, fast, strict)
         assert json.dumps(fast) == json.dumps(strict)
 
 
@@ -227,6 +252,56 @@ def test_parse_agrees_with_the_strict_path_on_long_documents(
 def test_parse_agrees_with_the_strict_path_on_arbitrary_bytes(raw: bytes, limits: Limits) -> None:
     """Arbitrary bytes: the same value or the same rejection, reason, offset and message."""
     assert_same_outcome(raw, limits)
+
+
+@DIFFERENTIAL
+@given(texts=st.lists(number_texts(), min_size=1, max_size=4), limits=st.sampled_from(LIMITS))
+def test_parse_agrees_with_the_strict_path_on_any_number(texts: list[str], limits: Limits) -> None:
+    """Number tokens of every shape, alone or together: the same value, type and exact
+    decimal, or the same rejection."""
+    assert_same_outcome(texts[0].encode(), limits)
+    assert_same_outcome(f"[{','.join(texts)}]".encode(), limits)
+
+
+NUMBER_LIMITS = [Limits(), Limits(max_integer_digits=3), Limits(max_integer_digits=12)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    texts=st.lists(number_texts(), min_size=1, max_size=4),
+    limits=st.sampled_from(NUMBER_LIMITS),
+)
+def test_parse_agrees_with_the_strict_path_on_numbers_in_a_long_document(
+    texts: list[str], limits: Limits
+) -> None:
+    """The same, in a document long enough for the screen to decide how numbers are read."""
+    filler = ['"' + "a" * 20 + '"'] * 4000
+    raw = f"[0.5,{','.join(texts)},{','.join(filler)},{','.join(texts)}]".encode()
+    assert_same_outcome(raw, limits)
+
+
+@pytest.mark.parametrize(
+    ("number", "kind"),
+    [
+        (b"0.5", float),
+        (b"1234567.1234567", float),  # 14 digits: the screen vouches for it
+        (b"0.6229016948897019", float),  # 16 digits: read, and found to be its own repr
+        (b"12345678.123456789", ExactFloat),  # a point splitting 17 digits (9 and 8)
+        (b"9007199254740992.9", ExactFloat),
+        (b"1e300", ExactFloat),  # a positive exponent: read
+        (b"2.5e-300", float),  # three exponent digits: read
+        (b"4.9e-324", ExactFloat),
+    ],
+)
+def test_a_long_document_of_floats_is_accepted_by_the_fast_path(number: bytes, kind: type) -> None:
+    """The screen sends every float it cannot vouch for through the reader, not to the strict
+    path: the fast path accepts the document, with each number as the strict parser has it."""
+    raw = b"[" + b",".join([number] * 15_000) + b"]"  # over 64 KiB: the screen runs
+    limits = Limits(max_container_items=20_000)
+    value = fast_parse.accept(raw, None, limits)
+    assert value is not fast_parse.DEFER
+    assert {type(item) for item in value} == {kind}
+    assert same_json(value, _strict_parse(raw, limits))
 
 
 @pytest.mark.parametrize("raw", TRICKY_SCALARS)

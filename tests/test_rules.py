@@ -12,6 +12,7 @@ import pytest
 from signing import ISSUER, claims, ed25519_signer, key_set
 
 from toolguard.errors import MissingExtra, RuleViolation
+from toolguard.parse import parse
 from toolguard.request import Request, make_request
 from toolguard.rules import (
     RULE_BY_KIND,
@@ -132,6 +133,24 @@ def test_equals_context_treats_equal_numbers_as_equal(field: Any, context: Any) 
     """JSON numbers compare by value: 1 equals 1.0."""
     rule = equals_context("numeric", "/value", "expected")
     assert rule({"value": field}, request(expected=context)) is None
+
+
+@pytest.mark.parametrize(
+    ("field", "context"),
+    [
+        (b"1.0000000000000001", b"1"),
+        (b"9007199254740992.9", b"9007199254740992"),
+        (b"1.152921504606847e18", b"1152921504606846976"),  # the float is 2**60; the text not
+    ],
+    ids=repr,
+)
+def test_equals_context_compares_numbers_as_written(field: bytes, context: bytes) -> None:
+    """Two numbers whose floats are equal but whose texts are not are different values."""
+    rule = equals_context("numeric", "/value", "expected")
+    payload, expected = parse(b'{"value":%s}' % field), parse(context)
+    error = violation(rule, payload, request(expected=expected))
+    assert error.reason == "mismatch"
+    assert rule(payload, request(expected=parse(field))) is None
 
 
 def test_equals_context_missing_field() -> None:

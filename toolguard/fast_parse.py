@@ -4,7 +4,8 @@
 when the document might be rejected or read differently (the strict parser then decides, with
 its exact reason and offset). A byte-level screen bounds depth, container sizes and string
 lengths first; `json` then builds the value, with hooks that refuse duplicate member names,
-`NaN` / `Infinity` and, when the screen saw long digit runs, numbers beyond the budgets.
+`NaN` / `Infinity` and, when the screen saw numbers it cannot vouch for, read them one by one:
+integers against the budgets, float tokens through `number.float_reader` (as the strict parser).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from toolguard.errors import ParseError
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
+from toolguard.number import float_reader, integer_bound
 
 DEFER: Any = object()
-_INT64_MAX = 2**63 - 1
 
 
 class _Defer(ValueError):
@@ -26,24 +28,29 @@ class _Defer(ValueError):
 
 
 def _classes() -> bytes:
-    r"""Screen classes: `"` `\` `[` `]` `,` `.` `0` (digit) `e` `+` (sign), else `a`."""
+    r"""Screen classes: `"` `\` `[` `]` `,` `.` `0` (digit) `e` `+` `-`, else `a`."""
     table = bytearray(b"a" * 256)
-    for byte in b'"\\[],.':
+    for byte in b'"\\[],.+-':
         table[byte] = byte
     table[ord("{")], table[ord("}")] = ord("["), ord("]")
     for byte in b"0123456789":
         table[byte] = ord("0")
     table[ord("e")] = table[ord("E")] = ord("e")
-    table[ord("+")] = table[ord("-")] = ord("+")
     return bytes(table)
 
 
 _CLASSES = _classes()
-_NOT_STRUCTURE = b"a0e+.\\"
+_POINT_AS_DIGIT = bytes.maketrans(b".", b"0")
+_NOT_STRUCTURE = b"a0e+-.\\"
 _STRING = re.compile(rb'"[^"]*"')
 _INNERMOST = re.compile(rb"\[,*\]")
-# Exponents of three digits or more are the only way (with digit runs) to overflow a float.
-_LONG_EXPONENTS = (b"e000", b"e+000")
+# A float token the screen can vouch for has at most 15 characters of mantissa (digits and its
+# point) and an exponent, if any, of at most two digits and negative: its float is then the
+# number written, normal, and no integer over the budget. Anything else is read one by one:
+# a mantissa of 16 characters or more; a positive exponent; a negative one of three digits.
+_LONG_MANTISSA = b"0" * 16
+_POINT_BESIDE_EIGHT = (b"0" * 8 + b".", b"." + b"0" * 8)
+_MAX_EXPONENTS = 256
 _MAX_BLOCKS = 4096
 _MAX_FRACTIONS = 256
 _NARROW = 1 << 16  # bytes of structure below which every pass is cheap anyway
@@ -56,20 +63,23 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     """
     if b"[" * (limits.max_depth + 1) in raw:
         return DEFER  # the usual nesting attack, found by one memory scan before any pass
+    digits = limits.max_integer_digits
     if _small(raw, limits):
-        decoder = _careful_decoder(limits)  # per-number hooks cost nothing on a small document
+        decoder = _decoder(digits, integers=True)  # per-number hooks cost nothing on it
     else:
         careful = _screen(raw, limits)
         if careful is None:
             return DEFER
-        decoder = _careful_decoder(limits) if careful else _PLAIN
+        decoder = (
+            _PLAIN if careful == _PLAIN_NUMBERS else _decoder(digits, integers=careful == _INTEGERS)
+        )
     collecting = gc.isenabled()
     # NOTE: a parsed document holds no reference cycles; collecting while it grows only
     # re-traverses it (a quarter of json's time on a 10 MB document).
     gc.disable()
     try:
         return decoder.decode(raw.decode() if text is None else text)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, ParseError):
         return DEFER
     finally:
         if collecting:
@@ -90,14 +100,25 @@ def _small(raw: bytes, limits: Limits) -> bool:
     )
 
 
-def _screen(raw: bytes, limits: Limits) -> bool | None:
-    """None if the budgets may be exceeded, else whether numbers need checking one by one.
+# What `_screen` says numbers need: nothing, their float tokens read, or every number read.
+_PLAIN_NUMBERS, _FLOATS, _INTEGERS = "plain", "floats", "integers"
+
+
+def _screen(raw: bytes, limits: Limits) -> str | None:
+    """None if the budgets may be exceeded, else which numbers need reading one by one.
 
     Exact for valid JSON, which is all that matters: invalid JSON fails in `json` and defers.
+    An integer run as long as the budget may also be a float's integer part: both are read.
     """
     shape = raw.translate(_CLASSES)
     digits = min(limits.max_integer_digits, INTEGER_DIGITS_CEILING)
-    careful = _long_digit_run(shape, digits) or any(mark in shape for mark in _LONG_EXPONENTS)
+    careful = (
+        _INTEGERS
+        if _long_digit_run(shape, digits)
+        else _FLOATS
+        if _floats_unsure(shape)
+        else _PLAIN_NUMBERS
+    )
     if b"\\" in shape:
         # An escaped backslash or quote becomes one filler byte: quotes then delimit strings,
         # and no string is shorter in `shape` than its length in characters. NOTE: two
@@ -114,6 +135,38 @@ def _screen(raw: bytes, limits: Limits) -> bool | None:
     if not _containers_fit(brackets, limits):
         return None
     return careful
+
+
+def _floats_unsure(shape: bytes) -> bool:
+    """Whether a float token may be one the screen cannot vouch for (see `_LONG_MANTISSA`).
+
+    Strings are not told apart from numbers here: a false alarm only costs the reading.
+    """
+    if _LONG_MANTISSA in shape or _exponent_unsure(shape):
+        return True
+    # A point splitting 15 digits or more has 8 of them on one side: only then is a second
+    # translation, with the point as a digit, worth its time.
+    if not any(side in shape for side in _POINT_BESIDE_EIGHT):
+        return False
+    return _LONG_MANTISSA in shape.translate(_POINT_AS_DIGIT)
+
+
+def _exponent_unsure(shape: bytes) -> bool:
+    """Whether an exponent may be positive or have three digits or more.
+
+    An exponent follows a digit: each `0e` is looked at (in strings too: a false alarm only
+    costs the reading), up to `_MAX_EXPONENTS` of them. NOTE: searching for `e0` or `e+`
+    instead costs several times more, letters being common.
+    """
+    at = shape.find(b"0e")
+    for _ in range(_MAX_EXPONENTS):
+        if at < 0:
+            return False
+        after = shape[at + 2 : at + 6]
+        if after[:1] in (b"0", b"+") or after == b"-000":
+            return True
+        at = shape.find(b"0e", at + 2)
+    return True
 
 
 def _long_digit_run(shape: bytes, digits: int) -> bool:
@@ -191,10 +244,14 @@ def _non_finite(name: str) -> Any:
 _PLAIN = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_non_finite)
 
 
-@lru_cache(maxsize=32)
-def _careful_decoder(limits: Limits) -> json.JSONDecoder:
-    """A decoder that also refuses integers over the budgets and floats that overflow."""
-    bound = min(10**limits.max_integer_digits - 1, _INT64_MAX)
+@lru_cache(maxsize=64)
+def _decoder(max_integer_digits: int, *, integers: bool) -> json.JSONDecoder:
+    """A decoder that reads float tokens as the strict parser does, and maybe integers too.
+
+    Float tokens go through `number.float_reader`; with `integers`, integers over the budgets
+    are refused.
+    """
+    bound = integer_bound(max_integer_digits)
 
     def integer(digits: str) -> int:
         # NOTE: the length test comes first so that no big-integer conversion ever runs.
@@ -205,12 +262,10 @@ def _careful_decoder(limits: Limits) -> json.JSONDecoder:
             raise _Defer("integer over budget")
         return value
 
-    def finite(digits: str) -> float:
-        value = float(digits)
-        if value - value != 0.0:
-            raise _Defer("float overflow")
-        return value
-
+    # NOTE: the reader's `ParseError` defers too (see `accept`): no wrapper, one call per float.
     return json.JSONDecoder(
-        object_pairs_hook=_object, parse_constant=_non_finite, parse_int=integer, parse_float=finite
+        object_pairs_hook=_object,
+        parse_constant=_non_finite,
+        parse_int=integer if integers else None,
+        parse_float=float_reader(max_integer_digits),
     )

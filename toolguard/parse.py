@@ -3,8 +3,10 @@
 yajl (through `ijson.basic_parse_coro`) tokenizes; our own builder makes the values, so depth,
 string, container and integer budgets are enforced event by event (`ijson.items` would cost
 memory quadratic in depth). On top of RFC 8259 the policy rejects duplicate member names (after
-unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers yajl cannot hold
-exactly (integers beyond 64 bits, floats that overflow). Floats are `float`, never `Decimal`.
+unescaping), a byte-order mark, lone or reversed surrogate escapes, and numbers the delivered
+value would misrepresent (integers beyond the budget or 64 bits; float tokens that overflow,
+underflow to zero or hold more than 17 significant digits: see `number.py`). Floats are
+`float` (an `ExactFloat` where the schema engine needs the decimal written), never `Decimal`.
 A C-speed path in front (`fast_parse.py`) returns the same value for documents it can prove
 acceptable and defers every other one to this parser; ijson is imported only when needed.
 """
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from locale import localeconv
 from typing import Any, NoReturn
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
+from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
 # abort immediate. NOTE: yajl re-reads a token that spans chunks from its start on every
@@ -38,6 +41,24 @@ _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 _NOT_WHITESPACE = (b"\x0b", b"\x0c")
 _DEFAULT_LIMITS = Limits()
 _INCOMPLETE: Any = object()
+# The next float token (a fraction or an exponent) at or after a position outside any string,
+# in a text whose escaped quotes and backslashes are masked (so a string is `"[^"]*"`): strings
+# and integer tokens are skipped whole. Possessive throughout, so a match costs time linear in
+# what it skips, whatever follows.
+_MAX_EXPONENTS = 256
+_AS_READ: Any = object()  # `_float_tokens`: every float is as yajl read it
+# Characters of number tokens: `0` for a digit, sign or point, `e` for an exponent mark.
+_NUMBER_CHARACTERS = bytes.maketrans(
+    bytes(range(256)),
+    bytes(
+        ord("0") if chr(byte) in "0123456789.-+" else ord("e") if chr(byte) in "eE" else ord("a")
+        for byte in range(256)
+    ),
+)
+_NEXT_FLOAT_TOKEN = re.compile(
+    r'(?:[^"\-0-9]++|"[^"]*+"|-?+(?:0|[1-9][0-9]*+)(?![.eE]))*+'
+    r"(-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
+)
 
 
 class _LazyBackend:
@@ -91,7 +112,7 @@ def _strict(raw: bytes, limits: Limits) -> Any:
         raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
     window = [0, 0]
     try:
-        return _build(_events(raw, window), limits)
+        return _build(_events(raw, window), limits, raw)
     except Rejection as rejection:
         if rejection.offset is None:
             _locate(rejection, raw, window, limits)
@@ -243,7 +264,7 @@ def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits)
     start, end = window
     replay = [start, start]
     try:
-        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits)
+        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits, raw)
     except Rejection:
         rejection.offset = replay[0]
         _refine(rejection, raw)
@@ -254,12 +275,71 @@ def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits)
         rejection.offset = start
 
 
-def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
+def _float_tokens(raw: bytes, limits: Limits) -> Callable[[float], float]:
+    """`read(value)`: what to deliver for the next float token, which yajl read as `value`.
+
+    yajl's events carry a float, not its text; the text is found here, in order, and read by
+    `number.float_reader`. Only valid JSON up to a float event has been read when its text is
+    asked for, so every string before it is closed and the n-th float event is the n-th float
+    token. On the first float event the document is looked at once: if every float token in
+    it is short, with no exponent but a short negative one, yajl's float is what the reader
+    would return and no text is looked for; else the document is masked and decoded, once.
+    """
+    reader = float_reader(limits.max_integer_digits)
+    match = _NEXT_FLOAT_TOKEN.match
+    state: list[Any] = [0, None]  # where the next token is looked for; the masked text
+
+    def read(value: float) -> float:
+        at, text = state
+        if text is None:
+            if short_decimals_are_floats(limits.max_integer_digits) and not _long_or_exponent(raw):
+                text = state[1] = _AS_READ
+            else:
+                # NOTE: same length, so positions hold: `\\` and `\"` are two bytes; latin-1
+                # decodes one character per byte.
+                masked = raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
+                text = state[1] = masked.decode("latin-1")
+        if text is _AS_READ:
+            return value
+        found = match(text, at)
+        if found is None:  # NOTE: unreachable, as below, unless yajl and the pattern disagree
+            raise RuntimeError(f"no float token where the parser read one, at byte {at}")
+        state[0] = found.end()
+        delivered = reader(found.group(1))
+        if delivered != value:
+            raise RuntimeError(f"float token out of step with the parser at byte {at}")
+        return delivered
+
+    return read
+
+
+def _long_or_exponent(raw: bytes) -> bool:
+    """Whether a float token may be long, or have an exponent other than a short negative one.
+
+    A token of at most `SHORT_TOKEN` characters whose exponent is negative and of one or two
+    digits is normal and far within any budget `short_decimals_are_floats` allows. Strings are
+    not told apart: a false alarm only costs reading every float token's text.
+    """
+    shape = raw.translate(_NUMBER_CHARACTERS)
+    if b"0" * (SHORT_TOKEN + 1) in shape:
+        return True
+    at = shape.find(b"0e")
+    for _ in range(_MAX_EXPONENTS):
+        if at < 0:
+            return False
+        if raw[at + 2 : at + 3] != b"-" or shape[at + 3 : at + 6] == b"000":
+            return True
+        at = shape.find(b"0e", at + 2)
+    return True
+
+
+def _build(events: Iterator[tuple[str, Any]], limits: Limits, raw: bytes) -> Any:
     """Build Python values from events, enforcing every budget as each event arrives."""
     max_depth = limits.max_depth
     max_string = limits.max_string_length
     max_items = limits.max_container_items
     bound = 10**limits.max_integer_digits
+    read_float = _float_tokens(raw, limits)
     parents: list[tuple[Any, Any]] = []
     current: Any = None
     key: Any = None
@@ -287,10 +367,13 @@ def _build(events: Iterator[tuple[str, Any]], limits: Limits) -> Any:
             elif event == "string":
                 if len(value) > max_string:
                     raise LimitExceeded("string_too_long", f"string longer than {max_string}")
-            elif event == "number" and type(value) is int and not -bound < value < bound:
-                raise LimitExceeded(
-                    "integer_too_long", f"integer over {limits.max_integer_digits} digits"
-                )
+            elif event == "number":
+                if type(value) is float:
+                    value = read_float(value)  # noqa: PLW2901 - the value as delivered
+                elif not -bound < value < bound:
+                    raise LimitExceeded(
+                        "integer_too_long", f"integer over {limits.max_integer_digits} digits"
+                    )
             if current is None:
                 root = value
             elif type(current) is list:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from toolguard import rfc3339
 from toolguard.errors import RuleViolation, SchemaError
+from toolguard.number import exact_number
 from toolguard.pointer import MISSING, lookup
 from toolguard.request import Request
 
@@ -62,7 +63,7 @@ def _same(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
+        return exact_number(left) == exact_number(right)  # as written, not as floats
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(map(_same, left, right))
     if isinstance(left, dict) and isinstance(right, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from toolguard import load_contract
 from toolguard.adapters.lines import GroupType, LinePattern, TextAdapter
 from toolguard.errors import ContractError, LimitExceeded, ParseError, Rejection
 from toolguard.limits import Limits
+from toolguard.number import ExactFloat
 from toolguard.pipeline import check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,6 +273,26 @@ def test_non_finite_or_non_json_numbers_are_parse_errors(value: str) -> None:
     with pytest.raises(ParseError) as info:
         typed("number", value)
     assert info.value.reason == "bad_number"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [("0.123456789012345678", "number_too_precise"), ("1e-400", "number_underflow")],
+)
+def test_number_group_its_float_would_misrepresent_is_refused_as_json_would(
+    value: str, reason: str
+) -> None:
+    """A number group is read as the JSON parser reads a float token: the same refusals."""
+    with pytest.raises(ParseError) as info:
+        typed("number", value)
+    assert info.value.reason == reason
+
+
+def test_number_group_carries_the_number_written_for_the_schema() -> None:
+    """A 17-digit group whose float is another number keeps the decimal written (exact)."""
+    value = typed("number", "9007199254740992.9")
+    assert type(value) is ExactFloat
+    assert value.exact == Decimal("9007199254740992.9")
 
 
 # --- fail closed -------------------------------------------------------------------------

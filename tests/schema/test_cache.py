@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import toolguard.schema.cache
 import toolguard.schema.generator
 import toolguard.schema.keywords
 from toolguard.errors import SchemaError
+from toolguard.parse import parse
 from toolguard.schema import compile_schema
 from toolguard.shipped import shipped_schema
 
@@ -133,6 +135,7 @@ def test_unusable_cache_location_still_compiles(
 RACE = """
 import sys
 from toolguard.errors import SchemaError
+from toolguard.parse import parse
 from toolguard.schema import compile_schema
 schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 41}}}
 validator = compile_schema(schema)
@@ -445,3 +448,27 @@ def test_the_path_is_walked_once_per_process(
         compile_schema({"type": "integer", "maximum": maximum})  # a load and a store each
     assert walks == [str(cache_dir)]
     assert len(entries(cache_dir)) == 3
+
+
+def test_a_schema_number_written_with_more_digits_than_its_float_is_cached_as_written(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounds that differ only past their float (an ExactFloat) get entries of their own, and a
+    cached one is served with its exact number, in its code and in `Validator.schema`."""
+    at_9 = {"maximum": parse(b"9007199254740992.9"), "not": {"const": parse(b"1e300")}}
+    at_8 = {"maximum": parse(b"9007199254740992.8"), "not": {"const": parse(b"1e300")}}
+    compile_schema(at_9)
+    compile_schema(at_8)
+    assert len(entries(cache_dir)) == 2
+    monkeypatch.setattr(toolguard.schema.generator, "generate_source", _refuse)
+    instance = parse(b"9007199254740992.9")
+    assert compile_schema(at_9).is_valid(instance)
+    assert not compile_schema(at_8).is_valid(instance)
+    served = compile_schema(at_9).schema
+    assert served == at_9
+    assert served["maximum"].exact == Decimal("9007199254740992.9")
+    assert served["not"]["const"].integer is False
+
+
+def _refuse(*args: Any, **kwargs: Any) -> str:
+    raise AssertionError("compiled instead of loading from the cache")

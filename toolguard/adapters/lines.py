@@ -21,6 +21,7 @@ from typing import Any, Literal
 from toolguard.adapters import Setting
 from toolguard.errors import ContractError, LimitExceeded, ParseError, SchemaError
 from toolguard.limits import Limits
+from toolguard.number import float_reader
 from toolguard.schema.matcher import Matcher
 from toolguard.schema.regex import translate_groups
 from toolguard.text import is_hidden
@@ -174,4 +175,7 @@ def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
     number = float(value) if _NUMBER.fullmatch(value) else math.nan
     if not math.isfinite(number):
         raise ParseError("bad_number", f"group {name!r} is not a finite number: {value!r}")
-    return number
+    try:  # as the JSON parser reads a float token: the same refusals, the same exact value
+        return float_reader(limits.max_integer_digits)(value)
+    except ParseError as error:
+        raise ParseError(error.reason, f"group {name!r}: {error.message}") from None

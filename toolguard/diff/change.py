@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 Upstream = Literal["accepts-more", "accepts-less", "both", "none"]
@@ -65,7 +66,7 @@ def merge(impacts: Iterable[Upstream]) -> Upstream:
     return seen.pop() if len(seen) == 1 else BOTH
 
 
-def widened(old: float, new: float) -> Upstream:
+def widened(old: float | Fraction, new: float | Fraction) -> Upstream:
     """The impact of moving an upper bound (or a budget) from `old` to `new`."""
     if new == old:
         return NONE

@@ -10,6 +10,7 @@ from collections.abc import Hashable
 from typing import Any
 from urllib.parse import unquote
 
+from toolguard.number import exact_number
 from toolguard.pointer import MISSING, escape, is_index, lookup, tokens
 from toolguard.schema.refs import MANY, MAP, ONE
 from toolguard.schema.vocabulary import ANNOTATIONS
@@ -22,11 +23,14 @@ _NOT_APPLIED = frozenset({"$defs", "contentSchema"})
 
 
 def json_key(value: Any) -> Hashable:
-    """A hashable stand-in with JSON equality: 1 equals 1.0, true never equals 1."""
+    """A hashable stand-in with JSON equality: 1 equals 1.0, true never equals 1.
+
+    Numbers are their exact values: `0.10000000000000001` from a schema file is not 0.1.
+    """
     if isinstance(value, bool) or value is None:
         return ("literal", value)
     if isinstance(value, int | float):
-        return ("number", value)
+        return ("number", exact_number(value))
     if isinstance(value, list):
         return ("array", tuple(json_key(item) for item in value))
     if isinstance(value, dict):

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolguard.diff.change import BOTH, LESS, MORE, NONE, Upstream, show, show_all, widened
 from toolguard.diff.graph import json_key
+from toolguard.number import exact_number
 from toolguard.pointer import escape
 from toolguard.schema.vocabulary import ANNOTATIONS
 
@@ -118,7 +119,7 @@ def bounds(old: Node, new: Node, at: str) -> Iterator[Finding]:
     for name in (*_LOWER, *_UPPER):
         before = old.get(name, _DEFAULT_BOUND.get(name))
         after = new.get(name, _DEFAULT_BOUND.get(name))
-        if before == after:
+        if json_key(before) == json_key(after):  # numbers as written
             continue
         where = f"{at}/{name}"
         if before is None:
@@ -126,9 +127,9 @@ def bounds(old: Node, new: Node, at: str) -> Iterator[Finding]:
         elif after is None:
             yield Finding(where, at, f"{name} removed", f"was {show(before)}", MORE)
         else:
-            upper = widened(before, after)
+            upper = widened(exact_number(before), exact_number(after))
             local = upper if name in _UPPER else {MORE: LESS, LESS: MORE}[upper]
-            how = "raised" if after > before else "lowered"
+            how = "raised" if upper == MORE else "lowered"
             yield Finding(where, at, f"{name} {how}", f"{show(before)} -> {show(after)}", local)
 
 
@@ -136,14 +137,14 @@ def multiple_of(old: Node, new: Node, at: str) -> Iterator[Finding]:
     """A multiple of the old divisor accepts less, a divisor of it more, anything else both."""
     before, after = old.get("multipleOf"), new.get("multipleOf")
     where = f"{at}/multipleOf"
-    if before == after:
+    if json_key(before) == json_key(after):  # numbers as written
         return
     if before is None:
         yield Finding(where, at, "multipleOf added", show(after), LESS)
     elif after is None:
         yield Finding(where, at, "multipleOf removed", f"was {show(before)}", MORE)
     else:
-        ratio = Fraction(str(after)) / Fraction(str(before))
+        ratio = Fraction(exact_number(after)) / Fraction(exact_number(before))
         local = LESS if ratio.denominator == 1 else MORE if ratio.numerator == 1 else BOTH
         yield Finding(where, at, "multipleOf changed", f"{show(before)} -> {show(after)}", local)
 

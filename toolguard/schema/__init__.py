@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
+from toolguard.number import from_plain_data, to_plain_data
 from toolguard.pointer import is_index, join, lookup
 from toolguard.schema.cache import (
     Entry,
@@ -79,7 +80,9 @@ class Validator:
     def __init__(self, function: Callable[[Any], Any], entry: Entry) -> None:
         self._function = function
         self.entry = entry  # what the contract artefact stores to skip this compile
-        self.schema = entry.bundled  # self-contained: local pointer refs only (see refs.bundle)
+        # Self-contained: local pointer refs only (see refs.bundle); plain data in a tuple.
+        bundled = entry.bundled
+        self.schema = from_plain_data(bundled[0]) if isinstance(bundled, tuple) else bundled
 
     @classmethod
     def from_entry(cls, entry: Entry) -> Validator:
@@ -209,10 +212,20 @@ def compile_schema(
         if _check_dialect:
             _conforms_to_metaschema(schema)
         name, code = compile_source(_generate(prepared, collect=collect))
-        return Entry(name, code, prepared.bundled, prepared.formats, prepared.files)
+        bundled = to_plain_data(prepared.bundled)
+        if bundled is not prepared.bundled:
+            bundled = (bundled,)  # a schema is an object or a boolean: a tuple is plain data
+        return Entry(name, code, bundled, prepared.formats, prepared.files)
 
-    entry = cached(schema, formats=formats, refs=refs, build=build, collect=collect)
-    return Validator.from_entry(entry)
+    try:
+        # NOTE: the cache stores and keys plain data: a number written with more digits than
+        # its float shows (an `ExactFloat`) is keyed and stored as a tuple (`to_plain_data`).
+        material = to_plain_data(schema)
+    except RecursionError:
+        material = schema  # too deep to walk: `build` refuses it, and nothing is cached
+    return Validator.from_entry(
+        cached(material, formats=formats, refs=refs, build=build, collect=collect)
+    )
 
 
 def _generate(prepared: Prepared, *, collect: bool = False) -> str:

@@ -42,8 +42,9 @@ from typing import Any
 
 from toolguard.errors import SchemaError
 from toolguard.files import Untrusted, open_folder, refusal, write_atomic
+from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
-from toolguard.schema.runtime import DynamicScope, is_multiple
+from toolguard.schema.runtime import DynamicScope, is_multiple, unique_key
 from toolguard.text import clean
 
 _FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
@@ -138,6 +139,9 @@ def function_of(entry: Entry) -> Callable[..., Any]:
         "Fraction": Fraction,
         "is_multiple": is_multiple,
         "PATTERN": Matcher,
+        "ExactFloat": ExactFloat,
+        "exact_number": exact_number,
+        "unique_key": unique_key,
     }
     exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
     function: Callable[..., Any] = namespace[entry.name]

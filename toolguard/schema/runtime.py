@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import threading
-from decimal import Decimal
 from fractions import Fraction
+from typing import Any
+
+from toolguard.number import exact_number
 
 # Marks each subschema with its location ($comment), so an error names the subschema that failed.
 LOCATION_TAG = "toolguard:"
@@ -20,17 +21,24 @@ class DynamicScope(threading.local):
 
 def is_multiple(value: int | float, divisor: Fraction) -> bool:
     """`multipleOf` on exact values; NaN and infinity (not JSON numbers) are never multiples."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return False
-    return (exact_number(value) / divisor).denominator == 1
+    exact = exact_number(value)
+    return isinstance(exact, Fraction) and (exact / divisor).denominator == 1
 
 
-def exact_number(value: int | float) -> Fraction:
-    """The exact rational a JSON number denotes (a float through its shortest repr).
+def unique_key(value: Any) -> Any:
+    """What `uniqueItems` compares: JSON equality, each number as the exact value it denotes.
 
-    The shortest repr of a float the parser made is the decimal the JSON text wrote, so
-    `multipleOf` is decided on that value, not on binary floats or 28-digit Decimals.
+    A boolean is never equal to a number; 1, 1.0 and 1e0 are equal; `0.10000000000000001`
+    (an `ExactFloat`) is not 0.1, though their floats are.
     """
-    if isinstance(value, float):
-        return Fraction(Decimal(repr(value)))
-    return Fraction(value)
+    if isinstance(value, bool):
+        return (bool, value)
+    if type(value) is int:
+        return value
+    if isinstance(value, int | float):
+        return exact_number(value)
+    if isinstance(value, dict):
+        return frozenset((key, unique_key(item)) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(map(unique_key, value))
+    return value
