@@ -3,16 +3,14 @@
 Python's `json` (its C scanner, not yajl) reads the text; everything toolguard's policy adds to
 RFC 8259 is checked here from scratch: strict UTF-8 (no overlong forms, no encoded
 surrogates), no byte-order mark, no duplicate member names, no `NaN` / `Infinity`, no lone or
-reversed surrogate escape, no float token the delivered double would misrepresent (overflow;
-with the numbers-as-written policy, over 17 significant digits or underflow to zero), and
-every budget of a `Limits`. `reference_parse` returns the value
-toolguard must return, or raises `Refused`; `same` compares two values exactly (types, key
-order, the sign of zero).
+reversed surrogate escape, no float token the delivered double would misrepresent (overflow,
+over 17 significant digits, a non-zero value that underflows to zero), and every budget of
+a `Limits`. `reference_parse` returns the value toolguard must return, or raises `Refused`;
+`same` compares two values exactly (types, key order, the sign of zero).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from decimal import Decimal, InvalidOperation
@@ -24,10 +22,6 @@ BOM = b"\xef\xbb\xbf"
 INT64_MAX = 2**63 - 1
 # I-JSON (RFC 7493 section 2.2): more significant digits than a double tells apart.
 MAX_SIGNIFICANT_DIGITS = 17
-# NOTE: "numbers are validated as written" (issue 14, item 5) also refuses a float token of
-# over 17 significant digits or a non-zero one that underflows to zero. Its module marks the
-# toolguard that has the policy; before it, such tokens were read as their nearest float.
-AS_WRITTEN_POLICY = importlib.util.find_spec("toolguard.number") is not None
 
 
 class Refused(Exception):
@@ -98,14 +92,14 @@ def _float(token: str) -> float:
     value = float(token)
     if not math.isfinite(value):
         raise Refused("non_finite_number")
-    if AS_WRITTEN_POLICY:
-        # NOTE: counted on the text: `Decimal` refuses exponents beyond its context's range.
-        mantissa = token.lower().partition("e")[0]
-        significant = len(mantissa.lstrip("-").replace(".", "").strip("0"))
-        if significant > MAX_SIGNIFICANT_DIGITS:
-            raise Refused("number_too_precise")
-        if significant and value == 0.0:
-            raise Refused("number_underflow")
+    # Numbers are validated as written: the delivered double must not misrepresent the text.
+    # NOTE: counted on the text: `Decimal` refuses exponents beyond its context's range.
+    mantissa = token.lower().partition("e")[0]
+    significant = len(mantissa.lstrip("-").replace(".", "").strip("0"))
+    if significant > MAX_SIGNIFICANT_DIGITS:
+        raise Refused("number_too_precise")
+    if significant and value == 0.0:
+        raise Refused("number_underflow")
     return value
 
 

@@ -85,6 +85,8 @@ def test_the_reference_refuses_what_the_policy_refuses() -> None:
         b"[1, 2, 3]",
         b"1000",
         b"1e400",
+        b"1e-400",
+        b"0.100000000000000000001",
         b"[1]\x0c",
         b"",
     ]
