@@ -5,7 +5,9 @@ in process (the check itself), `Server.handle` in process (request line parse, e
 no I/O), the JSON diagnostics line `check` writes too, and a real `toolguard serve`
 subprocess: lock-step (write a line, wait for its answer, as a framework does) and a batch
 read from a file (throughput, start-up subtracted). Diagnostics go to /dev/null in JSON, the
-serve default. Overhead = per-call time minus `check_bytes`'s.
+serve default; lock-step is also timed with stderr a pipe that the caller reads, and one that
+nobody reads (it used to hang `serve` after a few hundred answers). Overhead = per-call time
+minus `check_bytes`'s.
 
     .venv/bin/python benchmarks/serve_overhead.py
 """
@@ -17,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,14 +60,17 @@ def in_process_handle() -> float:
     return per_call(time.perf_counter() - started)
 
 
-def start() -> subprocess.Popen[bytes]:
+def start(stderr: str = "devnull") -> subprocess.Popen[bytes]:
+    """serve, with stderr to /dev/null, or a pipe drained by a thread, or a pipe never read."""
     child = subprocess.Popen(
         [sys.executable, "-m", "toolguard", "serve", str(CONTRACT)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL if stderr == "devnull" else subprocess.PIPE,
         cwd=REPO,
     )
+    if stderr == "read":
+        threading.Thread(target=child.stderr.read, daemon=True).start()  # type: ignore[union-attr]
     assert child.stdin is not None
     assert child.stdout is not None
     child.stdin.write(LINE)  # warm-up: start-up and contract loading are not per call
@@ -77,10 +83,13 @@ def stop(child: subprocess.Popen[bytes]) -> None:
     assert child.stdin is not None
     child.stdin.close()
     assert child.wait(timeout=10) == 0
+    for stream in (child.stdout, child.stderr):
+        if stream is not None:
+            stream.close()
 
 
-def lock_step() -> float:
-    child = start()
+def lock_step(stderr: str = "devnull") -> float:
+    child = start(stderr)
     assert child.stdin is not None
     assert child.stdout is not None
     started = time.perf_counter()
@@ -134,6 +143,8 @@ def main() -> None:
         ("check_bytes, in process (the check itself)", check),
         ("Server.handle, in process", in_process_handle()),
         ("toolguard serve, lock-step over pipes", lock_step()),
+        ("  the same, stderr a pipe the caller reads", lock_step("read")),
+        ("  the same, stderr a pipe nobody reads", lock_step("unread")),
         ("toolguard serve, a batch from a file", streamed()),
     ]
     print(f"{'per call, ' + format(CALLS, ',') + ' calls':44} {'us/call':>9} {'overhead us':>12}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -789,3 +790,23 @@ def test_floats_never_come_back_as_decimal() -> None:
     value = parse(b"[1, 1.0, 1e1, -0.5, 1E-2, 1234567890123456.7, 1e300]")
     assert [type(item) for item in value] == [int] + [float] * 4 + [ExactFloat] * 2
     assert all(isinstance(item, float) for item in value[1:])
+
+
+def test_the_offset_of_a_rejection_does_not_depend_on_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A machine slow enough to take a second per byte still names NaN at its exact offset."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
+    raw = b'["' + b"x" * 3000 + b'",NaN]'
+    with pytest.raises(Rejection) as caught:
+        parse(raw, Limits())
+    assert (caught.value.reason, caught.value.offset) == ("non_finite_number", raw.index(b"NaN"))
+
+
+def test_a_replay_past_its_budget_still_rejects_at_the_chunk() -> None:
+    """A very long token before the error: the offset is the chunk's, the answer the same."""
+    raw = b'["' + b"x" * 20_000 + b'",NaN]'
+    with pytest.raises(Rejection) as caught:
+        parse(raw, Limits())
+    assert caught.value.offset is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -264,6 +265,23 @@ def test_bad_request_parts_raise_usage_error(job_run: Contract, kwargs: dict[str
     arguments: dict[str, Any] = {"request_id": REQUEST_ID, "context": JOB_CONTEXT, "now": NOW}
     with pytest.raises(UsageError):
         check(job_run, json.dumps(JOB_RESPONSE).encode(), **{**arguments, **kwargs})
+
+
+def test_a_secret_too_short_to_redact_raises_before_parsing(
+    job_run: Contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret context value under 8 characters raises UsageError and reads no byte."""
+    calls: list[bytes] = []
+    monkeypatch.setattr(
+        toolguard.adapters.strict_json, "parse", lambda raw, _limits: calls.append(raw)
+    )
+    audit = dataclasses.replace(job_run.audit, secret_context=frozenset({"token"}))
+    secretive = dataclasses.replace(job_run, audit=audit)
+    with pytest.raises(UsageError, match="'token' must be at least 8 characters"):
+        check(
+            secretive, b"not json", request_id=REQUEST_ID, context={**JOB_CONTEXT, "token": "t0k"}
+        )
+    assert calls == []
 
 
 def test_member_of_context_needs_a_list(job_run: Contract) -> None:

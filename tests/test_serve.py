@@ -339,6 +339,38 @@ def test_a_bug_during_a_check_is_a_non_retryable_failure_for_that_request(
     assert answer.diagnostics.outcome == "internal"
 
 
+def secret_review(folder: Path) -> Contract:
+    """review_status with its change id marked secret (the rule compares against it)."""
+    for name in ("contract.toml", "response.schema.json"):
+        (folder / name).write_bytes((REVIEW / name).read_bytes())
+    contract = folder / "contract.toml"
+    contract.write_text(contract.read_text() + '\n[audit]\nsecret_context = ["change_id"]\n')
+    return load_contract(contract)
+
+
+@pytest.mark.parametrize("mode", ["json", "rich"])
+def test_serve_diagnostics_never_hold_a_secret(tmp_path: Path, mode: str) -> None:
+    """A rule quoting a secret context value: stderr names `[secret:change_id]`, not the value."""
+    server = Server([secret_review(tmp_path)], TrailOptions(log=tmp_path / "audit.jsonl"))
+    line = request(OK, "req.secret.0001", context={"change_id": "CR-99999999"})
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    assert server.serve(io.BytesIO(line), stdout, stderr, mode) == ExitStatus.SUCCESS
+    assert json.loads(stdout.getvalue())["error"]["code"] == "INVALID_RESPONSE"
+    assert "[secret:change_id]" in stderr.getvalue()
+    assert "99999999" not in stderr.getvalue()
+    assert b"99999999" not in (tmp_path / "audit.jsonl").read_bytes()
+
+
+def test_a_secret_too_short_to_redact_is_a_bad_request(tmp_path: Path) -> None:
+    """Under 8 characters: BAD_REQUEST, and the refusal names the key, never the value."""
+    server = Server([secret_review(tmp_path)])
+    answer = server.handle(request(OK, "req.secret.0002", context={"change_id": "CR-1042"}))
+    assert json.loads(answer.line) == {**BAD_REQUEST, "request_id": "req.secret.0002"}
+    assert answer.refused is not None
+    assert "'change_id' must be at least 8 characters" in answer.refused
+    assert "CR-1042" not in answer.refused
+
+
 def test_the_library_trail_records_serve(review: Contract, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
     Server([review], TrailOptions(log=log)).handle(request(OK, "req.lib.0005"))

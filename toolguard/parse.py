@@ -14,7 +14,6 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator
 from locale import localeconv
 from typing import Any, NoReturn
@@ -29,7 +28,9 @@ from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_float
 # chunk, so while a chunk yields no event (we are inside one long token) the next chunk
 # doubles: the total work stays linear instead of quadratic in the token's length.
 CHUNK = 1024
-REPLAY_BUDGET = 0.005  # seconds spent at most on finding an exact offset
+# NOTE: counted in bytes yajl re-reads, not in seconds: the same bytes must always get the same
+# diagnostics, whatever the machine's load (about 10 ms at most).
+REPLAY_BUDGET = 16_000_000
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
@@ -174,11 +175,11 @@ def _lone_surrogate(offset: int) -> NoReturn:
 
 
 class _OverBudget(Exception):
-    """The byte-by-byte replay took longer than `REPLAY_BUDGET`."""
+    """The byte-by-byte replay would re-read more than `REPLAY_BUDGET` bytes."""
 
 
 def _events(
-    raw: bytes, window: list[int], replay_from: int = -1, budget: float = 0.0
+    raw: bytes, window: list[int], replay_from: int = -1, budget: int = 0
 ) -> Iterator[tuple[str, Any]]:
     """Yield yajl events for `raw`, recording in `window` the chunk being fed (start, planned end).
 
@@ -197,11 +198,15 @@ def _events(
             yield from sink
             del sink[:]
             end = replay_from
-        deadline = time.perf_counter() + budget
+        work = pending = 0  # bytes re-read so far; bytes fed since the last event
         while end < total:
-            # NOTE: checked before every byte: inside a long token one byte costs a full re-read.
-            if budget and time.perf_counter() > deadline:
-                raise _OverBudget
+            # NOTE: checked before every byte: inside a long token one byte costs a re-read of
+            # the token so far, which is what `pending` stands for.
+            if budget:
+                pending = 0 if sink else pending + 1
+                work += pending
+                if work > budget:
+                    raise _OverBudget
             start = end
             size = 1 if replay_from >= 0 else (size * 2 if size and not sink else CHUNK)
             end = min(start + size, total)

@@ -142,7 +142,15 @@ def check_failure_report(
 
 
 def require_context(contract: Contract, request: Request) -> None:
-    """Refuse a request whose context a rule cannot use, before any byte is read."""
+    """Refuse a request whose context a rule cannot use, before any byte is read.
+
+    A secret context value too short to redact from diagnostics is refused too.
+    """
+    secret = contract.audit.secret_context
+    if secret and not secret.isdisjoint(request.context):
+        from toolguard.redaction import require_redactable  # noqa: PLC0415 - secrets only
+
+        require_redactable(secret, request.context)
     missing = sorted(
         {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
     )

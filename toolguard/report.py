@@ -113,6 +113,18 @@ def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
     stream.flush()
 
 
+def dropped(count: int, mode: str, stream: IO[str]) -> None:
+    """Say that `count` diagnostics were dropped because stderr was not being read."""
+    message = f"{count} diagnostics line(s) dropped: stderr was not being read"
+    with contextlib.suppress(OSError, ValueError):
+        if mode == "json":
+            record = {"outcome": "dropped", "count": count, "message": message}
+            stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        else:
+            stream.write(f"toolguard: warning: {message}\n")
+        stream.flush()
+
+
 Line = list[tuple[str, str | None]]  # (text, rich style) segments
 
 

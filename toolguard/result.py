@@ -13,11 +13,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from toolguard import envelope
 from toolguard.errors import AuditError, ErrorCode, ExitStatus, Layer, Rejection
 from toolguard.request import Request
+
+if TYPE_CHECKING:
+    from toolguard.redaction import Secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +227,51 @@ def unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
     )
     failure = envelope.failure(before.tool, before.request_id, error.code, error.retryable)
     return Outcome(failure, diagnostics, outcome.responses)
+
+
+def redacted(outcome: Outcome, request: Request, secret: frozenset[str]) -> Outcome:
+    """The outcome as the operator may see it: no secret context value in its diagnostics.
+
+    Every free-text field (the message, paths, the command's argv, each attempt's stderr and
+    spawn error) has each value of the `secret` keys replaced by `[secret:KEY]`. What the agent
+    gets (the envelope) and the raw responses (the evidence, kept byte-exact) are untouched.
+    Applied wherever an outcome is about to be reported or recorded.
+    """
+    if not secret or secret.isdisjoint(request.context):
+        return outcome
+    from toolguard.redaction import Secrets  # noqa: PLC0415 - only requests with secrets
+
+    secrets = Secrets.of(secret, request.context)
+    if secrets is None:
+        return outcome
+    return Outcome(outcome.envelope, _redacted(outcome.diagnostics, secrets), outcome.responses)
+
+
+def _redacted(diagnostics: Diagnostics, secrets: Secrets) -> Diagnostics:
+    def text(value: str | None) -> str | None:
+        return None if value is None else secrets.text(value)
+
+    attempts = tuple(
+        replace(
+            attempt,
+            # NOTE: the excerpt is the first bytes of stderr: it may end inside a secret.
+            stderr=secrets.text(attempt.stderr, cut=attempt.stderr_size > len(attempt.stderr)),
+            spawn_error=text(attempt.spawn_error),
+        )
+        for attempt in diagnostics.attempts
+    )
+    return replace(
+        diagnostics,
+        contract=secrets.text(diagnostics.contract),
+        message=text(diagnostics.message),
+        schema_path=text(diagnostics.schema_path),
+        instance_path=text(diagnostics.instance_path),
+        rule=text(diagnostics.rule),
+        upstream=None
+        if diagnostics.upstream is None
+        else tuple(secrets.text(arg) for arg in diagnostics.upstream),
+        attempts=attempts,
+    )
 
 
 def trace() -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import io
 import signal
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from types import FrameType
@@ -25,10 +26,11 @@ from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
 from toolguard.limits import Limits, discard_rest, read_line
+from toolguard.operator_channel import OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.request import REQUEST_ID, Request, make_request
-from toolguard.result import Diagnostics, internal, trace
+from toolguard.result import Diagnostics, internal, redacted, trace
 
 MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
 ENCODINGS = ("text", "base64")
@@ -106,6 +108,9 @@ class Server:
         except Exception:  # noqa: BLE001 - the caller still gets an envelope
             outcome = internal(contract, request, f"internal error: {trace()}")
         line_out = envelope.dumps(outcome.envelope).encode("ascii")
+        # NOTE: stderr is the operator's: no secret context value in clear (the record redacts
+        # its own copy as it is built).
+        outcome = redacted(outcome, request, contract.audit.secret_context)
         return Answer(line_out, outcome.diagnostics, warning=warning)
 
     def serve(
@@ -116,7 +121,11 @@ class Server:
         0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
         closed. Empty lines are skipped; the rest of an over-long line is read and dropped.
         """
-        with _stop_on_signals() as stop:
+        # NOTE: diagnostics go through a writer thread: a caller that never reads stderr
+        # must not block the answers (see operator_channel.py).
+        channel = OperatorChannel(stderr, farewell=_farewell(mode))
+        with _stop_on_signals() as stop, channel:
+            operator = channel.stream
             while not stop.requested:
                 try:
                     with stop.reading():
@@ -124,7 +133,8 @@ class Server:
                 except _Stopped:
                     break
                 except OSError as exc:
-                    report.error(f"reading stdin failed: {exc}", ExitStatus.INTERNAL, mode, stderr)
+                    why = f"reading stdin failed: {exc}"
+                    report.error(why, ExitStatus.INTERNAL, mode, operator)
                     return ExitStatus.INTERNAL
                 if not line:
                     break
@@ -136,9 +146,9 @@ class Server:
                     stdout.flush()
                 except (OSError, ValueError):
                     why = "stdout was closed; no more answers can be given"
-                    report.error(why, ExitStatus.INTERNAL, mode, stderr)
+                    report.error(why, ExitStatus.INTERNAL, mode, operator)
                     return ExitStatus.INTERNAL
-                _tell_operator(answer, mode, stderr)
+                _tell_operator(answer, mode, operator)
                 if over_long:
                     with contextlib.suppress(_Stopped, OSError), stop.reading():
                         discard_rest(stdin)
@@ -206,6 +216,17 @@ def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:
         report.render(answer.diagnostics, mode, stderr)
         if answer.warning is not None:
             report.error(answer.warning, answer.diagnostics.exit_status, mode, stderr)
+
+
+def _farewell(mode: str) -> Callable[[int], str]:
+    """The closing line of the operator channel when diagnostics were dropped."""
+
+    def text(count: int) -> str:
+        buffer = io.StringIO()
+        report.dropped(count, mode, buffer)
+        return buffer.getvalue()
+
+    return text
 
 
 class _Stopped(BaseException):

@@ -23,7 +23,8 @@ from toolguard.audit.log import MAX_RECORD_BYTES
 from toolguard.audit.raw import Kept
 from toolguard.contract import Contract, load_contract
 from toolguard.contract.audit_policy import AuditPolicy
-from toolguard.errors import ERROR_CODES
+from toolguard.errors import ERROR_CODES, UsageError
+from toolguard.redaction import require_redactable
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
 from toolguard.rules import equals_context, matches_context_pattern
@@ -405,6 +406,14 @@ projected = st.dictionaries(
 )
 
 
+def redactable(secret: set[str], context: dict[str, Any]) -> bool:
+    try:
+        require_redactable(secret, context)
+    except UsageError:
+        return False
+    return True
+
+
 @st.composite
 def records(draw: st.DrawFn) -> dict[str, Any]:
     """A record of an outcome built directly, with hostile text in every place it can reach."""
@@ -447,6 +456,8 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
     )
     context = draw(contexts())
     secret = draw(st.sets(st.sampled_from(sorted(context)))) if context else set()
+    if not redactable(secret, context):  # as every check insists (`require_context`)
+        secret = set()
     contract = dataclasses.replace(
         CONTRACT,
         path=Path(draw(hostile_text).replace("\x00", "")) / "contract.toml",

@@ -24,6 +24,9 @@ OK = (REVIEW / "response.json").read_bytes()
 DRIFTED = OK.replace(b'"approved"', b'"maybe"')
 REQUEST_ID = "req.trail.test.0001"
 UNAVAILABLE = {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+# A secret context value is at least 8 characters long: a change id long enough to be one.
+SECRET_CONTEXT = {"change_id": "CR-10420001"}
+SECRET_OK = OK.replace(b"CR-1042", b"CR-10420001")
 
 
 def review(folder: Path, audit: str = "") -> Contract:
@@ -174,10 +177,13 @@ def test_secret_context_is_recorded_as_a_keyed_hash(tmp_path: Path) -> None:
     contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
     log = tmp_path / "audit.jsonl"
     trail = AuditTrail.build(TrailOptions(log=log), contract)
-    seal(trail, checked(contract, OK), contract)
+    outcome = checked(contract, SECRET_OK, **SECRET_CONTEXT)
+    assert outcome.diagnostics.outcome == "success"
+    request = make_request(REQUEST_ID, SECRET_CONTEXT)
+    trail.seal(outcome, contract, request, command="check", source=record.Source("stdin"))
     (entry,) = records(log)
     assert set(entry["context"]["change_id"]) == {"hmac_sha256"}
-    assert b"CR-1042" not in log.read_bytes()
+    assert b"CR-10420001" not in log.read_bytes()
     assert (tmp_path / "audit.jsonl.key").stat().st_mode & 0o777 == 0o600
 
 
@@ -187,7 +193,11 @@ def test_secret_context_with_an_unusable_key_fails_closed(tmp_path: Path) -> Non
     trail = AuditTrail.build(
         TrailOptions(log=tmp_path / "audit.jsonl", key_file=tmp_path / "no" / "key"), contract
     )
-    sealed, _ = seal(trail, checked(contract, OK), contract)
+    request = make_request(REQUEST_ID, SECRET_CONTEXT)
+    outcome = checked(contract, SECRET_OK, **SECRET_CONTEXT)
+    sealed, _ = trail.seal(
+        outcome, contract, request, command="check", source=record.Source("stdin")
+    )
     assert sealed.envelope["error"] == UNAVAILABLE
     assert sealed.diagnostics.reason == "key_unreadable"
     assert not (tmp_path / "audit.jsonl").exists()

@@ -26,6 +26,7 @@ ID = "req.cli.audit.0001"
 OK = (REVIEW / "response.json").read_bytes()
 DRIFTED = OK.replace(b'"approved"', b'"maybe"')
 HOSTILE = "\x1b[31m[bold red]x[/]\u202eevil"
+TOKEN = "tok-7f3a9c1e-Very.Secret"
 UNAVAILABLE = {
     "tool": "review_status",
     "request_id": ID,
@@ -271,17 +272,87 @@ def test_a_response_over_raw_max_file_is_not_kept_and_the_record_says_why(
 @pytest.mark.parametrize("key_flag", [False, True], ids=["key-beside-log", "audit-key"])
 def test_secret_context_is_only_a_keyed_hash(tmp_path: Path, key_flag: bool) -> None:
     """[audit] secret_context: an HMAC in the record, never the value; the key file is 0600."""
-    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["api_token"]\n')
     log = tmp_path / "audit.jsonl"
     key = tmp_path / "keys" / "audit.key" if key_flag else tmp_path / "audit.jsonl.key"
     key.parent.mkdir(exist_ok=True)
     flags = ("--audit-key", key) if key_flag else ()
-    assert check(contract, OK, "--audit-log", log, *flags).status == 0
+    token = ("--context", f"api_token={TOKEN}")
+    assert check(contract, OK, "--audit-log", log, *token, *flags).status == 0
     entry = only_record(log)
-    assert list(entry["context"]["change_id"]) == ["hmac_sha256"]
-    assert b"CR-1042" not in log.read_bytes()
+    assert list(entry["context"]["api_token"]) == ["hmac_sha256"]
+    assert TOKEN.encode() not in log.read_bytes()
     assert key.stat().st_mode & 0o777 == 0o600
     assert key_flag != (tmp_path / "audit.jsonl.key").exists()
+
+
+SECRET_ID = "CR-99999999"  # the secret: the change id, compared by a rule that fails
+
+
+def leaky_run(tmp_path: Path, mode: str, *flags: str | Path) -> Run:
+    """`run` passing the secret in argv, echoing it on stderr, with a rule failing on it."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\nrecord_values = true\n')
+    script = 'echo "calling with $0 (${0}x)" >&2; cat "$1"'
+    return toolguard(
+        "run", contract, "--request-id", ID, "--context", f"change_id={SECRET_ID}",
+        "--diagnostics", mode, *flags, "--", "sh", "-c", script, SECRET_ID,
+        contract.with_name("response.json"),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["rich", "json"])
+def test_a_secret_is_redacted_from_stderr_and_the_record(tmp_path: Path, mode: str) -> None:
+    """argv, the command's stderr and the rule's message say `[secret:change_id]`, not the value."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    run = leaky_run(tmp_path, mode, "--audit-log", log, "--raw-dir", raw)
+    assert run.status == 1, run.stderr
+    assert run.envelope()["error"]["code"] == "INVALID_RESPONSE"
+    assert SECRET_ID.encode() not in run.stderr
+    assert run.stderr.count(b"[secret:change_id]") >= 3  # argv, stderr excerpt, message
+    entry = only_record(log)
+    assert SECRET_ID.encode() not in log.read_bytes()
+    assert entry["upstream"]["argv"][3] == "[secret:change_id]"
+    assert "[secret:change_id]" in entry["message"]
+    assert "[secret:change_id]" in entry["upstream"]["attempts"][0]["stderr"]
+
+
+@pytest.mark.parametrize("mode", ["rich", "json"])
+def test_explain_shows_the_redacted_record(tmp_path: Path, mode: str) -> None:
+    """explain reads back what was written: the secret is nowhere in its story."""
+    log = tmp_path / "audit.jsonl"
+    assert leaky_run(tmp_path, "json", "--audit-log", log).status == 1
+    run = toolguard("explain", ID, "--audit-log", log, "--format", mode)
+    assert run.status == 0, run.stderr
+    assert b"[secret:change_id]" in run.stdout
+    assert SECRET_ID.encode() not in run.stdout + run.stderr
+
+
+def test_a_raw_copy_keeps_the_secret_byte_for_byte(tmp_path: Path) -> None:
+    """The raw copy is the evidence: kept exactly as the command wrote it, secret included."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    raw = tmp_path / "raw"
+    response = OK.replace(b"CR-1042", SECRET_ID.encode())
+    run = toolguard(
+        "check", contract, "--request-id", ID, "--context", f"change_id={SECRET_ID}",
+        "--audit-log", tmp_path / "audit.jsonl", "--raw-dir", raw, "--raw-keep", "all",
+        stdin=response,
+    )  # fmt: skip
+    assert run.status == 0, run.stderr
+    assert (raw / hashlib.sha256(response).hexdigest()).read_bytes() == response
+
+
+@pytest.mark.parametrize("value", ["CR-1042", "1234567"], ids=["7-characters", "7-digits"])
+def test_a_secret_too_short_to_redact_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    """Under 8 characters: exit 2 before anything is read; stderr names the key, not the value."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    log = tmp_path / "audit.jsonl"
+    run = toolguard(
+        "check", contract, "--context", f"change_id={value}", "--audit-log", log, stdin=OK
+    )
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"secret context 'change_id' must be at least 8 characters" in run.stderr
+    assert value.encode() not in run.stderr
+    assert not log.exists()
 
 
 @pytest.mark.parametrize("record_values", [False, True])

@@ -124,6 +124,13 @@ def test_a_bad_contract_exits_3(run_toolguard: RunToolguard) -> None:
     assert b"invalid_toml" in run.stderr
 
 
+def test_a_path_the_system_cannot_look_up_is_a_bad_contract(run_toolguard: RunToolguard) -> None:
+    """A name too long to stat: exit 3, as for any contract that cannot be read (not a bug, 4)."""
+    run = run_toolguard("test", "a" * 300)  # one name over NAME_MAX (255)
+    assert (run.status, run.stdout) == (3, b"")
+    assert b"cannot read contract: File name too long" in run.stderr
+
+
 def test_options_override_fixtures_toml(run_toolguard: RunToolguard) -> None:
     """--request-id changes every envelope, so every golden differs."""
     run = run_toolguard(

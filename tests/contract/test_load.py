@@ -14,6 +14,7 @@ from signing import ISSUER, ed25519_signer, key_set
 import toolguard
 from toolguard import ContractError, SchemaError, compile_schema, load_contract
 from toolguard.contract import read_contract_document, referenced_files
+from toolguard.contract.load import named_paths
 from toolguard.pipeline import check
 from toolguard.rules import RULE_BY_KIND
 from toolguard.shipped import shipped_schema
@@ -175,6 +176,31 @@ def _factory_options(kind: str) -> tuple[dict[str, Any], set[str]]:
         if name in names and parameter.default is inspect.Parameter.empty
     }
     return required, names
+
+
+def _path_fields(node: Any, field: tuple[str, ...] = ()) -> set[str]:
+    """Dotted fields whose schema is `$defs/path` or `$defs/schema_file` (array items: "0")."""
+    if not isinstance(node, dict):
+        return set()
+    if node.get("$ref") in {"#/$defs/path", "#/$defs/schema_file"}:
+        return {".".join(field)}
+    found = set()
+    for name, child in node.get("properties", {}).items():
+        found |= _path_fields(child, (*field, name))
+    if "items" in node:
+        found |= _path_fields(node["items"], (*field, "0"))
+    return found
+
+
+def test_every_path_a_contract_can_name_is_checked_on_load() -> None:
+    """`named_paths` yields every field the contract schema types as a path (NUL is refused)."""
+    every_path = {
+        "schema": "s",
+        "run": {"error_documents": [{"schema": "e"}]},
+        "audit": {"log": "l", "raw_dir": "r"},
+    }
+    named = {field for field, _ in named_paths(every_path)}
+    assert named == _path_fields(_contract_schema())
 
 
 def test_meta_schema_kind_enum_equals_registry() -> None:

@@ -195,11 +195,11 @@ def test_a_missing_raw_copy_is_not_rechecked(trail: Trail, tmp_path: Path) -> No
 
 def test_a_record_with_secret_context_cannot_be_rechecked(tmp_path: Path) -> None:
     """The request cannot be rebuilt from a keyed hash: the note names the key."""
-    trail = Trail(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
-    entry = trail.check(DRIFTED)
+    trail = Trail(tmp_path, '\n[audit]\nsecret_context = ["api_token"]\n')
+    entry = trail.check(DRIFTED, context={"change_id": "CR-1042", "api_token": "tok-7f3a9c1e"})
     result = explain.recheck(entry, trail.raw)
     assert result.done is False
-    assert "change_id" in result.note
+    assert "api_token" in result.note
 
 
 def test_a_record_without_input_has_nothing_to_recheck(trail: Trail) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.schema import compile_schema
+from toolguard.schema.refs import read_schema
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 STRING = {"type": "string"}
@@ -654,13 +655,24 @@ def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
         compile_schema(schema, refs=refs)
 
 
-def test_registry_reference_holding_a_nul_is_an_unknown_reference(tmp_path: Path) -> None:
-    """A registered `$ref` whose path holds a NUL names no file: a `SchemaError`, no crash."""
-    (tmp_path / "money.json").write_text("{}")
-    schema = {"$ref": "https://schemas.example.invalid/money.json\u0000"}
+@pytest.mark.parametrize(
+    "rest",
+    ["a\u0000b.json", "a" * 5000, "loop/x.json", "loop"],
+    ids=["nul", "long", "in-loop", "loop"],
+)
+def test_a_registered_reference_no_file_can_have_is_unknown(tmp_path: Path, rest: str) -> None:
+    """A NUL, a name too long, a symbolic-link loop: an unknown reference, never a crash."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    schema = {"$ref": f"https://schemas.example.invalid/{rest}"}
     refs = {"https://schemas.example.invalid/": str(tmp_path)}
     with pytest.raises(SchemaError, match="unknown reference"):
         compile_schema(schema, refs=refs)
+
+
+def test_a_schema_path_holding_a_nul_cannot_be_read(tmp_path: Path) -> None:
+    """No file has a NUL in its name: `read_schema` says so instead of raising ValueError."""
+    with pytest.raises(SchemaError, match="cannot hold a NUL"):
+        read_schema(tmp_path / "a\u0000b.json")
 
 
 def test_schema_the_metaschema_rejects_is_refused() -> None:

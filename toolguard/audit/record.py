@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cache
@@ -23,7 +22,8 @@ from toolguard.audit.raw import Kept
 from toolguard.errors import Rejection
 from toolguard.limits import Limits
 from toolguard.parse import parse
-from toolguard.result import AttemptRecord, Outcome
+from toolguard.redaction import Secrets
+from toolguard.result import AttemptRecord, Outcome, redacted
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
@@ -42,7 +42,6 @@ _VALUE = 256
 _RECORD_LIMITS = Limits(max_bytes=MAX_RECORD_BYTES, max_depth=8, max_string_length=MAX_RECORD_BYTES)
 _DIAGNOSTIC_FIELDS = ("layer", "reason", "rule", "schema_path", "instance_path", "offset")
 _INT64 = range(-(2**63), 2**63)  # the integers `decode` (yajl) reads back
-_WITHHELD = "[withheld: the message quotes a secret context value]"
 
 
 def build(  # noqa: PLR0913 - the record's parts, all keyword-only
@@ -57,6 +56,10 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """The record for one outcome, before bounding (see `encode`)."""
+    # NOTE: the record is written for the operator: no secret context value in clear, whatever
+    # quotes it (a rule's message, the command's argv or stderr, a projected value).
+    outcome = redacted(outcome, request, contract.audit.secret_context)
+    secrets = Secrets.of(contract.audit.secret_context, request.context)
     diagnostics = outcome.diagnostics
     record: dict[str, Any] = {
         "format": FORMAT,
@@ -73,8 +76,8 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         "adapter": {
             key: clean(value, _VALUE) for key, value in contract.adapter.describe().items()
         },
-        "context": _context(request, contract.audit.secret_context, hash_secret),
-        "upstream": _upstream(source, diagnostics.upstream, diagnostics.attempts),
+        "context": _context(request, contract.audit.secret_context, hash_secret, secrets),
+        "upstream": _upstream(source, diagnostics.upstream, diagnostics.attempts, secrets),
         "outcome": diagnostics.outcome,
         "duration_ms": diagnostics.duration_ms,
         "envelope_sha256": envelope_digest(outcome.envelope),
@@ -92,10 +95,11 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         if value is not None:
             record[name] = clean(value, _PATH) if isinstance(value, str) else value
     if diagnostics.message is not None:
-        message = _without_secrets(diagnostics.message, contract, diagnostics.rule, request)
-        record["message"] = clean(message, _MESSAGE)
+        record["message"] = clean(diagnostics.message, _MESSAGE)
     data = outcome.envelope.get("data")
     if isinstance(data, dict):
+        if secrets is not None:
+            data = secrets.value(data)
         record["projected_fields"] = sorted(data)
         if contract.audit.record_values:
             record["projected_values"] = data
@@ -158,32 +162,11 @@ def _depth(value: object) -> int:
     return 0
 
 
-def _without_secrets(text: str, contract: Contract, rule: str | None, request: Request) -> str:
-    """`text`, or a note in its place if it may quote a secret context value.
-
-    A message from a rule that reads a secret key is withheld whole (rules quote the values
-    they compare, in forms no scan can enumerate); any other message is scanned for the value.
-    """
-    secret = contract.audit.secret_context & set(request.context)
-    if not secret:
-        return text
-    if any(item.name == rule and secret & set(item.context_keys) for item in contract.rules):
-        return _WITHHELD
-    for key in secret:
-        value = request.context[key]
-        for item in (value, *value) if isinstance(value, list) else (value,):
-            try:  # how a value may be quoted: as text, repr, a regex, JSON, inside a repr
-                forms = {str(item), repr(item), re.escape(str(item)), json.dumps(item)}
-            except ValueError:  # an integer too long to print cannot be quoted either
-                continue
-            forms |= {repr(form)[1:-1] for form in forms}
-            if any(form and form in text for form in forms):
-                return _WITHHELD
-    return text
-
-
 def _context(
-    request: Request, secret: frozenset[str], hash_secret: Callable[[object], str] | None
+    request: Request,
+    secret: frozenset[str],
+    hash_secret: Callable[[object], str] | None,
+    secrets: Secrets | None,
 ) -> dict[str, Any]:
     context: dict[str, Any] = {}
     for key, value in request.context.items():
@@ -191,7 +174,10 @@ def _context(
             if hash_secret is None:
                 raise ValueError("a secret context value needs a key to hash it")
             context[key] = {"hmac_sha256": hash_secret(value)}
-        elif isinstance(value, list):
+            continue
+        if secrets is not None:  # another value may hold a secret (a URL with the token)
+            value = secrets.value(value)  # noqa: PLW2901
+        if isinstance(value, list):
             context[key] = [_scalar(item) for item in value[:64]]
         else:
             context[key] = _scalar(value)
@@ -210,11 +196,15 @@ def _scalar(value: object) -> object:
 
 
 def _upstream(
-    source: Source, argv: tuple[str, ...] | None, attempts: tuple[AttemptRecord, ...]
+    source: Source,
+    argv: tuple[str, ...] | None,
+    attempts: tuple[AttemptRecord, ...],
+    secrets: Secrets | None,
 ) -> dict[str, Any]:
     upstream: dict[str, Any] = {"kind": source.kind}
     if source.file is not None:
-        upstream["file"] = clean(source.file, _PATH)
+        file = source.file if secrets is None else secrets.text(source.file)
+        upstream["file"] = clean(file, _PATH)
     if source.tool is not None:
         upstream["tool"] = clean(source.tool, _VALUE)
     if source.jsonrpc_id is not None:

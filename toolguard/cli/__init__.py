@@ -2,17 +2,41 @@
 
 `main` is the entry point: `check` goes through the click-free fast path (`fast.py`) when its
 flags are plain, everything else through click (`app.py`). `flags.py` is the one table of the
-answering commands' flags; `respond.py` is the one place exceptions become exit statuses.
+answering commands' flags; `respond.py` is the one place exceptions become exit statuses, and
+`main` hands it whatever no command handled, so the process always ends with a status from the
+table and a one-line message, never a traceback.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
 def main() -> None:
-    """Run `toolguard` with `sys.argv`."""
+    """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
+    # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
+    # during set-up); `check`, `run` and `serve` install their own handlers later.
+    signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        _dispatch(arguments)
+    except SystemExit:
+        from toolguard.cli.respond import flush_stdout  # noqa: PLC0415 - after the command
+
+        flush_stdout(arguments)
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the last catch-all: the exit-status table holds
+        from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
+
+        last_resort(exc, arguments)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _dispatch(arguments: list[str]) -> None:
     if arguments[:1] == ["check"]:
         from toolguard.cli.fast import parse_check  # noqa: PLC0415 - after the decision
 
@@ -22,6 +46,17 @@ def main() -> None:
 
             contract = parsed.pop("contract")
             respond.check(contract, parsed)  # type: ignore[arg-type]
+    import click  # noqa: PLC0415 - not on the fast path
+
     from toolguard.cli.app import cli  # noqa: PLC0415
 
-    cli()
+    try:
+        # NOTE: not click's standalone mode: there, Ctrl-C becomes "Aborted!" and exit 1, and an
+        # unexpected exception escapes with a traceback. Usage errors are still click's to show.
+        status = cli.main(args=arguments, standalone_mode=False)
+    except click.exceptions.Abort:
+        raise KeyboardInterrupt from None
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    sys.exit(status if isinstance(status, int) else 0)  # `--help`, `--version`: 0

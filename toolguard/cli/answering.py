@@ -21,7 +21,7 @@ from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
 
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
-_CONTRACT = click.Path(path_type=Path)
+_CONTRACT = click.Path(path_type=Path, readable=False)  # the loader says why it cannot
 
 
 @click.command()

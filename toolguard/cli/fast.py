@@ -88,6 +88,8 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
         if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
             return None  # a sign, spaces, underscores or a huge number: click decides
         return int(text) if int(text) >= 1 else None
+    if "\0" in text:
+        return None  # click refuses it
     try:
         info = Path(text).stat()
     except (OSError, ValueError):

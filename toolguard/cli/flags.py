@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -323,13 +324,28 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
     return decorate
 
 
+@cache
+def _path_type() -> Any:
+    """Click's Path, refusing what names no file: an empty path, or one holding a NUL."""
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    class NamedPath(click.Path):
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            # NOTE: "" would be ".", the current folder: never what `--audit-log ""` meant.
+            if isinstance(value, str) and (not value or "\0" in value):
+                self.fail("an empty path" if not value else "a path cannot hold a NUL", param, ctx)
+            return super().convert(value, param, ctx)
+
+    return NamedPath
+
+
 _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
-    "data file": lambda click: click.Path(
+    "data file": lambda _: _path_type()(
         exists=True, dir_okay=False, path_type=Path, allow_dash=True
     ),
-    "existing file": lambda click: click.Path(exists=True, dir_okay=False, path_type=Path),
-    "file path": lambda click: click.Path(dir_okay=False, path_type=Path),
-    "folder path": lambda click: click.Path(file_okay=False, path_type=Path),
+    "existing file": lambda _: _path_type()(exists=True, dir_okay=False, path_type=Path),
+    "file path": lambda _: _path_type()(dir_okay=False, path_type=Path),
+    "folder path": lambda _: _path_type()(file_okay=False, path_type=Path),
     "count": lambda click: click.IntRange(min=1),
     "seconds": lambda click: click.FloatRange(min=0, min_open=True),
 }

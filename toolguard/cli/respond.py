@@ -13,7 +13,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
@@ -78,7 +78,7 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
         signal.signal(signum, _interrupt)
     loaded = guard(lambda: load_contract(contract), mode)
     request = guard(lambda: build_request(flags), mode)
-    audit = AuditTrail.build(trail_options(flags), loaded)
+    audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
     try:
         outcome = produce(loaded, request)
     except ToolguardError as exc:
@@ -162,8 +162,8 @@ def guard(build: Callable[[], T], mode: str) -> T:
     except KeyboardInterrupt:
         report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
         sys.exit(ExitStatus.INTERRUPTED)
-    except Exception:  # noqa: BLE001 - a bug still ends with a clear message, not a traceback
-        report.error(f"internal error: {result.trace()}", ExitStatus.INTERNAL, mode)
+    except Exception as exc:  # noqa: BLE001 - a bug still ends with one clear line
+        report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
 
 
@@ -175,6 +175,62 @@ def fail(exc: ToolguardError, mode: str) -> NoReturn:
     for line in exc.lines() if isinstance(exc, ContractError) else [str(exc)]:
         report.error(line, exc.exit_status, mode)
     sys.exit(exc.exit_status)
+
+
+def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
+    """The entry point's catch-all: one line on stderr and a status from the table, always.
+
+    Reached only by what no command handled: an error toolguard raised on purpose keeps its
+    status, Ctrl-C during set-up is 130, anything else is a bug (4), named in one line.
+    """
+    mode = diagnostics_mode(arguments)
+    if isinstance(exc, ToolguardError):
+        fail(exc, mode)
+    if isinstance(exc, KeyboardInterrupt):
+        report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
+        sys.exit(ExitStatus.INTERRUPTED)
+    report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
+    sys.exit(ExitStatus.INTERNAL)
+
+
+def flush_stdout(arguments: Sequence[str]) -> None:
+    """Flush stdout before the process ends; if nobody can read it any more, exit 4.
+
+    Left to the interpreter, a closed pipe would print "Exception ignored ... BrokenPipeError"
+    at shutdown and exit 120, a status the table does not have.
+    """
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        _stdout_to_devnull()
+        report.error(
+            "stdout was closed before everything was written",
+            ExitStatus.INTERNAL,
+            diagnostics_mode(arguments),
+        )
+        sys.exit(ExitStatus.INTERNAL)
+
+
+def diagnostics_mode(arguments: Sequence[str]) -> str:
+    """The `--diagnostics` format the command line asked for, read without parsing it."""
+    own = list(arguments[: arguments.index("--")] if "--" in arguments else arguments)
+    asked = [
+        value for flag, value in zip(own, [*own[1:], ""], strict=True) if flag == "--diagnostics"
+    ] + [word.removeprefix("--diagnostics=") for word in own if word.startswith("--diagnostics=")]
+    return "json" if asked[-1:] == ["json"] else "rich"
+
+
+def described(exc: BaseException) -> str:
+    """An exception in one line: its type, its message, and where it was raised."""
+    import traceback  # noqa: PLC0415 - only a bug gets here (start-up budget)
+
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    if frames:
+        frame = frames[-1]
+        where = f" (at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
+    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def _interrupt(signum: int, frame: object) -> NoReturn:
@@ -190,13 +246,22 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
     origin: tuple[Command, Source],
     mode: str,
 ) -> NoReturn:
-    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status."""
+    """Record, then answer: envelope on stdout, diagnostics on stderr, the exit status.
+
+    What the operator reads (stderr; the record redacts its own) has no secret context value.
+    """
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
     command, source = origin
-    outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
+    try:
+        outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
+    except Exception:  # noqa: BLE001 - a bug in the trail: fail closed, the agent still hears
+        why = f"internal error while recording: {result.trace()}"
+        upstream = outcome.diagnostics.upstream
+        outcome, warning = result.internal(contract, request, why, upstream=upstream), None
     emit(envelope.dumps(outcome.envelope), mode)
-    report.render(outcome.diagnostics, mode)
+    shown = result.redacted(outcome, request, contract.audit.secret_context)
+    report.render(shown.diagnostics, mode)
     if warning is not None:
         report.error(warning, outcome.diagnostics.exit_status, mode)
     sys.exit(outcome.diagnostics.exit_status)
@@ -208,8 +273,13 @@ def emit(text: str, mode: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except (OSError, ValueError, AttributeError):  # closed pipe, closed file, or no stdout
-        if sys.stdout is not None:
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_to_devnull()
         report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
+
+
+def _stdout_to_devnull() -> None:
+    """Point fd 1 at /dev/null, so the interpreter's last flush has somewhere to go."""
+    if sys.stdout is not None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

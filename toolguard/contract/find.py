@@ -38,14 +38,22 @@ def contract_paths(targets: Iterable[Path]) -> list[Path]:
     """
     found: list[Path] = []
     for target in targets:
-        if not target.is_dir():
-            found.append(target)
+        if not _is_folder(target):
+            found.append(target)  # loading it will say what is wrong with it
             continue
         inside = _contracts_under(target)
         if not inside:
             raise UsageError(f"no {CONTRACT_FILE} (or contract.NAME.toml) under {target}")
         found.extend(inside)
     return list(dict.fromkeys(found))
+
+
+def _is_folder(path: Path) -> bool:
+    """`Path.is_dir`, False where it would raise (a name too long for the system, say)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _contracts_under(folder: Path) -> list[Path]:

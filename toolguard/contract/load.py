@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -52,7 +53,7 @@ def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = T
     artefact_key = artefact.key(path, raw) if cache else None
     stored = artefact.read(artefact_key) if artefact_key is not None else None
     document = stored.document if stored else _checked(_decode_toml(raw, path), raw, path)
-    schemas = _Schemas(path.parent, stored, str(path))
+    schemas = _Schemas(path.parent, stored)
     contract = _build(path, raw, document, schemas, need_extras)
     if stored is None and artefact_key is not None:
         artefact.write(artefact_key, document, schemas.validators, schemas.files)
@@ -63,11 +64,16 @@ def _build(
     path: Path, raw: bytes, document: dict[str, Any], schemas: _Schemas, need_extras: bool
 ) -> Contract:
     source = str(path)
+    for field, named in named_paths(document):
+        # NOTE: checked on every load, warm or cold: a path no file can have is a bad contract
+        # now, not a ValueError from deep inside the audit trail later.
+        if "\0" in named:
+            raise ContractError("a path cannot hold a NUL", source=source, field=field)
     try:
         limits = Limits(**document.get("limits", {}))
     except ValueError as exc:
         raise ContractError(str(exc), source=source, field="limits") from None
-    validator = schemas.file("schema", document["schema"], "schema")
+    validator = schemas.file("schema", document["schema"])
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     rules = tuple(
@@ -110,6 +116,22 @@ def _build(
         retry=_retry_policy(document.get("retry", {}), run, source),
         mcp=_mcp_policy(document, source),
     )
+
+
+def named_paths(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Every path a contract names, with its field: files it reads, and the `[audit]` paths.
+
+    Files read: schemas and the files rule options name (a `signed` rule's key set).
+    (The contract schema's `$defs/path` and `$defs/schema_file`; a test keeps them in step.)
+    """
+    yield "schema", document["schema"]
+    for index, entry in enumerate(document.get("run", {}).get("error_documents", [])):
+        yield f"run.error_documents.{index}.schema", entry["schema"]
+    for index, entry in enumerate(document.get("rules", [])):
+        for option in sorted(RULE_BY_KIND[entry["kind"]].files & entry.keys()):
+            yield f"rules.{index}.{option}", entry[option]
+    audit = document.get("audit", {})
+    yield from ((f"audit.{key}", audit[key]) for key in ("log", "raw_dir") if key in audit)
 
 
 def read_contract_document(path: Path) -> dict[str, Any]:
@@ -160,19 +182,18 @@ def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]
 class _Schemas:
     """Compiles a contract's schemas, or takes them from its artefact, keeping what it did."""
 
-    def __init__(self, folder: Path, stored: artefact.Artefact | None, source: str) -> None:
+    def __init__(self, folder: Path, stored: artefact.Artefact | None) -> None:
         self.folder = folder
-        self.source = source
         self.stored = stored
         self.validators: dict[str, Validator] = {}
         self.files: list[tuple[str, str]] = []
         self.read: list[ContractFile] = []  # files rule options name, in contract order
 
-    def file(self, label: str, relative: str, field: str) -> Validator:
-        """The schema file at `relative` (to the contract; named by `field`), compiled."""
+    def file(self, label: str, relative: str) -> Validator:
+        """The schema file at `relative` (to the contract), compiled."""
         if self.stored is not None:
             return Validator.from_entry(self.stored.entries[label])
-        schema_file = _named_file(self.folder, relative, self.source, field)
+        schema_file = self.folder / relative
         try:
             validator = compile_schema(read_schema(schema_file, self.files))
         except SchemaError as exc:
@@ -186,7 +207,7 @@ class _Schemas:
         Nothing is compiled from it into the artefact (the rule is rebuilt from its bytes each
         load); its digest is recorded all the same, so an edited file is a miss, never stale.
         """
-        path = _named_file(self.folder, relative, source, field)
+        path = self.folder / relative
         try:
             with path.open("rb") as stream:
                 raw = read_bounded(stream, CONTRACT_MAX_BYTES)
@@ -212,17 +233,6 @@ class _Schemas:
         return validator
 
 
-def _named_file(folder: Path, relative: str, source: str, field: str) -> Path:
-    """The file a contract names, relative to its folder; a NUL in the name is its error.
-
-    NOTE: the operating system cannot open such a path (Python raises `ValueError`, not
-    `OSError`), so it is refused here, as the contract's fault, with the field that names it.
-    """
-    if "\0" in relative:
-        raise ContractError("the file name holds a NUL character", source=source, field=field)
-    return folder / relative
-
-
 def _digest(raw: bytes, schemas: list[Any], files: list[ContractFile]) -> str:
     """Covers what decides an answer: the TOML, each compiled schema, each file a rule read.
 
@@ -240,11 +250,7 @@ def _error_documents(table: dict[str, Any], schemas: _Schemas) -> tuple[ErrorDoc
     """`[[run.error_documents]]`, compiled (the spelling is historical: `check` uses them too)."""
     return tuple(
         ErrorDocument(
-            schemas.file(
-                f"run.error_documents.{index}",
-                entry["schema"],
-                f"run.error_documents.{index}.schema",
-            ),
+            schemas.file(f"run.error_documents.{index}", entry["schema"]),
             Mapped(entry["code"], entry.get("retryable", False)),
             entry["schema"],
         )
@@ -316,7 +322,7 @@ def _read_toml_bytes(path: Path) -> bytes:
         raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
     except ValueError:  # a NUL in the path: the operating system cannot name such a file
         raise ContractError(
-            "cannot read contract: its path holds a NUL character", source=str(path)
+            "cannot read contract: a path cannot hold a NUL", source=str(path)
         ) from None
     except Rejection:
         raise ContractError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from toolguard import report
 from toolguard.audit import Source
@@ -24,7 +24,7 @@ from toolguard.mcp.members import leading_members
 from toolguard.mcp.operator import OperatorChannel
 from toolguard.mcp.wire import Output
 from toolguard.parse import parse
-from toolguard.result import Outcome, internal, relayed, trace
+from toolguard.result import Outcome, internal, redacted, relayed, trace
 
 Ending = Literal["client", "server", "signal"]
 _DESCRIBING = frozenset({"initialize", "server/discover"})
@@ -66,6 +66,7 @@ class Relay:
         self._flight = InFlight()
         self._reported: set[str] = set()
         self.done = threading.Event()
+        self._ending = threading.Lock()
         self.ended_by: Ending | None = None
 
     def end(self, by: Ending) -> None:
@@ -268,12 +269,18 @@ class Relay:
 
     def server_gone(self) -> None:
         """The server's output ended: no call in flight will be answered."""
-        if self.done.is_set():
-            return
-        self.end("server")
-        why = "the server's output ended before it answered"
-        for call in self._flight.take_calls():
-            self._deliver(call, calls.lost(call, "server_exited", why), None)
+        with self._ending:
+            if self.done.is_set():
+                return
+            if self.ended_by is None:
+                self.ended_by = "server"  # first: the client may close on reading the answers
+            self._flight.close()  # no call starts now
+            why = "the server's output ended before it answered"
+            for call in self._flight.take_calls():
+                self._deliver(call, calls.lost(call, "server_exited", why), None)
+            # NOTE: only now: the session's end lets the process exit (`os._exit`), which must
+            # not cut a failure answer short (the client would see the connection close).
+            self.end("server")
 
     # -- guarded calls ----------------------------------------------------------------------
 
@@ -290,6 +297,8 @@ class Relay:
         """Record the outcome, then answer the client with its envelope as the tool's result."""
         contract, request = call.guard.contract, call.request
         outcome = relayed(outcome, line, self._server_argv, call.started)
+        # NOTE: as in `serve` and `check`: secret context values never reach the operator.
+        outcome = redacted(outcome, request, contract.audit.secret_context)
         warning = None
         try:
             if call.guard.trail is not None:
@@ -302,7 +311,7 @@ class Relay:
         self._client.write(calls.answer_line(call, outcome.envelope))
         self._operator.render(outcome.diagnostics)
         if warning is not None:
-            stream = cast("Any", self._operator)  # file-like: `report` writes lines to it
+            stream = self._operator.stream
             report.error(warning, outcome.diagnostics.exit_status, self._operator.mode, stream)
 
     # -- plumbing ---------------------------------------------------------------------------

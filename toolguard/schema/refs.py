@@ -57,6 +57,8 @@ def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
     `files`, if given, receives the path and SHA-256 of the very bytes parsed (the compile
     cache re-checks them, so an edited file is never served from an older compile).
     """
+    if "\0" in str(path):  # `open` would raise ValueError: no file has such a name
+        raise SchemaError("cannot read schema: a path cannot hold a NUL", source=str(path))
     try:
         with open_data(path) as stream:  # `-`: standard input (`toolguard validate - FILE`)
             raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
@@ -179,20 +181,11 @@ class Index:
             self._load(uri, where)
         return self._node(self.resources[uri])
 
-    def _registry_file(self, uri: str) -> Path | None:
-        """The registry file `uri` names, if there is one inside its folder."""
-        if "\0" in uri:
-            return None  # NOTE: no file is named so (opening one raises ValueError, not OSError)
-        for prefix, folder in self.registry.items():
-            if uri.startswith(prefix):
-                path = (folder / uri[len(prefix) :]).resolve()
-                if path.is_relative_to(folder.resolve()) and path.is_file():
-                    return path
-        return None
-
     def _load(self, uri: str, where: str) -> None:
-        path = self._registry_file(uri)
-        if path is None:
+        for prefix, folder in self.registry.items():
+            if uri.startswith(prefix) and (path := _registered(folder, uri[len(prefix) :])):
+                break
+        else:
             raise SchemaError(
                 f"unknown reference {uri!r}: not in the schema and not in the registry "
                 "(references are resolved offline only)",
@@ -206,6 +199,19 @@ class Index:
         self.remotes.append((key, document))
         self.resources[uri] = f"/$defs/{escape(key)}"
         self._add(document, f"/$defs/{escape(key)}", uri)
+
+
+def _registered(folder: Path, rest: str) -> Path | None:
+    """The file `rest` names inside the registry folder, or None if there is none.
+
+    `rest` comes from a schema: a NUL, a name too long, a symbolic-link loop or a path out of
+    the folder is simply not a registered document.
+    """
+    try:
+        path = (folder / rest).resolve()
+        return path if path.is_relative_to(folder.resolve()) and path.is_file() else None
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a link loop (Python < 3.13)
+        return None
 
 
 def bundle(index: Index) -> Any:

@@ -1,0 +1,256 @@
+"""The entry point: whatever happens, a status from the table and one clear line, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, RunToolguard
+
+from toolguard.audit.trail import AuditTrail
+from toolguard.cli import main
+from toolguard.errors import UsageError
+
+REPO = Path(__file__).resolve().parents[2]
+REVIEW = REPO / "examples" / "review_status"
+CONTEXT = ("--context", "change_id=CR-1042")
+
+
+def run_main(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], *arguments: str
+) -> tuple[Any, str, str]:
+    """`main()` in process with `arguments`: (exit status, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["toolguard", *arguments])
+    # NOTE: main() sets SIGINT/SIGTERM handlers (even to SIG_IGN, which children inherit) for
+    # a process that is about to end; this one goes on, so they are put back.
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        main()
+    except SystemExit as exited:
+        status = exited.code
+    except BaseException as exc:  # noqa: BLE001 - Ctrl-C too: it must not reach pytest
+        pytest.fail(f"main() let {exc!r} escape")
+    else:
+        pytest.fail("main() returned instead of exiting")
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    out, err = capfd.readouterr()
+    return status, out, err
+
+
+def review(folder: Path, audit: str) -> Path:
+    """A copy of the review_status example with `audit` appended to its contract."""
+    for name in ("contract.toml", "response.schema.json", "response.json"):
+        shutil.copy(REVIEW / name, folder / name)
+    contract = folder / "contract.toml"
+    contract.write_text(contract.read_text() + audit)
+    return contract
+
+
+def assert_one_clear_line(stderr: str | bytes) -> None:
+    text = stderr.decode() if isinstance(stderr, bytes) else stderr
+    assert "Traceback" not in text
+    assert "Exception ignored" not in text
+    assert len(text.splitlines()) == 1, text
+
+
+@pytest.mark.parametrize("command", ["check", "run", "serve"])
+def test_a_nul_in_a_contract_path_is_a_bad_contract(
+    run_toolguard: RunToolguard, tmp_path: Path, command: str
+) -> None:
+    """`[audit] log = "a\\u0000b"` used to crash sealing (exit 1, a traceback): now exit 3."""
+    contract = review(tmp_path, '\n[audit]\nlog = "audit\\u0000.jsonl"\n')
+    argv = {
+        "check": ("check", contract, *CONTEXT),
+        "run": ("run", contract, *CONTEXT, "--", "cat", contract.with_name("response.json")),
+        "serve": ("serve", contract),
+    }[command]
+    done = run_toolguard(*argv, stdin=(REVIEW / "response.json").read_bytes())
+    assert (done.status, done.stdout) == (3, b"")
+    assert b"audit.log: a path cannot hold a NUL" in done.stderr
+    assert_one_clear_line(done.stderr)
+
+
+@pytest.mark.parametrize("command", ["check", "serve"])
+@pytest.mark.parametrize("flag", ["--audit-log", "--raw-dir", "--audit-key"])
+def test_an_empty_path_flag_is_a_usage_error(
+    run_toolguard: RunToolguard, command: str, flag: str
+) -> None:
+    """`--audit-log ""` names no file (it would be the current folder): exit 2, nothing read."""
+    argv = ("check", REVIEW / "contract.toml", *CONTEXT) if command == "check" else ("serve",)
+    if command == "serve":
+        argv = (*argv, REVIEW / "contract.toml")
+    done = run_toolguard(*argv, flag, "", stdin=(REVIEW / "response.json").read_bytes())
+    assert (done.status, done.stdout) == (2, b"")
+    assert b"an empty path" in done.stderr
+
+
+def test_a_bug_outside_any_command_is_one_line_and_exit_4(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An exception nothing handled: `internal error: TYPE: message (at FILE:LINE in FUNC)`."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom\n\x1b[31mred")
+
+    monkeypatch.setattr("toolguard.cli.app.cli.main", broken)
+    status, out, err = run_main(monkeypatch, capfd, "lint", str(REVIEW / "contract.toml"))
+    assert (status, out) == (4, "")
+    assert_one_clear_line(err)
+    assert err.startswith("toolguard: error: internal error: RuntimeError: boom\\n\\x1b[31mred")
+    assert "in broken)" in err
+
+
+def test_a_bug_in_json_mode_is_one_json_line(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """With `--diagnostics json` the last words are the JSON error line too."""
+    monkeypatch.setattr("toolguard.cli.fast.parse_check", lambda _: 1 / 0)
+    status, _, err = run_main(
+        monkeypatch, capfd, "check", str(REVIEW / "contract.toml"), "--diagnostics", "json"
+    )
+    assert status == 4
+    assert json.loads(err)["message"].startswith("internal error: ZeroDivisionError")
+
+
+def test_a_bug_during_set_up_is_one_line_and_exit_4(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A bug while the contract loads (inside `guard`): one line, not the last frames."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("deep")
+
+    monkeypatch.setattr("toolguard.cli.respond.load_contract", broken)
+    status, out, err = run_main(monkeypatch, capfd, "check", str(REVIEW / "contract.toml"))
+    assert (status, out) == (4, "")
+    assert_one_clear_line(err)
+    assert "internal error: KeyError: 'deep' (at" in err
+
+
+def test_an_error_raised_on_purpose_keeps_its_status(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A `ToolguardError` that escaped its command still exits with its own status."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise UsageError("no such thing")
+
+    monkeypatch.setattr("toolguard.cli.app.cli.main", refused)
+    status, _, err = run_main(monkeypatch, capfd, "lint", "x")
+    assert status == 2
+    assert err == "toolguard: error: no such thing\n"
+
+
+def test_ctrl_c_before_a_command_runs_is_130(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while click parses (click alone would say "Aborted!" and exit 1): 130."""
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("toolguard.cli.app.cli.main", interrupted)
+    status, out, err = run_main(monkeypatch, capfd, "lint", "x")
+    assert (status, out) == (130, "")
+    assert err == "toolguard: error: interrupted during set-up\n"
+
+
+def test_sigterm_before_a_command_runs_is_130(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM during set-up ends like Ctrl-C (130), not killed by the signal."""
+    monkeypatch.setattr("toolguard.cli.app.cli.main", lambda **_: os.kill(os.getpid(), 15))
+
+    def unhandled(signum: int, frame: object) -> None:
+        raise RuntimeError("main() left SIGTERM to whoever handled it before")
+
+    previous = signal.signal(signal.SIGTERM, unhandled)  # never the default: it kills pytest
+    try:
+        status, out, err = run_main(monkeypatch, capfd, "lint", "x")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (status, out) == (130, "")
+    assert err == "toolguard: error: interrupted during set-up\n"
+
+
+def test_a_bug_while_recording_still_answers_the_agent(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The trail raising something unexpected: a failure envelope (not retryable) and exit 4."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("embedded null byte")
+
+    monkeypatch.setattr(AuditTrail, "seal", broken)
+    monkeypatch.setattr(sys, "stdin", open(REVIEW / "response.json"))  # noqa: SIM115, PTH123
+    status, out, err = run_main(
+        monkeypatch,
+        capfd,
+        *("check", str(REVIEW / "contract.toml"), *CONTEXT),
+        *("--audit-log", str(tmp_path / "audit.jsonl")),
+    )
+    sys.stdin.close()
+    assert status == 4
+    assert json.loads(out)["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert "internal error while recording" in err
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("validate", REVIEW / "response.schema.json", REVIEW / "response.json"),
+        ("audit", "summary", os.devnull, "--format", "json"),
+    ],
+    ids=["validate", "audit-summary"],
+)
+def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Path]) -> None:
+    """Output still buffered when the reader went away: exit 4 and one line, not exit 120."""
+    read, write = os.pipe()
+    os.close(read)
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    try:
+        done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+            [sys.executable, "-m", "toolguard", *map(str, arguments)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            env=environment,
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+    run = Run(done.returncode, b"", done.stderr)
+    assert run.status == 4
+    assert run.stderr == b"toolguard: error: stdout was closed before everything was written\n"
+
+
+def _without_root_powers() -> list[str]:
+    """The interpreter, run so that file modes bind (as root: without CAP_DAC_OVERRIDE)."""
+    if os.geteuid() != 0:
+        return [sys.executable]
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: file modes do not bind")
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", sys.executable]
+
+
+@pytest.mark.parametrize("command", ["check", "run", "serve", "schema"])
+def test_an_unreadable_contract_is_a_bad_contract_for_every_command(
+    run_toolguard: RunToolguard, tmp_path: Path, command: str
+) -> None:
+    """Mode 000: exit 3 from the loader for each answering command (click said 2 for some)."""
+    contract = review(tmp_path, "")
+    contract.chmod(0)
+    extra = {"run": ("--", "true"), "check": CONTEXT}.get(command, ())
+    done = run_toolguard(
+        command, contract, *extra, command=[*_without_root_powers(), "-m", "toolguard"]
+    )
+    assert done.status == 3, done.stderr
+    assert b"cannot read contract: Permission denied" in done.stderr

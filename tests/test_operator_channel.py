@@ -1,0 +1,226 @@
+"""The operator channel: stderr that nobody reads never blocks the caller; drops are counted."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import pty
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from toolguard.operator_channel import OperatorChannel
+
+REPO = Path(__file__).resolve().parents[1]
+REVIEW = REPO / "examples" / "review_status"
+LINE = "x" * 199 + "\n"
+
+
+def farewell(count: int) -> str:
+    return f"dropped {count}\n"
+
+
+@pytest.fixture
+def pipe() -> Iterator[tuple[int, io.TextIOWrapper]]:
+    """A pipe: its read end (a descriptor) and its write end as a text stream."""
+    read, write = os.pipe()
+    stream = open(write, "w", encoding="ascii")  # noqa: SIM115, PTH123 - closed below
+    yield read, stream
+    stream.close()
+    os.close(read)
+
+
+def finishes(work: Callable[[], object], seconds: float = 30) -> None:
+    """Run `work` in a thread; fail (instead of hanging the suite) if it does not finish."""
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (work(), done.set()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert done.is_set(), "blocked"
+
+
+def read_all(fd: int) -> bytes:
+    os.set_blocking(fd, False)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_pipe_nobody_reads_never_blocks_and_every_drop_is_counted(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """10,000 lines into a 64 KiB pipe never read: no wait; lines read + dropped = lines sent."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, farewell=farewell, linger=0.2)
+
+    def send_all() -> None:
+        for _ in range(10_000):
+            channel.stream.write(LINE)
+            channel.stream.flush()
+        channel.close()
+
+    finishes(send_all)
+    *lines, last = read_all(read).decode().splitlines(keepends=True)
+    assert set(lines) == {LINE}
+    assert last == f"dropped {channel.dropped}\n"
+    assert len(lines) + channel.dropped == 10_000
+    assert channel.dropped > 0
+
+
+def test_a_reader_gets_every_line_in_order(pipe: tuple[int, io.TextIOWrapper]) -> None:
+    """With someone reading, nothing is dropped and nothing is reordered."""
+    read, stream = pipe
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(_drain(read)), daemon=True)
+    reader.start()
+    with OperatorChannel(stream, farewell=farewell) as channel:
+        for number in range(5_000):
+            channel.send(f"{number}\n")
+    stream.close()
+    reader.join(30)
+    assert received[0].decode().splitlines() == [str(number) for number in range(5_000)]
+    assert channel.dropped == 0
+
+
+def _drain(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_chunk_larger_than_the_pipe_still_arrives_whole(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """100 KiB in one flush, more than a 64 KiB pipe holds: written (blocking, in the thread)."""
+    read, stream = pipe
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(_drain(read)), daemon=True)
+    reader.start()
+    big = "y" * 100_000 + "\n"
+    with OperatorChannel(stream) as channel:
+        channel.send(big)
+    stream.close()
+    reader.join(30)
+    assert received == [big.encode()]
+    assert channel.dropped == 0
+
+
+def test_a_socket_is_written_by_the_thread_too() -> None:
+    """Another kind of stderr that may block (a socket): every line arrives, in order."""
+    ours, theirs = socket.socketpair()
+    target = ours.makefile("w", encoding="ascii")
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(_drain(theirs.fileno())), daemon=True)
+    reader.start()
+    with target, OperatorChannel(target) as channel:
+        for number in range(1_000):
+            channel.send(f"{number}\n")
+    ours.close()
+    reader.join(30)
+    theirs.close()
+    assert received[0].decode().splitlines() == [str(number) for number in range(1_000)]
+
+
+def test_stderr_is_never_made_non_blocking(pipe: tuple[int, io.TextIOWrapper]) -> None:
+    """The descriptor is shared with the parent: its O_NONBLOCK flag stays as it was."""
+    _, stream = pipe
+    before = fcntl.fcntl(stream.fileno(), fcntl.F_GETFL)
+    with OperatorChannel(stream, linger=0.1) as channel:
+        for _ in range(2_000):
+            channel.send(LINE)
+    assert fcntl.fcntl(stream.fileno(), fcntl.F_GETFL) == before
+    assert not before & os.O_NONBLOCK
+
+
+def test_a_closed_reader_loses_lines_without_an_exception(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """EPIPE in the writer: the rest is counted as dropped, the caller never sees an error."""
+    read, stream = pipe
+    os.close(read)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), read)  # so the fixture's close stays harmless
+    with OperatorChannel(stream, linger=0.1) as channel:
+        for _ in range(100):
+            channel.send(LINE)
+    assert 0 < channel.dropped <= 100
+
+
+def test_a_stream_without_a_descriptor_is_written_directly() -> None:
+    """A StringIO cannot block: every line lands there at once, in order; nothing dropped."""
+    target = io.StringIO()
+    with OperatorChannel(target) as channel:
+        channel.stream.write("one\n")
+        channel.stream.flush()
+        assert target.getvalue() == "one\n"
+        channel.send("two\n")
+    assert (target.getvalue(), channel.dropped) == ("one\ntwo\n", 0)
+
+
+def test_a_terminal_is_still_a_terminal_to_the_reporter() -> None:
+    """`report` styles output for a terminal: the channel's stream says whether it is one."""
+    leader, follower = pty.openpty()
+    terminal = open(follower, "w", encoding="utf-8")  # noqa: SIM115, PTH123 - closed below
+    with terminal, OperatorChannel(terminal) as channel:
+        assert channel.stream.isatty()
+        channel.send("hello\n")
+    assert b"hello" in os.read(leader, 100)
+    os.close(leader)
+    with OperatorChannel(io.StringIO()) as channel:
+        assert not channel.stream.isatty()
+
+
+def test_serve_answers_5000_requests_to_a_caller_that_never_reads_stderr() -> None:
+    """`stderr=PIPE`, only stdout read: every answer arrives, exit 0 at EOF, drops reported."""
+    request = json.dumps(
+        {
+            "raw": json.dumps({"change_id": "CR-1042", "decision": "maybe", "reviewed_by": "a"}),
+            "context": {"change_id": "CR-1042"},
+        }
+    ).encode()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "toolguard", "serve", str(REVIEW / "contract.toml")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdin is not None
+    assert child.stdout is not None
+    assert child.stderr is not None
+    answers: list[bytes] = []
+
+    def converse() -> None:
+        for _ in range(5_000):
+            child.stdin.write(request + b"\n")  # type: ignore[union-attr]
+            child.stdin.flush()  # type: ignore[union-attr]
+            answers.append(child.stdout.readline())  # type: ignore[union-attr]
+        child.stdin.close()  # type: ignore[union-attr]
+        child.wait()
+
+    with child:
+        try:
+            finishes(converse, seconds=120)
+        finally:
+            child.kill()
+        stderr = child.stderr.read()
+    assert child.returncode == 0
+    assert len(answers) == 5_000
+    assert all(json.loads(answer)["error"]["code"] == "INVALID_RESPONSE" for answer in answers)
+    *diagnostics, last = stderr.splitlines()
+    report = json.loads(last)
+    assert report["outcome"] == "dropped"
+    assert report["count"] + len(diagnostics) == 5_000

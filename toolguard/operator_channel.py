@@ -1,0 +1,264 @@
+"""The operator's channel (stderr) for long-running commands: written by a thread, never waited on.
+
+`serve` (and `mcp`) write a diagnostics line per answer. A caller that reads stdout but never
+stderr (`stderr=PIPE`, the common integration) lets the pipe fill after a few hundred lines,
+and a plain `write` would then block every answer behind it. So lines go into a bounded queue
+that a writer thread empties; when the queue is full the line is dropped and counted, and the
+count is reported when the channel closes. stderr itself is never made non-blocking: fd 2 is
+shared with the parent, and O_NONBLOCK is a property of the open file, not of this process.
+
+When stderr is a pipe (on Linux, where its fill level can be read), the writer also keeps a
+little room free, so the closing report fits even if nobody ever reads: the count then waits
+in the pipe for whoever reads it last.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from types import TracebackType
+from typing import IO
+
+CAPACITY = 256 * 1024  # bytes waiting for the writer, at most
+LINGER = 1.0  # seconds to wait, at close, for a writer that makes no progress
+_RESERVE = 1024  # bytes kept free in a pipe for the closing report
+_PAGE = 4096  # a pipe's partly read head page is not room for a write
+_POLL = 0.01  # seconds between looks at a full pipe
+_BATCH = 64 * 1024  # bytes written at once, at most, where the room cannot be read
+
+
+class OperatorChannel:
+    """Text for the operator, handed to a writer thread; `stream` is what report functions get.
+
+    Use as a context manager (or call `close`). `farewell(count)` gives the closing report's
+    text when lines were dropped. A stream without a file descriptor (a `StringIO`) cannot
+    block and is written directly.
+    """
+
+    def __init__(
+        self,
+        target: IO[str] | None,
+        *,
+        farewell: Callable[[int], str] | None = None,
+        capacity: int = CAPACITY,
+        linger: float = LINGER,
+    ) -> None:
+        self.dropped = 0  # lines (chunks) the operator never got
+        self.stream = _Chunks(self, target)
+        self._target = target
+        self._farewell = farewell
+        self._capacity = capacity
+        self._linger = linger
+        self._encoding = getattr(target, "encoding", None) or "utf-8"
+        self._queue: deque[bytes] = deque()
+        self._queued = 0
+        self._written = 0  # progress, in bytes
+        self._closing = False
+        self._changed = threading.Condition()
+        self._in_flight = 0  # chunks being written
+        self._fd = _descriptor(target)
+        self._pipe_size = None if self._fd is None else _pipe_capacity(self._fd)
+        self._thread: threading.Thread | None = None
+        if self._fd is not None:
+            self._thread = threading.Thread(target=self._run, name="toolguard-stderr", daemon=True)
+            self._thread.start()
+
+    def send(self, text: str) -> None:
+        """Queue `text` for the operator; never blocks. Dropped (and counted) if it cannot wait."""
+        if not text:
+            return
+        if self._fd is None:
+            self._write_directly(text)
+            return
+        chunk = text.encode(self._encoding, "backslashreplace")
+        with self._changed:
+            if self._closing or self._queued + len(chunk) > self._capacity:
+                self.dropped += 1
+                return
+            self._queue.append(chunk)
+            self._queued += len(chunk)
+            self._changed.notify()
+
+    def close(self) -> None:
+        """Let the writer finish while it makes progress, then report what was dropped."""
+        self.stream.flush()
+        if self._thread is None:
+            if self.dropped and self._farewell is not None:
+                self._write_directly(self._farewell(self.dropped))
+            return
+        with self._changed:
+            last, since = self._written, time.monotonic()
+            while (self._queue or self._in_flight) and self._thread.is_alive():
+                if self._written != last:
+                    last, since = self._written, time.monotonic()
+                elif time.monotonic() - since >= self._linger:
+                    break  # nobody is reading: stop waiting
+                self._changed.wait(_POLL)
+            self.dropped += len(self._queue)
+            self._queue.clear()
+            self._queued = 0
+            self._closing = True
+            self._changed.notify_all()
+        self._thread.join(self._linger)
+        if self._thread.is_alive():  # stuck in write(): left behind (a daemon thread)
+            self.dropped += self._in_flight
+
+    def __enter__(self) -> OperatorChannel:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _write_directly(self, text: str) -> None:
+        if self._target is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._target.write(text)
+                self._target.flush()
+
+    def _run(self) -> None:
+        """The writer thread: what fits, never into the room kept for the closing report."""
+        assert self._fd is not None
+        fd = self._fd
+        try:
+            while (chunk := self._next(fd)) is not None:
+                _write_all(fd, chunk)
+                with self._changed:
+                    self._in_flight = 0
+                    self._written += len(chunk)
+                    self._changed.notify_all()
+            if self.dropped and self._farewell is not None:
+                last = self._farewell(self.dropped).encode(self._encoding, "backslashreplace")
+                if len(last) <= self._free(fd):
+                    _write_all(fd, last)
+        except OSError:  # stderr closed or broken: what is left is lost, and counted
+            with self._changed:
+                self.dropped += len(self._queue) + self._in_flight
+                self._queue.clear()
+                self._queued = 0
+                self._in_flight = 0
+                self._closing = True
+                self._changed.notify_all()
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _next(self, fd: int) -> bytes | None:
+        """What to write next (queued chunks, joined), once the pipe has room; None to stop."""
+        while True:
+            with self._changed:
+                while not self._queue and not self._closing:
+                    self._changed.wait()
+                if not self._queue:
+                    return None  # closing, and everything was written or counted
+                room = self._free(fd)
+                taken: list[bytes] = []
+                size = 0
+                while self._queue and size + len(self._queue[0]) + _RESERVE <= room:
+                    taken.append(self._queue.popleft())
+                    size += len(taken[-1])
+                if not taken and len(self._queue[0]) + _RESERVE > self._largest_room():
+                    taken.append(self._queue.popleft())  # it could never fit: write it, blocking
+                    size = len(taken[0])
+                if taken:
+                    self._queued -= size
+                    self._in_flight = len(taken)
+                    return b"".join(taken)
+                self._changed.wait(_POLL)  # a full pipe: look again soon (or at close)
+
+    def _largest_room(self) -> int:
+        """The most `_free` can ever say: an empty pipe's room, or `_BATCH` for anything else."""
+        return _BATCH if self._pipe_size is None else self._pipe_size - _PAGE
+
+    def _free(self, fd: int) -> int:
+        """Bytes stderr takes without blocking: for a pipe, its free room less a page."""
+        if self._pipe_size is None:
+            return _BATCH  # a terminal or a socket: a blocking write, in this thread
+        waiting = _pipe_fill(fd)
+        return _BATCH if waiting is None else self._pipe_size - waiting - _PAGE
+
+
+class _Chunks(io.StringIO):
+    """A text stream for `report`: what is written until each `flush` is sent as one chunk."""
+
+    def __init__(self, channel: OperatorChannel, target: IO[str] | None) -> None:
+        super().__init__()
+        self._channel = channel
+        self._terminal = _is_terminal(target)
+
+    def flush(self) -> None:
+        text = self.getvalue()
+        if text:
+            self.seek(0)
+            self.truncate()
+            self._channel.send(text)
+
+    def isatty(self) -> bool:
+        return self._terminal
+
+
+def _descriptor(target: IO[str] | None) -> int | None:
+    """A private duplicate of `target`'s descriptor if writing to it may block, else None.
+
+    A pipe, a socket or a terminal may block; a regular file or /dev/null is written directly.
+    Python's buffer is flushed first, so nothing written earlier comes out later.
+    """
+    if target is None:
+        return None
+    try:
+        target.flush()
+        fd = target.fileno()
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd)):
+            return None
+        return os.dup(fd)
+    except (AttributeError, OSError, ValueError):  # a StringIO, a closed or odd stream
+        return None
+
+
+def _pipe_capacity(fd: int) -> int | None:
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return None
+        import fcntl  # noqa: PLC0415 - POSIX only
+
+        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)  # Linux 2.6.35+
+    except (AttributeError, ImportError, OSError):
+        return None
+
+
+def _pipe_fill(fd: int) -> int | None:
+    """Bytes waiting in the pipe (FIONREAD works on its write end too, on Linux)."""
+    try:
+        import array  # noqa: PLC0415
+        import fcntl  # noqa: PLC0415
+        import termios  # noqa: PLC0415
+
+        waiting = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, waiting)
+    except (ImportError, OSError):
+        return None
+    return waiting[0]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _is_terminal(target: IO[str] | None) -> bool:
+    try:
+        return bool(target is not None and target.isatty())
+    except (AttributeError, ValueError):
+        return False
