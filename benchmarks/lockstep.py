@@ -16,7 +16,7 @@ paired within a round: serve is held to (echo + its check in process), mcp to di
 figures are medians per call, and the spread is that of the per-round figures: the machine
 is shared, and a round's neighbours see the same load.
 
-Used by `serve_overhead.py`, `mcp.py` and part 2 of `run.py`.
+Used by `mcp.py` and part 2 of `run.py`.
 """
 
 from __future__ import annotations
