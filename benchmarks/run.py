@@ -351,7 +351,9 @@ def lock_step(rounds: int, calls: int, batch: int) -> tuple[lockstep.Results, fl
         "\n(user + system, every thread) per call. serve is the review_status example with its"
         "\ndefault JSON diagnostics on a stderr pipe the client drains; mcp guards a raw line MCP"
         "\nserver's get_current_time (benchmarks/lockstep.py); audit off. serve's floor is the"
-        "\necho plus the check in process, paired round by round; mcp's is the direct call."
+        "\necho plus the check in process, paired round by round, and the loop (the same work"
+        "\nin one process, where the check runs between pipe round trips); mcp's is the direct"
+        "\ncall."
         f"\nserve reading a batch of {batch:,} lines from a file adds {added:.1f} us per call to"
         " the check."
     )
