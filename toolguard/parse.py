@@ -14,14 +14,16 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from locale import localeconv
-from typing import Any, NoReturn
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
 from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
+
+TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any, NoReturn
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
 # abort immediate. NOTE: yajl re-reads a token that spans chunks from its start on every
@@ -106,6 +108,8 @@ def _admit(raw: bytes, limits: Limits) -> str | None:
 
 def _strict(raw: bytes, limits: Limits) -> Any:
     """The strict path: yajl events, our builder; a rejection gets its exact offset by replay."""
+    from locale import localeconv  # noqa: PLC0415 - the strict path only
+
     if localeconv()["decimal_point"] != ".":
         # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
         # locale "1.5" would silently become 1.0. Refuse to parse rather than guess. (The

@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
+import toolguard.contract.envelope_schema
 import toolguard.contract.load
 import toolguard.schema
+import toolguard.schema.locate
+import toolguard.schema.refs
 from toolguard.contract import artefact, load_contract
 from toolguard.pipeline import check
 from toolguard.schema import cache
@@ -40,7 +43,9 @@ def test_a_warm_load_reads_no_toml_checks_no_contract_and_compiles_nothing(
     first = load_contract(contract_copy)
     monkeypatch.setattr(toolguard.contract.load, "_decode_toml", _refuse)
     monkeypatch.setattr(toolguard.contract.load, "_contract_validator", _refuse)
-    monkeypatch.setattr(toolguard.contract.load, "read_schema", _refuse)
+    monkeypatch.setattr(toolguard.schema.refs, "read_schema", _refuse)
+    monkeypatch.setattr(toolguard.schema.locate, "declared_location", _refuse)
+    monkeypatch.setattr(toolguard.contract.envelope_schema, "envelope_schema", _refuse)
     monkeypatch.setattr(toolguard.contract.load, "compile_schema", _refuse)
     second = load_contract(contract_copy)
     assert second.digest == first.digest

@@ -7,12 +7,8 @@ formats asserted by our own parsers, and every remote reference refused.
 
 from __future__ import annotations
 
-import copy
-import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache, partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.number import from_plain_data, to_plain_data
@@ -28,7 +24,11 @@ from toolguard.schema.cache import (
 from toolguard.schema.matcher import UnmatchableText
 from toolguard.schema.runtime import LOCATION_TAG
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, NoReturn
+
     from toolguard.schema.keywords import Prepared
 
 __all__ = ["Validator", "compile_schema"]
@@ -42,9 +42,9 @@ class _LazyFormats(Mapping[str, Callable[[str], bool]]):
     """
 
     def __getitem__(self, name: str) -> Callable[[str], bool]:
-        from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
+        from toolguard.schema.formats import checker  # noqa: PLC0415
 
-        return FORMAT_CHECKERS[name]
+        return checker(name)
 
     def __iter__(self) -> Iterator[str]:
         from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
@@ -60,7 +60,7 @@ class _LazyFormats(Mapping[str, Callable[[str], bool]]):
 _FORMATS = _LazyFormats()
 
 
-class _Offline(dict[str, Callable[[str], Any]]):
+class _Offline(dict[str, Callable[[str], object]]):
     """A handler table that claims every URI scheme, so fastjsonschema never calls urlopen."""
 
     def __contains__(self, scheme: object) -> bool:
@@ -230,6 +230,9 @@ def compile_schema(
 
 def _generate(prepared: Prepared, *, collect: bool = False) -> str:
     """Generate the module source for a prepared schema (imports fastjsonschema: misses only)."""
+    import copy  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
     from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415
 
     from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
