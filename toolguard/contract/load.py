@@ -339,9 +339,14 @@ def _retry_policy(table: dict[str, Any], run: RunPolicy, source: str) -> RetryPo
 
 @cache
 def _contract_validator(*, collect: bool = False) -> Validator:
-    from toolguard.schema.refs import read_schema  # noqa: PLC0415 - cold loads only
+    """The contract schema's validator: shipped compiled, unless the collecting variant."""
+    from toolguard.schema import prebuilt_validator  # noqa: PLC0415 - cold loads only
+    from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.shipped import shipped_schema  # noqa: PLC0415
 
+    shipped = None if collect else prebuilt_validator("contract")
+    if shipped is not None:
+        return shipped
     return compile_schema(read_schema(shipped_schema("contract.schema.json")), collect=collect)
 
 

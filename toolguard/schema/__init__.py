@@ -254,11 +254,28 @@ def _generate(prepared: Prepared, *, collect: bool = False) -> str:
         raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
 
 
+def prebuilt_validator(name: str) -> Validator | None:
+    """A validator shipped compiled (`prebuilt.py`), or None if its schema files changed."""
+    from toolguard.schema.prebuilt import module  # noqa: PLC0415 - cold paths only
+
+    generated = module(name)
+    if generated is None:
+        return None
+    function = getattr(generated, generated.NAME)
+    entry = Entry(generated.NAME, function.__code__, generated.BUNDLED, generated.FORMATS, ())
+    if entry.formats:
+        function = partial(function, custom_formats=_FORMATS)
+    return Validator(function, entry)
+
+
 @lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'
 def _metaschema() -> Validator:
     """The shipped Draft 2020-12 metaschema, compiled by toolguard itself (formats annotated)."""
     from toolguard.schema.vocabulary import DRAFT_2020_12  # noqa: PLC0415 - misses only
 
+    shipped = prebuilt_validator("metaschema")
+    if shipped is not None:
+        return shipped
     return compile_schema({"$ref": DRAFT_2020_12}, formats=False, _check_dialect=False)
 
 

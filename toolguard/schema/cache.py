@@ -139,6 +139,18 @@ def function_of(entry: Entry) -> Callable[..., Any]:
     The namespace holds what generated code may call; a part that costs an import
     (`threading` for `$dynamicRef`, `fractions` for `multipleOf`) only if the code names it.
     """
+    namespace = generated_namespace(_names(entry.code))
+    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
+    function: Callable[..., Any] = namespace[entry.name]
+    return function
+
+
+def generated_namespace(names: set[str]) -> dict[str, Any]:
+    """What generated code may call, for code that uses `names` (a fresh namespace each time).
+
+    A part that costs an import (`threading` for `$dynamicRef`, `fractions` for
+    `multipleOf`) only if the code names it.
+    """
     namespace: dict[str, Any] = {
         "JsonSchemaValueException": SchemaViolation,
         "JsonSchemaValuesException": SchemaViolations,
@@ -148,16 +160,13 @@ def function_of(entry: Entry) -> Callable[..., Any]:
         "exact_number": exact_number,
         "unique_key": unique_key,
     }
-    names = _names(entry.code)
     if "DYNAMIC_SCOPE" in names:
         namespace["DYNAMIC_SCOPE"] = dynamic_scope()
     if "Fraction" in names:
         from fractions import Fraction  # noqa: PLC0415 - only schemas with multipleOf
 
         namespace["Fraction"] = Fraction
-    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
-    function: Callable[..., Any] = namespace[entry.name]
-    return function
+    return namespace
 
 
 def _names(code: CodeType) -> set[str]:
@@ -188,6 +197,17 @@ def file_digest(raw: bytes) -> str:
 
 def compile_source(source: str) -> tuple[str, CodeType]:
     """The name of the function fastjsonschema's module source defines, and its code object."""
+    name, runnable = runnable_source(source)
+    return name, compile(runnable, "<toolguard schema>", "exec")
+
+
+def runnable_source(source: str) -> tuple[str, str]:
+    """The module source fastjsonschema generated, without its imports, and its function.
+
+    `generated_namespace` gives what the code calls.
+
+    Also what `prebuilt.py` writes to its generated modules, so both run the same text.
+    """
     import re  # noqa: PLC0415 - a compile: misses only
 
     source = source.replace(_FASTJSONSCHEMA_IMPORT, "")
@@ -196,7 +216,7 @@ def compile_source(source: str) -> tuple[str, CodeType]:
     match = re.search(r"^def (\w+)\(", source, re.MULTILINE)
     if match is None:
         raise SchemaError("fastjsonschema generated no validation function")
-    return match.group(1), compile(source, "<toolguard schema>", "exec")
+    return match.group(1), source
 
 
 def key_of(*material: Any) -> str | None:
