@@ -10,9 +10,12 @@ contract's envelope schema (`contract/envelope_schema.py`).
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from toolguard.errors import ErrorCode
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from toolguard.errors import ErrorCode
 
 
 def success(tool: str, request_id: str, data: dict[str, Any]) -> dict[str, Any]:

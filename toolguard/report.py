@@ -15,14 +15,16 @@ import contextlib
 import io
 import json
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, fields
-from typing import IO, TYPE_CHECKING, Any, cast
 
+from toolguard.frozen import fields
 from toolguard.result import AttemptRecord, Diagnostics
 from toolguard.text import MAX_TEXT, clean, cleaned
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import IO, Any
+
     from rich.console import Console
 
     from toolguard.validate import InstanceResult
@@ -64,8 +66,8 @@ def as_text(diagnostics: Diagnostics, mode: str) -> str:
     return "".join("".join(segment for segment, _ in line) + "\n" for line in lines)
 
 
-_DIAGNOSTICS = tuple(item.name for item in fields(Diagnostics))
-_ATTEMPT = tuple(item.name for item in fields(AttemptRecord))
+_DIAGNOSTICS = fields(Diagnostics)
+_ATTEMPT = fields(AttemptRecord)
 _ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 _BOUND = 4 * MAX_TEXT  # what `cleaned` bounds a string to
 
@@ -104,6 +106,8 @@ def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -
     """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
     stream = stream if stream is not None else sys.stdout
     if mode == "json":
+        from dataclasses import asdict  # noqa: PLC0415 - `validate` only
+
         json_line(asdict(result), stream)
         return
     if result.valid:
@@ -177,7 +181,7 @@ def console(stream: IO[str], **options: Any) -> Console:
 
     if _is_terminal(stream):
         return Console(file=stream, highlight=False, **options)
-    unpadded = cast("IO[str]", _Unpadded(stream))
+    unpadded: IO[str] = _Unpadded(stream)  # type: ignore[assignment]  # a text stream
     return Console(file=unpadded, highlight=False, width=_UNBOUNDED, **options)
 
 

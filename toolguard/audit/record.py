@@ -16,7 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from toolguard import envelope
-from toolguard.audit import Command, Source
+from toolguard.audit import Source
 from toolguard.audit.log import MAX_RECORD_BYTES
 from toolguard.audit.raw import Kept
 from toolguard.errors import Rejection
@@ -31,6 +31,7 @@ from toolguard.text import clean
 from toolguard.version import __version__
 
 if TYPE_CHECKING:
+    from toolguard.audit import Command
     from toolguard.contract import Contract
     from toolguard.request import Request
 
