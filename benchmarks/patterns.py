@@ -75,9 +75,14 @@ print(time.perf_counter() - start, found)
 
 def time_re(pattern: str, text: str, cap: float) -> tuple[float | None, bool | None]:
     """Seconds for `re.search` in a child process, or (None, None) if stopped at `cap`."""
+    return _time_child(["-c", _RE_CHILD, pattern], text, cap)
+
+
+def _time_child(arguments: list[str], text: str, cap: float) -> tuple[float | None, bool | None]:
+    """Run a timing child on `text`: its seconds and whether it found a match, or (None, None)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _RE_CHILD, pattern],
+            [sys.executable, *arguments],
             input=text,
             capture_output=True,
             text=True,
@@ -248,19 +253,7 @@ _CATEGORY = {
 
 def time_lazy_dfa(pattern: str, text: str, cap: float) -> tuple[float | None, bool | None]:
     """Seconds for the pure-Python lazy DFA in a child process, or (None, None) at `cap`."""
-    try:
-        done = subprocess.run(
-            [sys.executable, __file__, "--child-dfa", pattern],
-            input=text,
-            capture_output=True,
-            text=True,
-            timeout=cap,
-            check=True,
-        )
-    except subprocess.TimeoutExpired:
-        return None, None
-    seconds, found = done.stdout.split()
-    return float(seconds), found == "True"
+    return _time_child([__file__, "--child-dfa", pattern], text, cap)
 
 
 def child_dfa(pattern: str) -> None:

@@ -6,9 +6,10 @@ Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or t
 
 1. a ~1 KB accepted response (the `job_run` example, a realistic exception text): `toolguard
    check` with a cold and a warm schema cache beside `python -c pass`, a plain `json.load`
-   script, check-jsonschema, naive fastjsonschema and jsonschema-rs, each a fresh process; the
-   variants take turns run by run (to spread machine noise over all of them); median wall time,
-   peak RSS from `wait4`;
+   script, check-jsonschema, naive fastjsonschema, jsonschema-rs and the floor (only the
+   essential work, benchmarks/essential.py), each a fresh process; then, outside the goals, a
+   `jc` contract and a signed one; the variants take turns run by run (to spread machine noise
+   over all of them); median wall time, peak RSS from `wait4`;
 2. `toolguard serve`: per-call overhead over the check itself (benchmarks/serve_overhead.py);
 3. a ~10 MB accepted document: MB/s and peak RSS (benchmarks/throughput.py);
 4. hostile inputs: 200 MB over the byte limit, 1,000,000 deep, a 5,000-digit integer
@@ -43,11 +44,14 @@ TOOLGUARD = BIN / "toolguard"
 EXAMPLE = REPO / "examples" / "job_run"
 SCHEMA = EXAMPLE / "response.schema.json"
 NOW = "2026-03-14T09:28:00Z"  # the README's clock for this example's freshness rule
+DISK = REPO / "examples" / "disk_usage"  # the `jc` adapter, reported apart from the goals
+SIGNED = REPO / "examples" / "review_status_signed"  # the signed-evidence rule, likewise
 
 sys.path.insert(0, str(HERE))
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # children read and write byte-code, as users do
 
-import rejections  # noqa: E402 - the sibling scripts, imported from the folder just added
+import essential  # noqa: E402 - the sibling scripts, imported from the folder just added
+import rejections  # noqa: E402
 import serve_overhead  # noqa: E402
 import throughput  # noqa: E402
 from launcher import TIMEOUT, Launcher  # noqa: E402
@@ -158,8 +162,8 @@ def importable(module: str) -> bool:
     return probe.returncode == 0
 
 
-def variants(document: Path) -> list[Variant]:
-    """The commands of the 1 KB table, the bare interpreter first."""
+def variants(document: Path, validator: Path) -> list[Variant]:
+    """The commands of the 1 KB table, the bare interpreter first, the extras last."""
     contract = str(EXAMPLE / "contract.toml")
     check = [
         "check",
@@ -191,6 +195,11 @@ def variants(document: Path) -> list[Variant]:
         ),
         Variant("python -m toolguard check, warm cache", [PYTHON, "-m", "toolguard", *check]),
         Variant(
+            "essential work only (the floor: benchmarks/essential.py)",
+            [PYTHON, essential.__file__, str(validator), str(EXAMPLE / "context.json")],
+            stdin=document,
+        ),
+        Variant(
             "check-jsonschema",
             [str(checker), "--schemafile", str(SCHEMA), str(document)],
             missing="" if checker.exists() else "not installed (pip install check-jsonschema)",
@@ -216,6 +225,43 @@ def variants(document: Path) -> list[Variant]:
             if importable("jsonschema_rs")
             else "not installed (pip install jsonschema-rs)",
         ),
+        *extras(),
+    ]
+
+
+def extras() -> list[Variant]:
+    """Contracts outside the goals, with what they add: the `jc` adapter and a signed rule."""
+    jc = [
+        str(TOOLGUARD),
+        "check",
+        str(DISK / "contract.jc.toml"),
+        "--input",
+        str(DISK / "fixtures.jc" / "accept" / "df_p.txt"),
+        "--context-file",
+        str(DISK / "context.json"),
+    ]
+    signed = [
+        str(TOOLGUARD),
+        "check",
+        str(SIGNED / "contract.toml"),
+        "--input",
+        str(SIGNED / "response.json"),
+        "--context",
+        "change_id=CR-1042",
+        "--now",
+        "2026-03-14T09:30:00Z",
+    ]
+    return [
+        Variant(
+            "extra: jc adapter (disk_usage, contract.jc.toml), warm",
+            jc,
+            missing="" if importable("jc") else "not installed (pip install jc)",
+        ),
+        Variant(
+            "extra: signed evidence (review_status_signed), warm",
+            signed,
+            missing="" if importable("joserfc") else "not installed (pip install joserfc)",
+        ),
     ]
 
 
@@ -225,7 +271,9 @@ def small_check(launcher: Launcher, runs: int, folder: Path) -> dict[str, float]
     document.write_bytes(json.dumps(DOCUMENT, indent=2).encode() + b"\n")
     cache = folder / "cache"
     cache.mkdir()
-    table_variants = variants(document)
+    validator = folder / "validator.marshal"
+    essential.prepare(str(SCHEMA), str(validator))
+    table_variants = variants(document, validator)
     present = [v for v in table_variants if not v.missing]
     for variant in present:  # once untimed: byte-code, page cache, the warm schema cache
         run_once(launcher, variant, str(cache))
@@ -264,8 +312,11 @@ def small_check(launcher: Launcher, runs: int, folder: Path) -> dict[str, float]
         "\nprojection, envelope, diagnostics on stderr); the others validate the schema only."
         "\n`toolguard` is the venv's console script, as users run it; cold cache = an empty"
         "\nTOOLGUARD_CACHE_DIR each run (the schema is compiled), warm = a cache filled once."
+        "\nThe floor parses with a duplicate-member hook, runs a marshal'd generated validator,"
+        "\nmatches the request and writes the envelope: nothing else. The extras are outside"
+        "\nthe goals: what the jc adapter and an Ed25519-signed rule cost in a fresh process."
     )
-    warm = table_variants[2]
+    warm, cold = table_variants[2], table_variants[3]
     return {
         "bare_ms": base_time * 1000,
         "warm_ms": statistics.median(warm.times) * 1000,
@@ -273,6 +324,8 @@ def small_check(launcher: Launcher, runs: int, folder: Path) -> dict[str, float]
         "rss_ratio": max(warm.rss_kib) / base_rss,
         "warm_rss": max(warm.rss_kib) / 1024,
         "bare_rss": base_rss / 1024,
+        "cold_ms": statistics.median(cold.times) * 1000,
+        "cold_ratio": statistics.median(cold.times) / base_time,
     }
 
 
@@ -364,7 +417,12 @@ def large(launcher: Launcher, folder: Path) -> dict[str, float]:
         "\nthe process's whole peak RSS (interpreter and imports included) over the document's"
         "\nsize; added / doc: the peak over the process's RSS before it read the document."
     )
-    return {**figures["parse+validate"], "loads_peak": figures["json.loads"]["peak"]}
+    loads_peak = figures["json.loads"]["peak"]
+    return {
+        **figures["parse+validate"],
+        "loads_peak": loads_peak,
+        "peak_vs_loads": figures["parse+validate"]["peak"] / loads_peak,
+    }
 
 
 # --- 4. rejections --------------------------------------------------------------------------
@@ -466,9 +524,14 @@ def goals(
             verdict(small["time_ratio"] <= 2.0),
         ],
         [
-            "1 KB check peak RSS <= 1.5x bare interpreter",
+            "1 KB check peak RSS <= 1.8x bare interpreter",
             f"{small['rss_ratio']:.2f}x ({small['warm_rss']:.1f} vs {small['bare_rss']:.1f} MiB)",
-            verdict(small["rss_ratio"] <= 1.5),
+            verdict(small["rss_ratio"] <= 1.8),
+        ],
+        [
+            "1 KB check (cold cache) <= 10x bare interpreter",
+            f"{small['cold_ratio']:.2f}x ({small['cold_ms']:.1f} ms)",
+            verdict(small["cold_ratio"] <= 10.0),
         ],
         [
             "serve overhead <= 100 us per call, lock-step",
@@ -481,15 +544,15 @@ def goals(
             verdict(served["batch"] <= 100),
         ],
         [
-            "10 MB parse + validate <= 4x json.loads",
+            "10 MB parse + validate <= 2.5x json.loads",
             f"{big['ratio']:.2f}x",
-            verdict(big["ratio"] <= 4.0),
+            verdict(big["ratio"] <= 2.5),
         ],
         [
-            "10 MB peak memory <= 6x document size",
-            f"{big['peak']:.1f}x whole RSS, {big['added']:.1f}x added"
-            f" (json.loads alone: {big['loads_peak']:.1f}x)",
-            verdict(big["peak"] <= 6.0),
+            "10 MB peak RSS <= 1.25x json.loads alone",
+            f"{big['peak_vs_loads']:.2f}x ({big['peak']:.1f}x the document;"
+            f" json.loads alone {big['loads_peak']:.1f}x)",
+            verdict(big["peak_vs_loads"] <= 1.25),
         ],
         [
             "oversize rejections in constant time",
@@ -507,8 +570,7 @@ def goals(
     print(
         "\nconstant: no rejection takes over 1.5x the time of, or 4 MiB more peak RSS than, the"
         "\n12-byte accepted check (inputs of 200 MB, 1 MB and 5 KB against 12 bytes). The 10 MB"
-        "\nmemory verdict is on the whole peak RSS; the Python objects json.loads builds for this"
-        "\ndocument take several times its size on their own."
+        "\nmemory verdict compares whole peak RSS with a process that only runs json.loads."
     )
 
 

@@ -81,6 +81,43 @@ def test_a_pipe_nobody_reads_never_blocks_and_every_drop_is_counted(
     assert channel.dropped > 0
 
 
+def _one_write_at_a_time(channel: OperatorChannel, line: str, count: int) -> None:
+    """Send `line` `count` times, each after the last was written (or 0.2 s without progress)."""
+    for _ in range(count):
+        before = channel._written
+        channel.send(line)
+        for _ in range(20):
+            if channel._written != before:
+                break
+            threading.Event().wait(0.01)
+
+
+@pytest.mark.parametrize(
+    ("pipe_size", "line_size"), [(65_536, 1_500), (65_536, 2_900), (4_096, 700)]
+)
+def test_the_closing_report_fits_however_the_pipe_pages_were_filled(
+    pipe: tuple[int, io.TextIOWrapper], pipe_size: int, line_size: int
+) -> None:
+    """Lines written one by one waste each page's tail in a Linux pipe: the count still fits.
+
+    Found in CI: the fill level said there was room, the write blocked, the report was lost.
+    """
+    read, stream = pipe
+    fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, pipe_size)
+    line = "z" * (line_size - 1) + "\n"
+    channel = OperatorChannel(stream, farewell=farewell, linger=0.2)
+
+    def send_all() -> None:
+        _one_write_at_a_time(channel, line, 2 * pipe_size // line_size)
+        channel.close()
+
+    finishes(send_all)
+    *lines, last = read_all(read).decode().splitlines(keepends=True)
+    assert set(lines) == {line}
+    assert last == f"dropped {channel.dropped}\n"
+    assert len(lines) + channel.dropped == 2 * pipe_size // line_size
+
+
 def test_a_reader_gets_every_line_in_order(pipe: tuple[int, io.TextIOWrapper]) -> None:
     """With someone reading, nothing is dropped and nothing is reordered."""
     read, stream = pipe

@@ -9,7 +9,14 @@ shared with the parent, and O_NONBLOCK is a property of the open file, not of th
 
 When stderr is a pipe (on Linux, where its fill level can be read), the writer also keeps a
 little room free, so the closing report fits even if nobody ever reads: the count then waits
-in the pipe for whoever reads it last.
+in the pipe for whoever reads it last. The fill level alone overstates the room: a Linux pipe
+is a ring of page-sized slots, and a write that does not fit in the last page's tail starts a
+new slot, wasting that tail. So writes are cut at page boundaries (counted from this writer's
+own bytes, restarted whenever the pipe is seen empty), which keeps every page but the first
+and the last full; the room is then the free bytes less a page (a partly read head page),
+less another for one page misaligned by a reader emptying the pipe between look and write.
+This holds while this process is the pipe's only writer; another writer can make a write
+block, and then only the writer thread waits (and the closing report may be lost).
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from typing import IO
 CAPACITY = 256 * 1024  # bytes waiting for the writer, at most
 LINGER = 1.0  # seconds to wait, at close, for a writer that makes no progress
 _RESERVE = 1024  # bytes kept free in a pipe for the closing report
-_PAGE = 4096  # a pipe's partly read head page is not room for a write
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096  # a pipe slot
 _POLL = 0.01  # seconds between looks at a full pipe
 _BATCH = 64 * 1024  # bytes written at once, at most, where the room cannot be read
 
@@ -62,6 +69,7 @@ class OperatorChannel:
         self._closing = False
         self._changed = threading.Condition()
         self._in_flight = 0  # chunks being written
+        self._tail = 0  # bytes in the pipe's last page, by this writer's count (0: unknown)
         self._fd = _descriptor(target)
         self._pipe_size = None if self._fd is None else _pipe_capacity(self._fd)
         self._thread: threading.Thread | None = None
@@ -132,7 +140,7 @@ class OperatorChannel:
         fd = self._fd
         try:
             while (chunk := self._next(fd)) is not None:
-                _write_all(fd, chunk)
+                self._write(fd, chunk)
                 with self._changed:
                     self._in_flight = 0
                     self._written += len(chunk)
@@ -140,7 +148,7 @@ class OperatorChannel:
             if self.dropped and self._farewell is not None:
                 last = self._farewell(self.dropped).encode(self._encoding, "backslashreplace")
                 if len(last) <= self._free(fd):
-                    _write_all(fd, last)
+                    self._write(fd, last)
         except OSError:  # stderr closed or broken: what is left is lost, and counted
             with self._changed:
                 self.dropped += len(self._queue) + self._in_flight
@@ -178,14 +186,31 @@ class OperatorChannel:
 
     def _largest_room(self) -> int:
         """The most `_free` can ever say: an empty pipe's room, or `_BATCH` for anything else."""
-        return _BATCH if self._pipe_size is None else self._pipe_size - _PAGE
+        return _BATCH if self._pipe_size is None else self._pipe_size
 
     def _free(self, fd: int) -> int:
-        """Bytes stderr takes without blocking: for a pipe, its free room less a page."""
+        """Bytes stderr takes without blocking (see the module docstring for a pipe's)."""
         if self._pipe_size is None:
             return _BATCH  # a terminal or a socket: a blocking write, in this thread
         waiting = _pipe_fill(fd)
-        return _BATCH if waiting is None else self._pipe_size - waiting - _PAGE
+        if waiting is None:
+            return _BATCH
+        if waiting == 0:  # an empty pipe holds no page: the next write starts one
+            self._tail = 0
+            return self._pipe_size
+        last_page = _PAGE - self._tail if self._tail else 0
+        return max(self._pipe_size - waiting - 2 * _PAGE, last_page)
+
+    def _write(self, fd: int, data: bytes) -> None:
+        """Write `data` whole, cut where this writer's count crosses a page (for a pipe)."""
+        if self._pipe_size is None:
+            _write_all(fd, data)
+            return
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view[: _PAGE - self._tail])
+            self._tail = (self._tail + written) % _PAGE
+            view = view[written:]
 
 
 class _Chunks(io.StringIO):
