@@ -61,7 +61,12 @@ def strict_summarize(path: Path) -> object:
 
 def json_loads(path: Path) -> object:
     loads = json.loads
-    return [loads(line) for line in log.all_lines(path) if line]
+    # NOTE: each value is dropped, as summarize drops each record: 100,000 values kept alive
+    # would make the collector re-traverse them all, and inflate the floor.
+    for line in log.all_lines(path):
+        if line:
+            loads(line)
+    return None
 
 
 def cli(path: Path) -> object:
