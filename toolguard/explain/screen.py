@@ -1,4 +1,4 @@
-r"""Vouch or defer: an audit record line read at C speed when it is surely a valid record.
+r"""Vouch or defer: an audit record line read by `json` when it is surely a valid record.
 
 `vouched(line)` -> the record `record.decode` (the strict parser within `RECORD_LIMITS`, then
 the shipped record schema) would return for `line`, or None when that is not certain, and

@@ -2,7 +2,7 @@
 
 Every line is parsed and validated like `explain` does; a line that is not a valid record is
 counted as malformed, never guessed at. Lines `screen` vouches for (what toolguard writes) are
-read at C speed; every other line goes through `record.decode`, which decides.
+read without the strict parser; every other line goes through `record.decode`, which decides.
 """
 
 from __future__ import annotations
