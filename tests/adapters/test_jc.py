@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import json
+import resource
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolguard import load_contract
@@ -20,6 +24,7 @@ from toolguard.pipeline import check
 jc = pytest.importorskip("jc", reason="jc is not installed (pip install 'toolguard-cli[jc]')")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "disk_usage"
+REGRESSIONS = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "pipeline_check"
 CONTRACT = EXAMPLE / "contract.jc.toml"
 REQUEST_ID = "req.fixture.0001"
 GARBAGE = "total garbage\nnot df output at all\n"
@@ -72,6 +77,7 @@ def test_jc_results_are_held_to_the_contract_limits() -> None:
     assert caught.value.layer == "limits"
 
 
+@settings(max_examples=40, deadline=None)  # each text jc reads costs a child interpreter
 @given(st.binary(max_size=300) | st.text(max_size=300).map(str.encode))
 def test_any_bytes_get_a_document_or_a_rejection(raw: bytes) -> None:
     """Whatever the bytes, the jc adapter returns a document or raises a `Rejection`."""
@@ -114,3 +120,25 @@ def test_jc_and_line_patterns_together_are_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(ContractError):
         load_contract(contract)
+
+
+def _at_most_two_gib() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def test_jc_exhausting_its_memory_is_a_rejection_and_the_check_survives() -> None:
+    """A `df` header with tab-separated columns makes jc double a line per column
+    (found by fuzzing): jc's child runs out of its memory cap and the check rejects, in a
+    `toolguard check` held to 2 GiB that never comes near it."""
+    raw = (REGRESSIONS / "jc_header_tabs.txt").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "toolguard", "check", str(CONTRACT), "--diagnostics", "json"],
+        input=raw,
+        capture_output=True,
+        timeout=120,
+        preexec_fn=_at_most_two_gib,  # the test process starts no threads
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert json.loads(done.stderr)["reason"] == "jc_over_budget"

@@ -60,6 +60,13 @@ def test_fixture_contract_loads(case: Path) -> None:
     assert load_contract(case / "contract.toml").tool == document["tool"]
 
 
+def test_contract_path_holding_a_nul_is_a_contract_error() -> None:
+    """A contract path with a NUL character names no file: a `ContractError`, never a crash."""
+    with pytest.raises(ContractError, match="NUL") as info:
+        load_contract(str(EXAMPLES[0] / "contract.toml") + "\0")
+    assert type(info.value) is ContractError
+
+
 def test_load_contract_accepts_a_string_path() -> None:
     """load_contract takes a str as well as a Path and records the path it read."""
     path = EXAMPLES[0] / "contract.toml"

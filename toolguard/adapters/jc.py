@@ -5,20 +5,64 @@ records (the first line becomes the column names) and `ifconfig` returns `[]`. S
 says is trusted alone: the text must pass the same hygiene as the line adapter, an exception
 or an empty result is a rejection, the result is re-read by the strict JSON parser within the
 contract's limits, and the contract's closed schema must then reject invented records.
+
+jc runs in a child interpreter with its memory and CPU time capped (`budget`): its table
+parsers are super-linear on hostile text (`sparse_table_parse` doubles a line for each header
+column it cannot find between two spaces: 38 bytes asked for gigabytes), and toolguard must
+answer every input with bounded memory and time. Past a cap the answer is a rejection.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from toolguard.adapters import Setting
 from toolguard.adapters.lines import strict_text
-from toolguard.errors import ContractError, MissingExtra, ParseError
+from toolguard.errors import ContractError, LimitExceeded, MissingExtra, ParseError
 from toolguard.limits import Limits
 from toolguard.parse import parse
+
+# What the child may spend: a fixed start plus so much per byte of text. Honest `df` output
+# takes about 20 times the memory of its text and a millisecond or two per line.
+MEMORY_BASE = 64 << 20
+MEMORY_PER_BYTE = 64
+CPU_BASE_SECONDS = 2
+CPU_SECONDS_PER_MIB = 30
+# The child reports by exit status; its stdout is the result (or jc's exception's name).
+_FAILED, _NOT_JSON, _EMPTY, _TOO_LARGE, _OVER_BUDGET = 3, 4, 5, 6, 7
+# NOTE: the child imports jc, never toolguard, and sets its own limits: `preexec_fn` is not
+# safe in a process with threads (serve's, mcp's). It bounds its own output to `cap` bytes.
+_CHILD = """
+import json, resource, sys
+parser, cap, memory, cpu = sys.argv[1], *map(int, sys.argv[2:5])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+try:
+    import jc
+    text = sys.stdin.buffer.read().decode("utf-8")
+    try:
+        result = jc.parse(parser, text, quiet=True)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        sys.stdout.write(type(exc).__name__[:64])
+        sys.exit(3)
+    if not result or not isinstance(result, (list, dict)):
+        sys.exit(5)
+    try:
+        encoded = json.dumps(result, allow_nan=False).encode()
+    except (TypeError, ValueError):
+        sys.exit(4)
+    if len(encoded) > cap:
+        sys.exit(6)
+    sys.stdout.buffer.write(encoded)
+except MemoryError:
+    sys.exit(7)
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +110,51 @@ class JcAdapter:
     def __call__(self, raw: bytes, limits: Limits) -> dict[str, Any]:
         """The document jc makes of the text, or a `ParseError` / `LimitExceeded`."""
         text = strict_text(raw)
-        jc = importlib.import_module("jc")
-        try:
-            result = jc.parse(self.parser, text, quiet=True)
-        except Exception as exc:  # noqa: BLE001 - jc raises anything on input it cannot read
-            raise ParseError("jc_failed", f"jc {self.parser}: {type(exc).__name__}") from None
-        if not result or not isinstance(result, list | dict):
-            raise ParseError("jc_empty", f"jc {self.parser} found nothing in the output")
-        try:
-            encoded = json.dumps(result, allow_nan=False).encode()
-        except (TypeError, ValueError):
-            raise ParseError("jc_not_json", f"jc {self.parser} returned non-JSON data") from None
+        encoded = _run_jc(self.parser, text.encode("utf-8"), limits)
         document = parse(encoded, limits)  # the same budgets as any JSON answer
         return {"records": document} if isinstance(document, list) else {"record": document}
+
+
+def budget(size: int) -> tuple[int, int]:
+    """The child's address-space bytes and CPU seconds for `size` bytes of text."""
+    return (
+        MEMORY_BASE + MEMORY_PER_BYTE * size,
+        CPU_BASE_SECONDS + -(-CPU_SECONDS_PER_MIB * size // (1 << 20)),
+    )
+
+
+def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
+    """The JSON of what jc made of `text`, from a child held to `budget`, or a rejection."""
+    memory, cpu = budget(len(text))
+    argv = [sys.executable, "-c", _CHILD, parser, str(limits.max_bytes), str(memory), str(cpu)]
+    try:
+        # NOTE: the wall-clock timeout only backs the CPU limit up (a child that sleeps).
+        child = subprocess.run(  # noqa: S603 - our own interpreter and code, no shell
+            argv,
+            input=text,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=4 * cpu + 5,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ParseError("jc_over_budget", f"jc {parser} ran out of time") from None
+    except OSError as exc:
+        raise ParseError("jc_failed", f"cannot start jc: {exc.strerror}") from None
+    status = child.returncode
+    if status == 0:
+        return child.stdout
+    if status == _FAILED:
+        name = child.stdout.decode("ascii", "replace")
+        raise ParseError("jc_failed", f"jc {parser}: {name}")
+    if status == _EMPTY:
+        raise ParseError("jc_empty", f"jc {parser} found nothing in the output")
+    if status == _NOT_JSON:
+        raise ParseError("jc_not_json", f"jc {parser} returned non-JSON data")
+    if status == _TOO_LARGE:
+        raise LimitExceeded("too_large", f"jc's result is larger than max_bytes={limits.max_bytes}")
+    if status == _OVER_BUDGET or status < 0:  # MemoryError, or SIGXCPU / SIGKILL
+        raise ParseError(
+            "jc_over_budget", f"jc {parser} needed more than {memory >> 20} MiB or {cpu} s of CPU"
+        )
+    raise ParseError("jc_failed", f"jc {parser} exited with status {status}")

@@ -119,13 +119,17 @@ def _build(
 
 
 def named_paths(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """Every path a contract names, with its field: schema files and the `[audit]` paths.
+    """Every path a contract names, with its field: files it reads, and the `[audit]` paths.
 
+    Files read: schemas and the files rule options name (a `signed` rule's key set).
     (The contract schema's `$defs/path` and `$defs/schema_file`; a test keeps them in step.)
     """
     yield "schema", document["schema"]
     for index, entry in enumerate(document.get("run", {}).get("error_documents", [])):
         yield f"run.error_documents.{index}.schema", entry["schema"]
+    for index, entry in enumerate(document.get("rules", [])):
+        for option in sorted(RULE_BY_KIND[entry["kind"]].files & entry.keys()):
+            yield f"rules.{index}.{option}", entry[option]
     audit = document.get("audit", {})
     yield from ((f"audit.{key}", audit[key]) for key in ("log", "raw_dir") if key in audit)
 
@@ -316,6 +320,10 @@ def _read_toml_bytes(path: Path) -> bytes:
             raw = read_bounded(stream, CONTRACT_MAX_BYTES)
     except OSError as exc:
         raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
+    except ValueError:  # a NUL in the path: the operating system cannot name such a file
+        raise ContractError(
+            "cannot read contract: a path cannot hold a NUL", source=str(path)
+        ) from None
     except Rejection:
         raise ContractError(
             f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=str(path)
