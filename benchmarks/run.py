@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/run.py [--runs N] [--quick]
 
-Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or to `json.loads`:
+Five parts, each figure as a ratio to a bare interpreter (`python -c pass`) or to `json.loads`:
 
 1. a ~1 KB accepted response (the `job_run` example, a realistic exception text): `toolguard
    check` with a cold and a warm schema cache beside `python -c pass`, a plain `json.load`
@@ -15,7 +15,10 @@ Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or t
    calling the server directly (benchmarks/lockstep.py); serve reading a batch from a file;
 3. a ~10 MB accepted document: MB/s and peak RSS (benchmarks/throughput.py);
 4. hostile inputs: 200 MB over the byte limit, 1,000,000 deep, a 5,000-digit integer
-   (benchmarks/rejections.py's measurement).
+   (benchmarks/rejections.py's measurement);
+5. `toolguard audit summary` over a log of realistic records: microseconds per record beside
+   `json.loads` of each line, with the screen and through the strict path alone
+   (benchmarks/audit_summary.py).
 
 Then each goal, as measured, met or not. Benchmark-only tools come with
 `pip install -e '.[bench]'`; a missing one is skipped with a note. Byte-code is compiled first
@@ -52,7 +55,8 @@ SIGNED = REPO / "examples" / "review_status_signed"  # the signed-evidence rule,
 sys.path.insert(0, str(HERE))
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # children read and write byte-code, as users do
 
-import essential  # noqa: E402 - the sibling scripts, imported from the folder just added
+import audit_summary  # noqa: E402 - the sibling scripts, imported from the folder just added
+import essential  # noqa: E402
 import lockstep  # noqa: E402
 import rejections  # noqa: E402
 import serve_overhead  # noqa: E402
@@ -514,6 +518,35 @@ def hostile(launcher: Launcher, folder: Path) -> dict[str, float]:
     }
 
 
+# --- 5. audit summary -----------------------------------------------------------------------
+
+
+def summary(records: int, rounds: int) -> dict[str, dict[str, float]]:
+    results = audit_summary.figures(records, rounds)
+    floor = results["json.loads per line"]
+    print(f"\n## 5. `toolguard audit summary`, {records:,} records\n")
+    rows = [
+        [
+            name,
+            f"{figure['median']:.2f}",
+            f"{figure['min']:.2f}-{figure['max']:.2f}",
+            f"{figure['median'] / floor['median']:.2f}x",
+            f"{figure['cpu']:.2f}",
+            f"{figure['cpu'] / floor['cpu']:.2f}x",
+        ]
+        for name, figure in results.items()
+    ]
+    header = ["per record", "us (median)", "spread", "x json.loads", "CPU us", "x json.loads"]
+    table(header, rows)
+    print(
+        f"\nmedian of {rounds} interleaved rounds, and their range; benchmarks/audit_lookup.py's"
+        "\nrecords (review_status checks: successes, schema and rule rejections). 'screen off' is"
+        "\nevery line through `record.decode` alone, as before the screen; the process row"
+        "\nincludes start-up. CPU: this process's and its children's, median."
+    )
+    return results
+
+
 # --- goals ----------------------------------------------------------------------------------
 
 
@@ -522,6 +555,7 @@ def goals(
     served: tuple[lockstep.Results, float],
     big: dict[str, float],
     bad: dict[str, float],
+    audit: dict[str, dict[str, float]],
 ) -> None:
     def verdict(met: bool) -> str:
         return "met" if met else "NOT met"
@@ -569,6 +603,13 @@ def goals(
             f"at most {bad['rss']:+.1f} MiB over the accepted check",
             verdict(bad["rss"] <= 4.0 and bad["statuses_ok"]),
         ],
+        [
+            f"audit summary <= {audit_summary.GOAL_US:.0f} us per record",
+            f"{audit['summarize']['median']:.2f} us"
+            f" ({audit['summarize']['median'] / audit['json.loads per line']['median']:.2f}x"
+            f" json.loads per line; CPU {audit['summarize']['cpu']:.2f} us)",
+            verdict(audit["summarize"]["median"] <= audit_summary.GOAL_US),
+        ],
     ]
     print("\n## Goals\n")
     table(["goal", "measured", "verdict"], rows)
@@ -585,8 +626,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke test: few runs and calls")
     options = parser.parse_args(argv)
     runs, rounds, calls, batch = options.runs, 7, 1_000, 10_000
+    records, audit_rounds = audit_summary.RECORDS, 5
     if options.quick:
         runs, rounds, calls, batch = min(runs, 3), 2, 300, 1_000
+        records, audit_rounds = 5_000, 2
         rejections.RUNS = 2
     started = time.perf_counter()
     print("# toolguard benchmarks\n")
@@ -602,7 +645,8 @@ def main(argv: list[str] | None = None) -> None:
             bad = hostile(launcher, folder)
         finally:
             launcher.close()
-    goals(small, served, big, bad)
+    audit = summary(records, audit_rounds)
+    goals(small, served, big, bad, audit)
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 
