@@ -54,18 +54,18 @@ def templates() -> list[dict[str, Any]]:
     return built
 
 
-def write_log(path: Path) -> tuple[str, float]:
-    """Write RECORDS encoded records (one second apart); return the middle id and seconds."""
+def write_log(path: Path, records: int = RECORDS) -> tuple[str, float]:
+    """Write `records` encoded records (one second apart); return the middle id and seconds."""
     started = time.perf_counter()
     kinds = templates()
-    start = datetime.now(UTC) - timedelta(seconds=RECORDS)
+    start = datetime.now(UTC) - timedelta(seconds=records)
     with path.open("wb") as stream:
-        for number in range(RECORDS):
+        for number in range(records):
             entry = dict(kinds[number % len(kinds)])
             entry["request_id"] = f"req.bench.{number:08d}"
             entry["timestamp"] = record.timestamp(start + timedelta(seconds=number))
             stream.write(record.encode(entry))
-    return f"req.bench.{RECORDS // 2:08d}", time.perf_counter() - started
+    return f"req.bench.{records // 2:08d}", time.perf_counter() - started
 
 
 def best(run: Callable[[], object], runs: int = RUNS) -> float:

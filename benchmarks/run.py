@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/run.py [--runs N] [--quick]
 
-Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or to `json.loads`:
+Five parts, each figure as a ratio to a bare interpreter (`python -c pass`) or to `json.loads`:
 
 1. a ~1 KB accepted response (the `job_run` example, a realistic exception text): `toolguard
    check` with a cold and a warm schema cache beside `python -c pass`, a plain `json.load`
@@ -10,10 +10,15 @@ Four parts, each figure as a ratio to a bare interpreter (`python -c pass`) or t
    essential work, benchmarks/essential.py), each a fresh process; then, outside the goals, a
    `jc` contract and a signed one; the variants take turns run by run (to spread machine noise
    over all of them); median wall time, peak RSS from `wait4`;
-2. `toolguard serve`: per-call overhead over the check itself (benchmarks/serve_overhead.py);
+2. `toolguard serve` and `toolguard mcp`, lock-step over pipes, each paired round by round
+   with its floor: serve with a bare Python line echo plus the check in process, mcp with
+   calling the server directly (benchmarks/lockstep.py); serve reading a batch from a file;
 3. a ~10 MB accepted document: MB/s and peak RSS (benchmarks/throughput.py);
 4. hostile inputs: 200 MB over the byte limit, 1,000,000 deep, a 5,000-digit integer
-   (benchmarks/rejections.py's measurement).
+   (benchmarks/rejections.py's measurement);
+5. `toolguard audit summary` over a log of realistic records: microseconds per record beside
+   `json.loads` of each line, with the screen and through the strict path alone
+   (benchmarks/audit_summary.py).
 
 Then each goal, as measured, met or not. Benchmark-only tools come with
 `pip install -e '.[bench]'`; a missing one is skipped with a note. Byte-code is compiled first
@@ -50,7 +55,9 @@ SIGNED = REPO / "examples" / "review_status_signed"  # the signed-evidence rule,
 sys.path.insert(0, str(HERE))
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # children read and write byte-code, as users do
 
-import essential  # noqa: E402 - the sibling scripts, imported from the folder just added
+import audit_summary  # noqa: E402 - the sibling scripts, imported from the folder just added
+import essential  # noqa: E402
+import lockstep  # noqa: E402
 import rejections  # noqa: E402
 import serve_overhead  # noqa: E402
 import throughput  # noqa: E402
@@ -329,29 +336,32 @@ def small_check(launcher: Launcher, runs: int, folder: Path) -> dict[str, float]
     }
 
 
-# --- 2. toolguard serve ---------------------------------------------------------------------
+# --- 2. toolguard serve and toolguard mcp, lock-step ----------------------------------------
 
 
-def serve(calls: int) -> dict[str, float]:
-    serve_overhead.CALLS = calls
-    check = serve_overhead.in_process_check()
-    lock_step = serve_overhead.lock_step()
-    batch = serve_overhead.streamed()
-    size = len(serve_overhead.RAW)
-    print(f"\n## 2. `toolguard serve`, {calls:,} calls of a {size}-byte response\n")
-    rows = [
-        ["check_bytes in process (the check itself)", f"{check:.1f}", "-"],
-        ["serve, lock-step over pipes", f"{lock_step:.1f}", f"{lock_step - check:.1f}"],
-        ["serve, a batch from a file", f"{batch:.1f}", f"{batch - check:.1f}"],
-    ]
-    table(["per call", "us/call", "overhead us"], rows)
+def lock_step(rounds: int, calls: int, batch: int) -> tuple[lockstep.Results, float]:
+    """Part 2: serve and mcp per call over pipes, paired with their floors (lockstep.py)."""
     print(
-        "\noverhead = per-call time minus the in-process check on the same bytes: the request"
-        "\nline, the envelope line, the JSON diagnostics line (to /dev/null) and, lock-step,"
-        "\ntwo pipe round trips. The batch subtracts a one-line run (start-up). Run as"
-        "\n`python -m toolguard serve` (benchmarks/serve_overhead.py)."
+        f"\n## 2. `toolguard serve` and `toolguard mcp`, lock-step over pipes: {rounds} rounds"
+        f" x {calls:,} calls each way\n"
     )
-    return {"lock_step": lock_step - check, "batch": batch - check}
+    results = lockstep.measure(rounds, calls, report=False)
+    table(lockstep.HEADER, lockstep.table(results))
+    serve_overhead.CALLS = batch
+    added = serve_overhead.streamed() - statistics.median(results.medians["check serve"])
+    print(
+        "\nmedian of the round medians (each round starts every process afresh, in a rotating"
+        "\norder, and times the in-process check in the same round); CPU us: the process's own"
+        "\n(user + system, every thread) per call. serve is the review_status example with its"
+        "\ndefault JSON diagnostics on a stderr pipe the client drains; mcp guards a raw line MCP"
+        "\nserver's get_current_time (benchmarks/lockstep.py); audit off. serve's floor is the"
+        "\necho plus the check in process, paired round by round, and the loop (the same work"
+        "\nin one process, where the check runs between pipe round trips); mcp's is the direct"
+        "\ncall."
+        f"\nserve reading a batch of {batch:,} lines from a file adds {added:.1f} us per call to"
+        " the check."
+    )
+    return results, added
 
 
 # --- 3. the 10 MB document ------------------------------------------------------------------
@@ -508,11 +518,44 @@ def hostile(launcher: Launcher, folder: Path) -> dict[str, float]:
     }
 
 
+# --- 5. audit summary -----------------------------------------------------------------------
+
+
+def summary(records: int, rounds: int) -> dict[str, dict[str, float]]:
+    results = audit_summary.figures(records, rounds)
+    floor = results["json.loads per line"]
+    print(f"\n## 5. `toolguard audit summary`, {records:,} records\n")
+    rows = [
+        [
+            name,
+            f"{figure['median']:.2f}",
+            f"{figure['min']:.2f}-{figure['max']:.2f}",
+            f"{figure['median'] / floor['median']:.2f}x",
+            f"{figure['cpu']:.2f}",
+            f"{figure['cpu'] / floor['cpu']:.2f}x",
+        ]
+        for name, figure in results.items()
+    ]
+    header = ["per record", "us (median)", "spread", "x json.loads", "CPU us", "x json.loads"]
+    table(header, rows)
+    print(
+        f"\nmedian of {rounds} interleaved rounds, and their range; benchmarks/audit_lookup.py's"
+        "\nrecords (review_status checks: successes, schema and rule rejections). 'screen off' is"
+        "\nevery line through `record.decode` alone, as before the screen; the process row"
+        "\nincludes start-up. CPU: this process's and its children's, median."
+    )
+    return results
+
+
 # --- goals ----------------------------------------------------------------------------------
 
 
 def goals(
-    small: dict[str, float], served: dict[str, float], big: dict[str, float], bad: dict[str, float]
+    small: dict[str, float],
+    served: tuple[lockstep.Results, float],
+    big: dict[str, float],
+    bad: dict[str, float],
+    audit: dict[str, dict[str, float]],
 ) -> None:
     def verdict(met: bool) -> str:
         return "met" if met else "NOT met"
@@ -533,15 +576,11 @@ def goals(
             f"{small['cold_ratio']:.2f}x ({small['cold_ms']:.1f} ms)",
             verdict(small["cold_ratio"] <= 10.0),
         ],
-        [
-            "serve overhead <= 100 us per call, lock-step",
-            f"{served['lock_step']:.1f} us",
-            verdict(served["lock_step"] <= 100),
-        ],
+        *lockstep.goals(served[0]),
         [
             "serve overhead <= 100 us per call, batch",
-            f"{served['batch']:.1f} us",
-            verdict(served["batch"] <= 100),
+            f"{served[1]:.1f} us",
+            verdict(served[1] <= 100),
         ],
         [
             "10 MB parse + validate <= 2.5x json.loads",
@@ -564,6 +603,13 @@ def goals(
             f"at most {bad['rss']:+.1f} MiB over the accepted check",
             verdict(bad["rss"] <= 4.0 and bad["statuses_ok"]),
         ],
+        [
+            f"audit summary <= {audit_summary.GOAL_US:.0f} us per record",
+            f"{audit['summarize']['median']:.2f} us"
+            f" ({audit['summarize']['median'] / audit['json.loads per line']['median']:.2f}x"
+            f" json.loads per line; CPU {audit['summarize']['cpu']:.2f} us)",
+            verdict(audit["summarize"]["median"] <= audit_summary.GOAL_US),
+        ],
     ]
     print("\n## Goals\n")
     table(["goal", "measured", "verdict"], rows)
@@ -579,9 +625,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=30, help="interleaved runs of the 1 KB table")
     parser.add_argument("--quick", action="store_true", help="a smoke test: few runs and calls")
     options = parser.parse_args(argv)
-    runs, calls = options.runs, 10_000
+    runs, rounds, calls, batch = options.runs, 7, 1_000, 10_000
+    records, audit_rounds = audit_summary.RECORDS, 5
     if options.quick:
-        runs, calls = min(runs, 3), 1_000
+        runs, rounds, calls, batch = min(runs, 3), 2, 300, 1_000
+        records, audit_rounds = 5_000, 2
         rejections.RUNS = 2
     started = time.perf_counter()
     print("# toolguard benchmarks\n")
@@ -592,12 +640,13 @@ def main(argv: list[str] | None = None) -> None:
         launcher = Launcher()
         try:
             small = small_check(launcher, runs, folder)
-            served = serve(calls)
+            served = lock_step(rounds, calls, batch)
             big = large(launcher, folder)
             bad = hostile(launcher, folder)
         finally:
             launcher.close()
-    goals(small, served, big, bad)
+    audit = summary(records, audit_rounds)
+    goals(small, served, big, bad, audit)
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from toolguard import load_contract
+from toolguard import frozen, load_contract
 from toolguard.diff import Change, ContractDiff, Side, Verdict, diff_contracts
 from toolguard.diff.change import change
 from toolguard.diff.graph import always_present, field_reach, json_key
@@ -393,8 +393,8 @@ def test_a_field_removed_with_its_hidden_character_opt_out_is_one_change() -> No
     fields = {
         name: pointer for name, pointer in old.projection.fields.items() if name != "reviewed_by"
     }
-    new = dataclasses.replace(
-        old, projection=dataclasses.replace(old.projection, fields=fields, allow_hidden={})
+    new = frozen.replace(
+        old, projection=frozen.replace(old.projection, fields=fields, allow_hidden={})
     )
     found = [(item.where, item.what) for item in diff_contracts(old, new).changes]
     assert found == [("projection.reviewed_by", "projection field removed")]

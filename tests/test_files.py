@@ -11,8 +11,18 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolguard.files import Untrusted, open_folder, public_mode, refusal, write_atomic
+from toolguard.files import (
+    Untrusted,
+    absolute_text,
+    open_folder,
+    path_text,
+    public_mode,
+    refusal,
+    write_atomic,
+)
 
 
 def test_a_new_file_gets_exactly_the_mode_asked_whatever_the_umask(tmp_path: Path) -> None:
@@ -301,3 +311,14 @@ def test_a_file_of_another_user_is_refused(tmp_path: Path) -> None:
     write_atomic(tmp_path / "entry", b"x")
     os.chown(tmp_path / "entry", OTHER_UID, -1)
     assert refusal(info(tmp_path / "entry")) == "belongs to uid 65534, not to this user"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", "/", "//", "///", ".", "..", "a", "b.c", "-", " "]), max_size=8)
+)
+def test_path_text_spells_a_path_as_pathlib_does(parts: list[str]) -> None:
+    """`path_text` gives what `str(Path(...))` gives, without importing `pathlib`."""
+    text = "".join(parts)
+    assert path_text(text) == str(Path(text))
+    assert absolute_text(text) == str(Path(text).absolute())

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 
 import pytest
 
 from toolguard.errors import ExitStatus, InputError, LimitExceeded
+from toolguard.frozen import FrozenInstanceError
 from toolguard.limits import Limits, discard_rest, read_bounded, read_line
 
 BUDGETS = ["max_bytes", "max_depth", "max_string_length", "max_container_items"]
@@ -97,7 +97,7 @@ def test_non_integer_budget_is_refused(value: float) -> None:
 def test_limits_are_frozen() -> None:
     """A Limits value cannot be changed after it is made."""
     limits = Limits()
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         limits.max_depth = 10_000  # type: ignore[misc]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -15,7 +14,7 @@ from strategies import first_refused, hidden_prone_text
 
 import toolguard.adapters.strict_json
 import toolguard.result
-from toolguard import Contract, Diagnostics, Outcome, UsageError, load_contract
+from toolguard import Contract, Diagnostics, Outcome, UsageError, frozen, load_contract
 from toolguard.errors import ExitStatus
 from toolguard.pipeline import check
 
@@ -275,8 +274,8 @@ def test_a_secret_too_short_to_redact_raises_before_parsing(
     monkeypatch.setattr(
         toolguard.adapters.strict_json, "parse", lambda raw, _limits: calls.append(raw)
     )
-    audit = dataclasses.replace(job_run.audit, secret_context=frozenset({"token"}))
-    secretive = dataclasses.replace(job_run, audit=audit)
+    audit = frozen.replace(job_run.audit, secret_context=frozenset({"token"}))
+    secretive = frozen.replace(job_run, audit=audit)
     with pytest.raises(UsageError, match="'token' must be at least 8 characters"):
         check(
             secretive, b"not json", request_id=REQUEST_ID, context={**JOB_CONTEXT, "token": "t0k"}

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolguard import UsageError
 from toolguard.request import (
+    CONTEXT_KEY_PATTERN,
     REQUEST_ID,
+    REQUEST_ID_PATTERN,
+    is_context_key,
+    is_request_id,
     make_request,
     new_request_id,
     parse_context_json,
@@ -320,3 +327,22 @@ def test_now_of_another_type_is_a_usage_error(now: Any) -> None:
     """`now` that is neither text nor a datetime is a UsageError, not a TypeError."""
     with pytest.raises(UsageError):
         make_request(now=now)
+
+
+_ID_TEXT = st.text(
+    st.sampled_from("aZ09_.-é\u0661\uff21 ") | st.characters(), min_size=0, max_size=70
+) | st.from_regex(re.compile(REQUEST_ID_PATTERN), fullmatch=True)
+_KEY_TEXT = st.text(
+    st.sampled_from("aZ09_.-é\u0661\uff21 ") | st.characters(), min_size=0, max_size=70
+) | st.from_regex(re.compile(CONTEXT_KEY_PATTERN), fullmatch=True)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ID_TEXT, _KEY_TEXT)
+def test_names_are_read_exactly_as_their_patterns_say(request_id: str, key: str) -> None:
+    """`is_request_id` and `is_context_key` (string methods) accept exactly their patterns."""
+    assert is_request_id(request_id) is bool(re.fullmatch(REQUEST_ID_PATTERN, request_id))
+    assert is_context_key(key) is bool(re.fullmatch(CONTEXT_KEY_PATTERN, key))
+    for text in ("a" * 7, "a" * 8, "a" * 64, "a" * 65, "_" + "a" * 7, "a.b_c.d0"):
+        assert is_request_id(text) is bool(re.fullmatch(REQUEST_ID_PATTERN, text))
+        assert is_context_key(text) is bool(re.fullmatch(CONTEXT_KEY_PATTERN, text))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
-from toolguard import pipeline
+from toolguard import frozen, pipeline
 from toolguard.contract import load_contract
 from toolguard.request import make_request
 from toolguard.result import AttemptRecord, Outcome, redacted
@@ -31,7 +30,7 @@ def leaky() -> Outcome:
         stderr_size=70_000,  # the excerpt was cut inside the second quotation
         spawn_error=f"no such file: {TOKEN}",
     )
-    diagnostics = dataclasses.replace(
+    diagnostics = frozen.replace(
         outcome.diagnostics,
         message=f"expected {TOKEN!r}",
         rule=f"rule on {TOKEN}",

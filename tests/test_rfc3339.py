@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import calendar
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolguard import rfc3339
 
@@ -168,3 +172,115 @@ def test_negative_offset_is_kept() -> None:
     parsed = rfc3339.parse_date_time("2026-03-01T12:00:00-03:30")
     assert parsed is not None
     assert parsed.tzinfo == timezone(-timedelta(hours=3, minutes=30))
+
+
+# The reader works by position (no regular expression on a check's path); these are the
+# grammar's expressions, which it must match exactly: the same text accepted, the same instant.
+_DATE = r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})"
+_TIME = (
+    r"(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})(?P<fraction>\.[0-9]+)?"
+    r"(?:(?P<utc>[Zz])|(?P<sign>[+-])(?P<off_hour>[0-9]{2}):(?P<off_minute>[0-9]{2}))"
+)
+_GRAMMAR = {
+    rfc3339.is_date: re.compile(_DATE),
+    rfc3339.is_time: re.compile(_TIME),
+    rfc3339.is_date_time: re.compile(f"{_DATE}[Tt]{_TIME}"),
+}
+
+
+def _reference(match: re.Match[str] | None) -> bool:
+    """What the grammar plus the calendar and the clock accept (the reader's specification)."""
+    if match is None:
+        return False
+    fields = match.groupdict()
+    if "year" in fields:
+        year, month, day = int(fields["year"]), int(fields["month"]), int(fields["day"])
+        if not 1 <= month <= 12:
+            return False
+        leap = calendar.isleap(year)
+        if not 1 <= day <= (29 if month == 2 and leap else calendar.mdays[month]):
+            return False
+    if "hour" not in fields:
+        return True
+    hour, minute, second = int(fields["hour"]), int(fields["minute"]), int(fields["second"])
+    offset = 0
+    if not fields["utc"]:
+        off_hour, off_minute = int(fields["off_hour"]), int(fields["off_minute"])
+        if off_hour > 23 or off_minute > 59:
+            return False
+        offset = (off_hour * 60 + off_minute) * (-1 if fields["sign"] == "-" else 1)
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+
+
+_PIECES = st.sampled_from(
+    ["0", "1", "2", "3", "5", "6", "9", "00", "12", "23", "29", "59", "60", "99", "2024", "0000",
+     "-", ":", ".", "T", "t", " ", "Z", "z", "+", "\u0661", "\uff10", "\n"]
+)  # fmt: skip
+
+
+@st.composite
+def _spelt(draw: st.DrawFn) -> str:
+    """A date, a time or a date-time with each field drawn near its bounds, maybe cut or grown."""
+
+    def near(low: int, top: int) -> str:  # mostly in range, at times just past it
+        inside = st.integers(low, top)
+        value = draw(st.one_of(inside, inside, inside, st.sampled_from([low, top, top + 1, 0, 99])))
+        return f"{value:02d}"
+
+    year = draw(st.sampled_from([0, 1, 1900, 2000, 2024, 9999]) | st.integers(0, 9999))
+    date = f"{year:04d}-{near(1, 12)}-{near(1, 28) if draw(st.booleans()) else near(28, 31)}"
+    digits = st.text("0123456789", min_size=1, max_size=9)
+    fraction = draw(st.sampled_from(["", "."]) | digits.map(".{}".format))
+    sign = draw(st.sampled_from("Zz+-"))
+    offset = sign if sign in "Zz" else f"{sign}{near(0, 23)}:{near(0, 59)}"
+    time = f"{near(0, 23)}:{near(0, 59)}:{near(0, 59) if draw(st.booleans()) else near(58, 60)}"
+    time += fraction + offset
+    text = draw(st.sampled_from([date, time, f"{date}{draw(st.sampled_from('Tt'))}{time}"]))
+    if draw(st.integers(0, 3)) == 0:
+        cut = draw(st.integers(0, len(text)))
+        text = text[:cut] + draw(_PIECES | st.just("")) + text[cut + draw(st.integers(0, 2)) :]
+    return text
+
+
+_NEAR_MISSES = st.one_of(_spelt(), _spelt(), _spelt(), st.lists(_PIECES, max_size=14).map("".join))
+
+
+@settings(max_examples=800, deadline=None)
+@given(_NEAR_MISSES)
+def test_the_reader_accepts_exactly_what_the_grammar_and_calendar_accept(text: str) -> None:
+    """`is_date`, `is_time` and `is_date_time` agree with RFC 3339's expressions on any text."""
+    for reader, expression in _GRAMMAR.items():
+        assert reader(text) is _reference(expression.fullmatch(text)), (reader.__name__, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NEAR_MISSES)
+def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
+    """`parse_date_time` returns the instant the matched fields spell, or None for no match."""
+    match = _GRAMMAR[rfc3339.is_date_time].fullmatch(text)
+    parsed = rfc3339.parse_date_time(text)
+    if not _reference(match) or match is None or match["year"] == "0000":
+        assert parsed is None
+        return
+    fields = {
+        name: int(value) for name, value in match.groupdict().items() if value and value.isdigit()
+    }
+    sign = -1 if match["sign"] == "-" else 1
+    offset = timedelta(
+        minutes=sign * (fields.get("off_hour", 0) * 60 + fields.get("off_minute", 0))
+    )
+    micro = int(((match["fraction"] or ".")[1:] + "000000")[:6])
+    leap = fields["second"] == 60
+    local = datetime(
+        fields["year"], fields["month"], fields["day"], fields["hour"], fields["minute"],
+        59 if leap else fields["second"], micro, timezone(offset),
+    )  # fmt: skip
+    try:
+        expected = local + timedelta(seconds=1 if leap else 0)
+    except OverflowError:  # 9999-12-31T23:59:60Z
+        expected, offset = datetime.max.replace(tzinfo=UTC), timedelta(0)
+    assert parsed == expected
+    assert parsed is not None
+    assert parsed.utcoffset() == offset

@@ -8,11 +8,13 @@ anyone notices a slower agent.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,3 +160,96 @@ def test_re2_is_loaded_only_for_a_contract_with_patterns(warm_cache: Path, tmp_p
     status, modules = _modules(plain, tmp_path / "cache", EXAMPLE / "response.json")
     assert status == 0
     assert "re2" not in modules
+
+
+# A warm check's imports are chosen: besides the bare interpreter's modules and toolguard's
+# own, only these. Adding one is a decision (what it costs a one-shot check, and why the path
+# needs it), taken here.
+CHECK_PATH_STANDARD_LIBRARY = frozenset(
+    {
+        # json: the fast parser and the envelope; what it imports (re and its enum, functools,
+        # collections) the `toolguard` console script imports anyway
+        *("json", "json.decoder", "json.encoder", "json.scanner", "_json"),
+        *("re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"),
+        *("enum", "functools", "_functools", "collections", "_collections", "operator"),
+        *("_operator", "keyword", "reprlib", "itertools", "types", "copyreg"),
+        # small and needed: budgets and the cache's files, numbers, the clock, the artefact's
+        # digest (the interpreter's own SHA-256, not OpenSSL's), the parse's GC pause
+        *("__future__", "collections.abc", "contextlib", "errno", "gc", "math", "signal"),
+        *("_datetime", "_sha256", "_sha2"),
+        # text beyond Latin-1 (the hidden-character screen), and the text adapter's records
+        *("unicodedata", "copy", "weakref", "_weakrefset"),
+    }
+)
+PATTERN_ENGINE = frozenset({"re2", "re2._re2"})  # only for a schema or adapter with patterns
+_BARE_PROBE = "import io, sys; sys.stdout.write(repr(sorted(sys.modules)))"
+_ALLOW_PROBE = """
+import io, sys
+sys.argv = ["toolguard", *sys.argv[1:]]
+stdout = sys.stdout
+sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+try:
+    from toolguard.cli import main
+    main()
+except SystemExit as exit:
+    status = exit.code
+stdout.write(repr((int(status or 0), sorted(sys.modules))))
+"""
+
+
+def _bundled_cases() -> list[Any]:
+    """Every accept and history fixture of the bundled examples that need no extra."""
+    from toolguard.fixtures.discover import discover  # noqa: PLC0415 - at collection only
+
+    cases = []
+    for contract in sorted(REPO.glob("examples/*/contract.toml")):
+        if "signed" in contract.parent.name:
+            continue  # the signed rule's JOSE library: measured and tested on its own
+        suite = discover(contract)
+        assert suite.settings is not None
+        for case in suite.cases:
+            if case.kind == "reject":
+                continue
+            arguments = ["check", str(contract), "--input", str(case.response)]
+            arguments += ["--now", str(suite.settings.now), "--request-id", "req.fixture.0001"]
+            if case.context_file is not None:
+                arguments += ["--context-file", str(case.context_file)]
+            name = f"{contract.parent.name}/{case.response.name}"
+            cases.append(pytest.param(arguments, id=name))
+    return cases
+
+
+def _allow_probe(arguments: list[str], cache: Path) -> tuple[int, set[str]]:
+    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)}
+    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
+        environment.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", _ALLOW_PROBE, *arguments],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=environment,
+        check=True,
+    )
+    status, modules = ast.literal_eval(done.stdout.decode())
+    return status, set(modules)
+
+
+@pytest.fixture(scope="module")
+def bare_modules() -> set[str]:
+    done = subprocess.run([sys.executable, "-c", _BARE_PROBE], capture_output=True, check=True)
+    return set(ast.literal_eval(done.stdout.decode()))
+
+
+@pytest.mark.parametrize("arguments", _bundled_cases())
+def test_a_warm_check_imports_only_the_allow_list(
+    arguments: list[str], bare_modules: set[str], warm_cache: Path
+) -> None:
+    """An accepted fixture, warm: nothing imported beyond the allow-list and toolguard's own."""
+    _allow_probe(arguments, warm_cache)  # the first run of this contract builds its artefact
+    status, modules = _allow_probe(arguments, warm_cache)
+    assert status == 0
+    chosen = CHECK_PATH_STANDARD_LIBRARY | PATTERN_ENGINE
+    inherited = modules - bare_modules - chosen
+    assert sorted(name for name in inherited if name.partition(".")[0] != "toolguard") == []
+    compiled = {"click", "rich", "fastjsonschema", "toolguard.schema.generator", "toolguard.lint"}
+    assert sorted(modules & {*compiled, *NOT_WHEN_WARM}) == []  # nothing built, nothing parsed

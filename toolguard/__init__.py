@@ -6,14 +6,13 @@ you get the envelope for the agent and the diagnostics for the operator, as two 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-from toolguard.version import __version__
+import sys
 
 # NOTE: names are imported on first use (PEP 562): `toolguard check` pays only for the
-# modules its path needs, and start-up is most of what a 1 KB check costs.
+# modules its path needs, and start-up is most of what a 1 KB check costs. Neither `typing`
+# nor `importlib` is imported for it.
 _EXPORTS = {
+    "__version__": "toolguard.version",
     "check": "toolguard.pipeline",
     "Contract": "toolguard.contract",
     "load_contract": "toolguard.contract",
@@ -30,7 +29,10 @@ _EXPORTS = {
     "compile_schema": "toolguard.schema",
 }
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from toolguard.contract import Contract, load_contract
     from toolguard.errors import (
         ContractError,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from toolguard.pipeline import check
     from toolguard.result import Diagnostics, Outcome
     from toolguard.schema import Validator, compile_schema
+    from toolguard.version import __version__
 
 __all__ = [
     "Contract",
@@ -68,6 +71,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolguard' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    __import__(module)
+    value = getattr(sys.modules[module], name)
     globals()[name] = value
     return value

@@ -10,9 +10,12 @@ contract's envelope schema (`contract/envelope_schema.py`).
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from toolguard.errors import ErrorCode
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from toolguard.errors import ErrorCode
 
 
 def success(tool: str, request_id: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -35,6 +38,10 @@ def bad_request(request_id: str | None) -> dict[str, Any]:
     return {"outcome": "error", "request_id": request_id, "error": {"code": "BAD_REQUEST"}}
 
 
+# NOTE: one encoder for every envelope: `json.dumps` with options builds a new one each call.
+_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+
+
 def dumps(envelope: dict[str, Any]) -> str:
     """One envelope as the exact line written on stdout (what the audit record's digest covers)."""
-    return json.dumps(envelope, ensure_ascii=True, separators=(",", ":")) + "\n"
+    return _ENCODE(envelope) + "\n"

@@ -8,14 +8,18 @@ envelope with the declared code, before the payload schema could reject it as ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from toolguard.errors import UpstreamError
+from toolguard.frozen import frozen
 
-from toolguard.errors import ErrorCode, UpstreamError
-from toolguard.schema import Validator
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from toolguard.errors import ErrorCode
+    from toolguard.schema import Validator
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Mapped:
     """The envelope code and retry hint an exit status or error document stands for."""
 
@@ -23,7 +27,7 @@ class Mapped:
     retryable: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ErrorDocument:
     """A closed schema for an error the upstream reports in its output, and what it means."""
 

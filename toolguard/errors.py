@@ -10,15 +10,32 @@ the audit record schema are checked against it (`tests/test_errors.py`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar, Literal, get_args
 
-Layer = Literal["upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"]
-ErrorCode = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
-ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
-LAYERS: tuple[Layer, ...] = get_args(Layer)
+from toolguard.frozen import frozen
+
+TYPE_CHECKING = False  # NOTE: not `typing.TYPE_CHECKING`: a check never imports `typing`
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import ClassVar, Literal, TypeAlias
+
+    Layer: TypeAlias = Literal[
+        "upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"
+    ]
+    ErrorCode: TypeAlias = Literal["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]
+
+# The same values as the two `Literal` types above (a test keeps them in step).
+ERROR_CODES: tuple[ErrorCode, ...] = ("NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE")
+LAYERS: tuple[Layer, ...] = (
+    "upstream",
+    "input",
+    "limits",
+    "parse",
+    "schema",
+    "rule",
+    "projection",
+    "audit",
+)
 
 
 class ExitStatus(IntEnum):
@@ -45,7 +62,7 @@ class UsageError(ToolguardError):
     exit_status = ExitStatus.USAGE
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Problem:
     """One thing wrong in a contract: its dotted field, what is wrong, and where (from 1)."""
 

@@ -14,12 +14,15 @@ import gc
 import json
 import re
 from functools import lru_cache
-from typing import Any
 
 from toolguard.allocator import return_large_blocks
 from toolguard.errors import ParseError
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
 from toolguard.number import float_reader, integer_bound
+
+TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFER: Any = object()
 

@@ -14,12 +14,33 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterator
-from pathlib import Path
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # NOTE: `typing` and `pathlib` cost a one-shot check start-up time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import BinaryIO
 
 TEMPORARY_SUFFIX = ".tmp"  # what a writer that died leaves behind; `audit/raw.py` sweeps them
-STDIN = Path("-")  # a data file given as `-` is standard input, as click and most tools read it
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """`path` as `str(pathlib.Path(path))` spells it, without importing `pathlib`.
+
+    Empty and `.` steps dropped, a trailing `/` too; `..` kept; a leading `//` (but not `///`)
+    kept, as POSIX allows it a meaning of its own; nothing at all is `.`.
+    """
+    text = os.fspath(path)
+    root = ""
+    if text.startswith("/"):
+        root = "//" if text.startswith("//") and not text.startswith("///") else "/"
+    steps = [step for step in text.split("/") if step and step != "."]
+    return root + "/".join(steps) or "."
+
+
+def absolute_text(path: str | os.PathLike[str]) -> str:
+    """`path` as `str(pathlib.Path(path).absolute())` spells it: relative to the current folder."""
+    return path_text(os.path.join(os.getcwd(), os.fspath(path)))  # noqa: PTH109, PTH118
 
 
 def is_stdin(path: Path | str | None) -> bool:
@@ -28,7 +49,7 @@ def is_stdin(path: Path | str | None) -> bool:
 
 
 @contextlib.contextmanager
-def open_data(path: Path) -> Iterator[BinaryIO]:
+def open_data(path: Path | str) -> Iterator[BinaryIO]:
     """A data file opened for reading in binary, or standard input for `-` (left open after).
 
     Raises `OSError` like `open` when it cannot be read (stdin closed included).
@@ -38,12 +59,12 @@ def open_data(path: Path) -> Iterator[BinaryIO]:
             raise OSError(errno.EBADF, "standard input is closed")
         yield sys.stdin.buffer
         return
-    with path.open("rb") as stream:
+    with open(path, "rb") as stream:  # noqa: PTH123 - a str or a Path: no pathlib import
         yield stream
 
 
 def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
-    path: Path,
+    path: Path | str,
     data: bytes,
     *,
     mode: int = 0o600,
@@ -57,8 +78,9 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
     rename. With `dir_fd`, `path` is relative to that open folder, so a folder swapped after
     it was checked cannot redirect the write.
     """
-    temporary = path.with_name(
-        f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}"
+    folder, name = os.path.split(path)
+    temporary = os.path.join(  # noqa: PTH118 - no pathlib on the check path
+        folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}"
     )
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
@@ -121,7 +143,7 @@ def open_folder(path: str | os.PathLike[str], *, create: bool = True, parents: b
     """
     text = os.fspath(path)
     if not text.startswith("/"):
-        text = f"{Path.cwd()}/{text}"
+        text = f"{os.getcwd()}/{text}"  # noqa: PTH109 - no pathlib on the check path
     walk = _Walk(create=create, parents=parents)
     try:
         return walk.through(text)

@@ -16,11 +16,15 @@ one U+FE0E or U+FE0F directly after a character with the Emoji property.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterable
 from functools import cache
-from typing import Any, NamedTuple
+
+from toolguard.frozen import frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterable
+    from typing import Any
 
 # Symbols that draw nothing though no property says so: BRAILLE PATTERN BLANK and the Hangul
 # fillers (the last four are Default_Ignorable too; listed for the reader).
@@ -105,6 +109,8 @@ def _refused(text: str, index: int) -> bool:
 
 def _joinable(char: str) -> bool:
     """A letter or an emoji (not the ASCII digits, `#` and `*`: emoji only in keycaps)."""
+    import unicodedata  # noqa: PLC0415 - only for text beyond Latin-1
+
     if char in _tables().emoji:
         return not char.isascii()
     return unicodedata.category(char).startswith("L")
@@ -112,6 +118,8 @@ def _joinable(char: str) -> bool:
 
 def _follows_joinable(text: str, index: int) -> bool:
     """Whether a letter or emoji precedes `index`, past its combining marks (a virama, VS16)."""
+    import unicodedata  # noqa: PLC0415 - only for text beyond Latin-1
+
     # NOTE: linear overall: a joiner is not a mark, so no run of marks is walked twice.
     for position in range(index - 1, -1, -1):
         if not unicodedata.category(text[position]).startswith("M"):
@@ -119,7 +127,8 @@ def _follows_joinable(text: str, index: int) -> bool:
     return False
 
 
-class _Tables(NamedTuple):
+@frozen
+class _Tables:
     """What text beyond Latin-1 is judged with, built on first need (imports stay cheap)."""
 
     suspect: re.Pattern[str]  # refused whether printable or not: Default_Ignorable, BLANKS
@@ -130,6 +139,8 @@ class _Tables(NamedTuple):
 
 @cache
 def _tables() -> _Tables:
+    import re  # noqa: PLC0415 - only for text beyond Latin-1
+
     from toolguard.invisible_tables import DEFAULT_IGNORABLE, EMOJI  # noqa: PLC0415 - lazily
 
     suspect = _character_class([*DEFAULT_IGNORABLE, *((blank, blank) for blank in BLANKS)])
@@ -145,7 +156,8 @@ def _character_class(ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(f"\\U{first:08X}-\\U{last:08X}" for first, last in ranges)
 
 
-class Invisible(NamedTuple):
+@frozen
+class Invisible:
     """Where a JSON value holds a code point a person cannot see: no text of the value itself."""
 
     code_point: int

@@ -8,10 +8,12 @@ bounded line reader of the newline-delimited modes (`serve`, `mcp`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import IO, BinaryIO
-
 from toolguard.errors import InputError, LimitExceeded
+from toolguard.frozen import frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, BinaryIO
 
 READ_CHUNK = 65_536
 _BUDGETS = ("max_bytes", "max_depth", "max_string_length", "max_container_items")
@@ -22,7 +24,7 @@ INTEGER_DIGITS_CEILING = 19
 DEPTH_CEILING = 128
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Limits:
     """Per-response budgets; every one is enforced while reading or parsing."""
 

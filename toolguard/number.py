@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
-from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
-from fractions import Fraction
-from functools import lru_cache
-from typing import Any
+from functools import cache, lru_cache
 
 from toolguard.errors import ParseError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from decimal import Context, Decimal
+    from fractions import Fraction
+    from typing import Any
 
 INT64_MAX = 2**63 - 1
 # I-JSON: 17 significant digits tell any two doubles apart; more say what no double holds.
@@ -32,8 +35,16 @@ _MIN_NORMAL = 2.2250738585072014e-308
 SHORT_TOKEN = 16
 _SHORT_PLAIN_MAGNITUDE = 10**15
 _PLAIN_TAG = "toolguard.number.ExactFloat"
-# Strips trailing zeros exactly: the numbers it sees have at most 17 significant digits.
-_EXACT = Context(prec=MAX_SIGNIFICANT_DIGITS, Emin=MIN_EMIN, Emax=MAX_EMAX)
+
+
+# NOTE: `decimal` and `fractions` are imported where an exact value is needed, never for a
+# document of plain numbers: together they cost a one-shot check a tenth of its start-up.
+@cache
+def _exact_context() -> Context:
+    """Strips trailing zeros exactly: the numbers it sees have at most 17 significant digits."""
+    from decimal import MAX_EMAX, MIN_EMIN, Context  # noqa: PLC0415
+
+    return Context(prec=MAX_SIGNIFICANT_DIGITS, Emin=MIN_EMIN, Emax=MAX_EMAX)
 
 
 class ExactFloat(float):
@@ -126,7 +137,10 @@ def _read_exactly(text: str, value: float, bound: int) -> float:
         return value  # a zero, signed as written
     if value == 0.0:
         raise ParseError("number_underflow", "a non-zero number underflows to zero")
-    exact = Decimal(text).normalize(_EXACT)  # trailing zeros stripped: `digits` digits left
+    from decimal import Decimal  # noqa: PLC0415 - see `_exact_context`
+
+    # Trailing zeros stripped: `digits` digits are left.
+    exact = Decimal(text).normalize(_exact_context())
     integral = exact.adjusted() >= digits - 1  # the last digit's exponent is at least 0
     within = not integral or -bound <= exact <= bound
     if within and Decimal(repr(value)) == exact:
@@ -164,6 +178,8 @@ def to_plain_data(value: Any) -> Any:
 def from_plain_data(value: Any) -> Any:
     """The JSON data `to_plain_data` made `value` from, each `ExactFloat` restored."""
     if isinstance(value, tuple) and value[:1] == (_PLAIN_TAG,):
+        from decimal import Decimal  # noqa: PLC0415 - see `_exact_context`
+
         _, number, exact, integer = value
         return ExactFloat(number, Decimal(exact), integer)
     if isinstance(value, dict):
@@ -179,6 +195,9 @@ def exact_number(value: int | float) -> Fraction | float:
     An `ExactFloat` denotes its `exact` decimal; any other float its shortest repr, which is
     the decimal the JSON text wrote whenever the parser returned a plain float.
     """
+    from decimal import Decimal  # noqa: PLC0415 - see `_exact_context`
+    from fractions import Fraction  # noqa: PLC0415
+
     if type(value) is ExactFloat:
         return Fraction(value.exact)
     if isinstance(value, float):

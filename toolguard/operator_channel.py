@@ -17,6 +17,12 @@ and the last full; the room is then the free bytes less a page (a partly read he
 less another for one page misaligned by a reader emptying the pipe between look and write.
 This holds while this process is the pipe's only writer; another writer can make a write
 block, and then only the writer thread waits (and the closing report may be lost).
+
+The writer is not woken per line: waking a thread costs a thread switch, about what a
+lock-step answer costs on its own. Once it has written, it rests for `INTERVAL` and then
+writes what queued meanwhile in one go; only a writer with nothing to do is woken by the
+next line, and a queue filling up (or `close`) cuts the rest short. A line waits at most
+`INTERVAL` behind the answer it describes.
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ _RESERVE = 1024  # bytes kept free in a pipe for the closing report
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096  # a pipe slot
 _POLL = 0.01  # seconds between looks at a full pipe
 _BATCH = 64 * 1024  # bytes written at once, at most, where the room cannot be read
+INTERVAL = 0.05  # seconds the writer rests after writing, gathering what queues meanwhile
+_HURRY = 4  # a queue past 1/_HURRY of its capacity ends the writer's rest
 
 
 class OperatorChannel:
@@ -67,6 +75,8 @@ class OperatorChannel:
         self._queued = 0
         self._written = 0  # progress, in bytes
         self._closing = False
+        self._idle = False  # the writer waits for a line, not resting: the next one wakes it
+        self._hurry = False  # `close` is waiting: no more rests
         self._changed = threading.Condition()
         self._in_flight = 0  # chunks being written
         self._tail = 0  # bytes in the pipe's last page, by this writer's count (0: unknown)
@@ -86,12 +96,17 @@ class OperatorChannel:
             return
         chunk = text.encode(self._encoding, "backslashreplace")
         with self._changed:
-            if self._closing or self._queued + len(chunk) > self._capacity:
+            queued = self._queued
+            if self._closing or queued + len(chunk) > self._capacity:
                 self.dropped += 1
                 return
             self._queue.append(chunk)
-            self._queued += len(chunk)
-            self._changed.notify()
+            self._queued = queued + len(chunk)
+            # NOTE: a resting writer is left to rest (see the module's docstring), unless
+            # this line takes the queue past the mark where it must not wait any longer.
+            mark = self._capacity // _HURRY
+            if self._idle or queued < mark <= self._queued:
+                self._changed.notify_all()
 
     def close(self) -> None:
         """Let the writer finish while it makes progress, then report what was dropped."""
@@ -101,6 +116,8 @@ class OperatorChannel:
                 self._write_directly(self._farewell(self.dropped))
             return
         with self._changed:
+            self._hurry = True
+            self._changed.notify_all()  # a resting writer writes what is queued now
             last, since = self._written, time.monotonic()
             while (self._queue or self._in_flight) and self._thread.is_alive():
                 if self._written != last:
@@ -145,6 +162,8 @@ class OperatorChannel:
                     self._in_flight = 0
                     self._written += len(chunk)
                     self._changed.notify_all()
+                    if not self._hurry and self._queued < self._capacity // _HURRY:
+                        self._changed.wait(INTERVAL)  # rest: what queues meanwhile goes as one
             if self.dropped and self._farewell is not None:
                 last = self._farewell(self.dropped).encode(self._encoding, "backslashreplace")
                 if len(last) <= self._free(fd):
@@ -166,7 +185,9 @@ class OperatorChannel:
         while True:
             with self._changed:
                 while not self._queue and not self._closing:
+                    self._idle = True
                     self._changed.wait()
+                self._idle = False
                 if not self._queue:
                     return None  # closing, and everything was written or counted
                 room = self._free(fd)

@@ -14,14 +14,16 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from locale import localeconv
-from typing import Any, NoReturn
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
 from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
+
+TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any, NoReturn
 
 # yajl tokenizes a whole chunk before we see its events, so chunks start small to keep an
 # abort immediate. NOTE: yajl re-reads a token that spans chunks from its start on every
@@ -35,7 +37,7 @@ _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
 _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
-_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])")
+_ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
 # a string is a control character), so any such byte is an error wherever it stands.
@@ -56,7 +58,9 @@ _NUMBER_CHARACTERS = bytes.maketrans(
         for byte in range(256)
     ),
 )
-_NEXT_FLOAT_TOKEN = re.compile(
+# NOTE: compiled on use (`re` keeps it): the strict path is rare, and this compile costs a
+# one-shot check a third of a millisecond at import.
+_NEXT_FLOAT_TOKEN = (
     r'(?:[^"\-0-9]++|"[^"]*+"|-?+(?:0|[1-9][0-9]*+)(?![.eE]))*+'
     r"(-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++(?:[eE][-+]?+[0-9]++)?+|[eE][-+]?+[0-9]++))"
 )
@@ -106,6 +110,8 @@ def _admit(raw: bytes, limits: Limits) -> str | None:
 
 def _strict(raw: bytes, limits: Limits) -> Any:
     """The strict path: yajl events, our builder; a rejection gets its exact offset by replay."""
+    from locale import localeconv  # noqa: PLC0415 - the strict path only
+
     if localeconv()["decimal_point"] != ".":
         # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
         # locale "1.5" would silently become 1.0. Refuse to parse rather than guess. (The
@@ -154,7 +160,7 @@ def _check_surrogate_escapes(raw: bytes) -> None:
     backslash, then text) is not mistaken for an escape.
     """
     pending_start = pending_end = -1
-    for match in _ESCAPE.finditer(raw):
+    for match in re.finditer(_ESCAPE, raw):
         digits = match.group(1)
         unit = int(digits, 16) if digits else -1
         if pending_end >= 0:
@@ -291,7 +297,7 @@ def _float_tokens(raw: bytes, limits: Limits) -> Callable[[float], float]:
     would return and no text is looked for; else the document is masked and decoded, once.
     """
     reader = float_reader(limits.max_integer_digits)
-    match = _NEXT_FLOAT_TOKEN.match
+    match = re.compile(_NEXT_FLOAT_TOKEN).match
     state: list[Any] = [0, None]  # where the next token is looked for; the masked text
 
     def read(value: float) -> float:

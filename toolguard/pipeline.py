@@ -8,15 +8,11 @@ Rejections become failure envelopes; a toolguard bug becomes a failure envelope 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from toolguard import error_documents, result
+from toolguard.digest import sha256_hex
 from toolguard.errors import (
     ProjectionError,
     Rejection,
@@ -27,10 +23,17 @@ from toolguard.errors import (
 )
 from toolguard.limits import read_at_most
 from toolguard.request import Request, make_request
-from toolguard.result import AttemptRecord, Diagnostics, Outcome
+from toolguard.result import AttemptRecord
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any, BinaryIO
+
     from toolguard.contract import Contract
+    from toolguard.result import Diagnostics, Outcome
     from toolguard.run.retry import Clock
     from toolguard.run.spawn import Attempt
 
@@ -202,7 +205,7 @@ def _record(number: int, attempt: Attempt, diagnostics: Diagnostics) -> AttemptR
         over_limit=attempt.over_limit,
         spawn_error=attempt.spawn_error,
         stdout_size=len(attempt.stdout),
-        stdout_sha256=hashlib.sha256(attempt.stdout).hexdigest(),
+        stdout_sha256=sha256_hex(attempt.stdout),
         stderr=attempt.stderr.decode("utf-8", "replace"),
         stderr_size=attempt.stderr_size,
         layer=diagnostics.layer,

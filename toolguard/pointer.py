@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 MISSING: Any = object()
-# NOTE: str.isdigit() also accepts superscripts and Arabic-Indic digits; an array index is
-# ASCII digits with no leading zero.
-_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def tokens(pointer: str) -> list[str]:
@@ -30,8 +28,9 @@ def join(steps: Iterable[str]) -> str:
 
 
 def is_index(token: str) -> bool:
-    """Whether `token` is an array index as RFC 6901 spells one."""
-    return _INDEX.fullmatch(token) is not None
+    """Whether `token` is an array index as RFC 6901 spells one: `0|[1-9][0-9]*`."""
+    # NOTE: `str.isdigit` alone also accepts superscripts and Arabic-Indic digits: ASCII only.
+    return token.isascii() and token.isdigit() and (token == "0" or token[0] != "0")
 
 
 def lookup(document: Any, pointer: str) -> Any:

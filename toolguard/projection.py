@@ -9,20 +9,22 @@ see (`invisible.py`), unless the contract lets one field through by name, with a
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from toolguard.errors import ProjectionError
+from toolguard.frozen import field, frozen
 from toolguard.invisible import find_invisible, invisible_at
 from toolguard.pointer import MISSING, lookup
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 DISPLAY_TEXT_FIELD = "untrusted_display_text"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class DisplayText:
     """Where the untrusted display text comes from and how long it may be."""
 
@@ -30,7 +32,7 @@ class DisplayText:
     max_length: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Projection:
     """Agent field name -> JSON Pointer into the payload, plus optional display text.
 
@@ -63,7 +65,11 @@ class Projection:
                         f"field {name!r} ({pointer}): {found}, which a person cannot see",
                         instance_path=pointer,
                     )
-            data[name] = copy.deepcopy(value) if isinstance(value, dict | list) else value
+            if isinstance(value, dict | list):
+                import copy  # noqa: PLC0415 - only for a projected object or array
+
+                value = copy.deepcopy(value)
+            data[name] = value
         if self.display_text is not None:
             data[DISPLAY_TEXT_FIELD] = self._display_text(payload, self.display_text)
         return data

@@ -15,14 +15,16 @@ import contextlib
 import io
 import json
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, fields
-from typing import IO, TYPE_CHECKING, Any, cast
 
+from toolguard.frozen import fields
 from toolguard.result import AttemptRecord, Diagnostics
-from toolguard.text import clean, cleaned
+from toolguard.text import MAX_TEXT, clean, cleaned
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import IO, Any
+
     from rich.console import Console
 
     from toolguard.validate import InstanceResult
@@ -45,36 +47,58 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
 
 
 def _render(diagnostics: Diagnostics, mode: str, stream: IO[str]) -> None:
-    if mode == "json":
-        json_line(_as_dict(diagnostics), stream)
+    if mode != "json" and _is_terminal(stream):
+        _rich(_lines(diagnostics), stream)
         return
-    lines = _lines(diagnostics)
-    if _is_terminal(stream):
-        _rich(lines, stream)
-        return
-    # NOTE: what rich would print to a pipe, without importing it (~20 ms of start-up).
-    stream.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
+    stream.write(as_text(diagnostics, mode))
     stream.flush()
 
 
-_DIAGNOSTICS = tuple(item.name for item in fields(Diagnostics))
-_ATTEMPT = tuple(item.name for item in fields(AttemptRecord))
+def as_text(diagnostics: Diagnostics, mode: str) -> str:
+    """The diagnostics as written anywhere but a terminal: one JSON line, or lines for people.
+
+    NOTE: the text form is what rich would print to a pipe, without importing it (~20 ms of
+    start-up). `serve` and `mcp` pay this once per answer, so both forms are built directly.
+    """
+    if mode == "json":
+        return _json_text(diagnostics)
+    lines = _lines(diagnostics)
+    return "".join("".join(segment for segment, _ in line) + "\n" for line in lines)
 
 
-def _as_dict(diagnostics: Diagnostics) -> dict[str, Any]:
-    """`dataclasses.asdict` without its deep copies (a quarter of `serve`'s cost per call)."""
-    values = {name: getattr(diagnostics, name) for name in _DIAGNOSTICS}
-    values["attempts"] = [
-        {name: getattr(attempt, name) for name in _ATTEMPT} for attempt in diagnostics.attempts
-    ]
-    return values
+_DIAGNOSTICS = fields(Diagnostics)
+_ATTEMPT = fields(AttemptRecord)
+_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_BOUND = 4 * MAX_TEXT  # what `cleaned` bounds a string to
+
+
+def _json_text(diagnostics: Diagnostics) -> str:
+    """`json_line(cleaned(asdict(diagnostics)))`, field by field: no deep copy, no walk.
+
+    The fields are strings, numbers and None, but for the argv and the attempts, which go
+    through `cleaned` as before.
+    """
+    values: dict[str, Any] = {}
+    for name in _DIAGNOSTICS:
+        value = getattr(diagnostics, name)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            value = clean(value, _BOUND)
+        elif name == "attempts":
+            value = [
+                cleaned({key: getattr(attempt, key) for key in _ATTEMPT}, drop_none=True)
+                for attempt in value
+            ]
+        elif not isinstance(value, int | float):
+            value = cleaned(value, drop_none=True)
+        values[name] = value
+    return _ENCODE(values) + "\n"
 
 
 def json_line(values: dict[str, Any], stream: IO[str]) -> None:
     """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
-    stream.write(
-        json.dumps(cleaned(values, drop_none=True), ensure_ascii=True, separators=(",", ":")) + "\n"
-    )
+    stream.write(_ENCODE(cleaned(values, drop_none=True)) + "\n")
     stream.flush()
 
 
@@ -82,6 +106,8 @@ def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -
     """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
     stream = stream if stream is not None else sys.stdout
     if mode == "json":
+        from dataclasses import asdict  # noqa: PLC0415 - `validate` only
+
         json_line(asdict(result), stream)
         return
     if result.valid:
@@ -128,9 +154,11 @@ def dropped(count: int, mode: str, stream: IO[str]) -> None:
 Line = list[tuple[str, str | None]]  # (text, rich style) segments
 
 
+_STATUS = {"success": ("accepted", "green"), "failure": ("rejected", "red")}
+
+
 def _lines(diagnostics: Diagnostics) -> list[Line]:
-    status = {"success": ("accepted", "green"), "failure": ("rejected", "red")}
-    word, style = status.get(diagnostics.outcome, ("internal error", "bold red"))
+    word, style = _STATUS.get(diagnostics.outcome, ("internal error", "bold red"))
     head: Line = [(f"toolguard: {word}", style)]
     head.append((f" {diagnostics.tool} {diagnostics.request_id}", None))
     if diagnostics.layer:
@@ -153,7 +181,7 @@ def console(stream: IO[str], **options: Any) -> Console:
 
     if _is_terminal(stream):
         return Console(file=stream, highlight=False, **options)
-    unpadded = cast("IO[str]", _Unpadded(stream))
+    unpadded: IO[str] = _Unpadded(stream)  # type: ignore[assignment]  # a text stream
     return Console(file=unpadded, highlight=False, width=_UNBOUNDED, **options)
 
 

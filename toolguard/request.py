@@ -7,27 +7,66 @@ front so a bad call is a usage error before any response byte is read.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from toolguard import rfc3339
 from toolguard.errors import Rejection, UsageError
-from toolguard.files import is_stdin, open_data
+from toolguard.files import is_stdin, open_data, path_text
+from toolguard.frozen import field, frozen
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
+from toolguard.rfc3339 import datetime
 
-REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}")
-CONTEXT_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from pathlib import Path
+    from typing import Any
+
+# What `is_request_id` and `is_context_key` accept, as regular expressions (for the envelope
+# schema and the reader; a test holds the functions to them).
+REQUEST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}"
+CONTEXT_KEY_PATTERN = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
 _SCALARS = (str, int, float, bool, type(None))
 CONTEXT_LIMITS = Limits(max_bytes=1 << 20, max_depth=4)
 
 
-@dataclass(frozen=True, slots=True)
+def __getattr__(name: str) -> re.Pattern[str]:
+    """`REQUEST_ID` and `CONTEXT_KEY`: the two patterns, compiled on first use (PEP 562)."""
+    patterns = {"REQUEST_ID": REQUEST_ID_PATTERN, "CONTEXT_KEY": CONTEXT_KEY_PATTERN}
+    if name not in patterns:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import re  # noqa: PLC0415
+
+    compiled = re.compile(patterns[name])
+    globals()[name] = compiled
+    return compiled
+
+
+def is_request_id(text: str) -> bool:
+    """Whether `text` is a request id: the whole of it matches `REQUEST_ID_PATTERN`."""
+    # NOTE: by string methods, not a compiled pattern: no regex compile on a check's path.
+    # An ASCII string `isalnum` exactly when every character is in [A-Za-z0-9].
+    return (
+        8 <= len(text) <= 64
+        and text.isascii()
+        and text[0].isalnum()
+        and text.replace("_", "").replace(".", "").isalnum()
+    )
+
+
+def is_context_key(text: str) -> bool:
+    """Whether `text` is a context key: the whole of it matches `CONTEXT_KEY_PATTERN`."""
+    return (
+        1 <= len(text) <= 64
+        and text.isascii()
+        and (text[0] == "_" or text[0].isalpha())
+        and text.replace("_", "a").isalnum()
+    )
+
+
+@frozen
 class Request:
     """One call: the id the envelope echoes, context values for rules, and `now` for freshness."""
 
@@ -37,7 +76,7 @@ class Request:
 
     def clock(self) -> datetime:
         """The instant freshness is measured against: `now` if given, else the real clock."""
-        return self.now if self.now is not None else datetime.now(UTC)
+        return self.now if self.now is not None else rfc3339.now()
 
 
 def new_request_id() -> str:
@@ -53,13 +92,13 @@ def make_request(
     """Validate the parts of a request, raising `UsageError` for anything malformed."""
     if request_id is None:
         request_id = new_request_id()
-    elif not isinstance(request_id, str) or REQUEST_ID.fullmatch(request_id) is None:
+    elif not isinstance(request_id, str) or not is_request_id(request_id):
         raise UsageError("request id must match ^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$ (8-64 characters)")
     if context is not None and not isinstance(context, Mapping):
         raise UsageError("context must be a mapping of names to values")
     checked: dict[str, Any] = {}
     for key, value in (context or {}).items():
-        if not isinstance(key, str) or CONTEXT_KEY.fullmatch(key) is None:
+        if not isinstance(key, str) or not is_context_key(key):
             raise UsageError(f"context key {key!r} is not a valid name")
         if not _context_value(value):
             raise UsageError(f"context {key!r} must be a string, number, boolean or list of them")
@@ -104,12 +143,12 @@ def _pair(pair: str, flag: str, shape: str) -> tuple[str, str]:
     return key, value
 
 
-def read_context_file(path: Path) -> dict[str, Any]:
+def read_context_file(path: Path | str) -> dict[str, Any]:
     """Read a JSON object of context values with the same strict parser as responses.
 
     `-` reads it from standard input.
     """
-    shown = "standard input" if is_stdin(path) else str(path)
+    shown = "standard input" if is_stdin(path) else path_text(path)
     try:
         with open_data(path) as stream:
             value = parse(read_bounded(stream, CONTEXT_LIMITS.max_bytes), CONTEXT_LIMITS)

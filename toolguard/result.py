@@ -8,22 +8,35 @@ attempts, an MCP call, and an answer whose audit record could not be written. `e
 
 from __future__ import annotations
 
-import hashlib
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from toolguard import envelope
-from toolguard.errors import AuditError, ErrorCode, ExitStatus, Layer, Rejection
-from toolguard.request import Request
+from toolguard.digest import sha256_hex
+from toolguard.errors import ExitStatus
+from toolguard.frozen import field, frozen, replace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any, Literal, Protocol
+
+    from toolguard.errors import AuditError, ErrorCode, Layer, Rejection
     from toolguard.redaction import Secrets
+    from toolguard.request import Request
+
+    class Answering(Protocol):
+        """What an outcome needs of the contract that answered (a `Contract` is one)."""
+
+        @property
+        def tool(self) -> str:
+            """The tool name every envelope carries."""
+
+        @property
+        def source(self) -> str:
+            """The contract file, for the operator."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AttemptRecord:
     """One run of the upstream command, as the operator needs it (`toolguard run`)."""
 
@@ -44,7 +57,7 @@ class AttemptRecord:
     error_code: ErrorCode | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Diagnostics:
     """What the operator needs to know about one check; never shown to the agent."""
 
@@ -74,7 +87,7 @@ class Diagnostics:
         return ExitStatus.INTERNAL if self.outcome == "internal" else ExitStatus.FAILURE
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Outcome:
     """The agent's envelope and the operator's diagnostics, as two separate values.
 
@@ -88,18 +101,6 @@ class Outcome:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.envelope, self.diagnostics))
-
-
-class Answering(Protocol):
-    """What an outcome needs of the contract that answered (a `Contract` is one)."""
-
-    @property
-    def tool(self) -> str:
-        """The tool name every envelope carries."""
-
-    @property
-    def path(self) -> Path:
-        """The contract file, for the operator."""
 
 
 def accepted(
@@ -291,9 +292,9 @@ def _diagnostics(
     return Diagnostics(
         tool=contract.tool,
         request_id=request.request_id,
-        contract=str(contract.path),
+        contract=contract.source,
         size=None if raw is None else len(raw),
-        sha256=None if raw is None else hashlib.sha256(raw).hexdigest(),
+        sha256=None if raw is None else sha256_hex(raw),
         duration_ms=0.0 if started is None else round((time.perf_counter() - started) * 1000, 3),
         **fields,
     )

@@ -2,23 +2,35 @@
 
 A regex that looks like a timestamp accepts 2026-02-30; these functions check the calendar,
 the clock (a leap second only at 23:59:60 UTC) and the offset, and take ASCII digits only.
+The grammar (`full-date`, `full-time`, `date-time` = full-date `T` full-time):
+
+    YYYY-MM-DD   HH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)   (T, t, Z and z either case)
+
+NOTE: read by position, not by a regular expression: compiling the date-time pattern alone
+cost a one-shot check a thirtieth of its start-up (`tests/test_rfc3339.py` holds the
+expressions this reader matches exactly, and compares the two on generated text).
 """
 
 from __future__ import annotations
 
-import calendar
-import re
-from datetime import UTC, datetime, timedelta, timezone
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the same classes: `datetime` re-exports the C module's
+    from datetime import UTC as UTC  # noqa: PLC0414 - re-exported for mypy
+    from datetime import datetime as datetime  # noqa: PLC0414
+    from datetime import timedelta as timedelta  # noqa: PLC0414
+    from datetime import timezone as timezone  # noqa: PLC0414
+else:
+    try:  # NOTE: `datetime` runs its pure-Python twin before importing this C module
+        from _datetime import datetime, timedelta, timezone
+    except ImportError:  # pragma: no cover - an interpreter without the C module
+        from datetime import datetime, timedelta, timezone
+    UTC = timezone.utc  # noqa: UP017 - `datetime.UTC` is this, without importing `datetime`
 
-_DATE = r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})"
-_TIME = (
-    r"(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})(?P<fraction>\.[0-9]+)?"
-    r"(?:(?P<utc>[Zz])|(?P<sign>[+-])(?P<off_hour>[0-9]{2}):(?P<off_minute>[0-9]{2}))"
-)
-_DATE_RE = re.compile(_DATE)
-_TIME_RE = re.compile(_TIME)
-_DATE_TIME_RE = re.compile(f"{_DATE}[Tt]{_TIME}")
 _DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_DATE_LENGTH = 10  # YYYY-MM-DD
+_CLOCK_LENGTH = 8  # HH:MM:SS
+# hour, minute, second, the fraction's digits ("" if none), offset minutes (None: Z)
+_Clock = tuple[int, int, int, str, int | None]
 
 
 def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
@@ -28,15 +40,16 @@ def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
     check that must not under-estimate an instant can ask for the ceiling). A leap second
     (23:59:60 UTC) is returned as the first instant of the next minute.
     """
-    match = _DATE_TIME_RE.fullmatch(text)
-    if match is None or not _valid_date(match) or (parts := _clock(match)) is None:
+    parts = _date_time(text)
+    if parts is None:
         return None
-    if int(match["year"]) == 0:
+    (year, month, day), (hour, minute, second, fraction, offset_minutes) = parts
+    if year == 0:
         return None  # a valid date-time, but no instant `datetime` can hold
-    hour, minute, second, micro, offset = parts
-    beyond_micro = (match["fraction"] or "")[7:]
+    micro = int((fraction + "000000")[:6])
+    offset = UTC if not offset_minutes else timezone(timedelta(minutes=offset_minutes))
+    beyond_micro = fraction[6:]
     extra = timedelta(microseconds=1) if round_up and beyond_micro.strip("0") else timedelta()
-    year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
     leap = second == 60
     local = datetime(year, month, day, hour, minute, 59 if leap else second, micro, offset)
     try:
@@ -47,45 +60,89 @@ def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
 
 def is_date(text: str) -> bool:
     """RFC 3339 full-date: a real calendar day."""
-    match = _DATE_RE.fullmatch(text)
-    return match is not None and _valid_date(match)
+    return len(text) == _DATE_LENGTH and _date(text) is not None
 
 
 def is_time(text: str) -> bool:
     """RFC 3339 full-time: a real clock time with a mandatory offset."""
-    match = _TIME_RE.fullmatch(text)
-    return match is not None and _clock(match) is not None
+    return _clock(text, 0) is not None
 
 
 def is_date_time(text: str) -> bool:
     """RFC 3339 date-time (year 0000 included, which `datetime` cannot hold)."""
-    match = _DATE_TIME_RE.fullmatch(text)
-    return match is not None and _valid_date(match) and _clock(match) is not None
+    return _date_time(text) is not None
 
 
-def _valid_date(match: re.Match[str]) -> bool:
-    """RFC 3339 full-date: year 0000 included (a leap year in the proleptic calendar)."""
-    year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
-    if not 1 <= month <= 12:
-        return False
-    days = 29 if month == 2 and calendar.isleap(year) else _DAYS_IN_MONTH[month - 1]
-    return 1 <= day <= days
-
-
-def _clock(match: re.Match[str]) -> tuple[int, int, int, int, timezone] | None:
-    hour, minute, second = int(match["hour"]), int(match["minute"]), int(match["second"])
-    if hour > 23 or minute > 59 or second > 60:
+def _date_time(text: str) -> tuple[tuple[int, int, int], _Clock] | None:
+    if len(text) <= _DATE_LENGTH or text[_DATE_LENGTH] not in "Tt":
         return None
-    if match["utc"]:
-        offset_minutes = 0
-    else:
-        off_hour, off_minute = int(match["off_hour"]), int(match["off_minute"])
-        if off_hour > 23 or off_minute > 59:
+    date = _date(text)
+    if date is None:
+        return None
+    clock = _clock(text, _DATE_LENGTH + 1)
+    return None if clock is None else (date, clock)
+
+
+def _number(text: str, start: int, count: int) -> int | None:
+    """The `count` ASCII digits at `start` as a number, or None."""
+    digits = text[start : start + count]
+    if len(digits) == count and digits.isascii() and digits.isdigit():
+        return int(digits)
+    return None
+
+
+def _date(text: str) -> tuple[int, int, int] | None:
+    """The real calendar day spelt YYYY-MM-DD at the start of `text` (year 0000 included)."""
+    year, month, day = _number(text, 0, 4), _number(text, 5, 2), _number(text, 8, 2)
+    if year is None or month is None or day is None or text[4] != "-" or text[7] != "-":
+        return None
+    if not 1 <= month <= 12:
+        return None
+    # Year 0000 is a leap year in the proleptic calendar, as every multiple of 400.
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = 29 if month == 2 and leap else _DAYS_IN_MONTH[month - 1]
+    return (year, month, day) if 1 <= day <= days else None
+
+
+def _clock(text: str, start: int) -> _Clock | None:
+    """The full-time that is the whole of `text` from `start`, if it is a real clock time."""
+    hour, minute = _number(text, start, 2), _number(text, start + 3, 2)
+    second = _number(text, start + 6, 2)
+    if hour is None or minute is None or second is None:
+        return None
+    if text[start + 2] != ":" or text[start + 5] != ":":
+        return None
+    at = start + _CLOCK_LENGTH
+    fraction = ""
+    if text[at : at + 1] == ".":
+        end = at + 1
+        while end < len(text) and text[end] in "0123456789":
+            end += 1
+        fraction = text[at + 1 : end]
+        if not fraction:
             return None
-        offset_minutes = (off_hour * 60 + off_minute) * (-1 if match["sign"] == "-" else 1)
-    if second == 60 and (hour * 60 + minute - offset_minutes) % 1440 != 23 * 60 + 59:
+        at = end
+    offset = _offset(text[at:])
+    if offset is None or hour > 23 or minute > 59 or second > 60:
+        return None
+    if second == 60 and (hour * 60 + minute - offset) % 1440 != 23 * 60 + 59:
         return None  # a leap second exists only at 23:59:60 UTC
-    fraction = match["fraction"]
-    micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
-    offset = UTC if offset_minutes == 0 else timezone(timedelta(minutes=offset_minutes))
-    return hour, minute, second, micro, offset
+    return hour, minute, second, fraction, offset
+
+
+def _offset(text: str) -> int | None:
+    """Minutes east of UTC for `Z`, `z` or `+HH:MM` / `-HH:MM` (the whole of `text`), or None."""
+    if text in {"Z", "z"}:
+        return 0
+    if len(text) != 6 or text[0] not in "+-" or text[3] != ":":
+        return None
+    off_hour, off_minute = _number(text, 1, 2), _number(text, 4, 2)
+    if off_hour is None or off_minute is None or off_hour > 23 or off_minute > 59:
+        return None
+    minutes = off_hour * 60 + off_minute
+    return -minutes if text[0] == "-" else minutes
+
+
+def now() -> datetime:
+    """The real clock, as an aware instant in UTC."""
+    return datetime.now(UTC)

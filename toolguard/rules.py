@@ -8,47 +8,57 @@ callable: `rule(payload, request)` returns None or raises `RuleViolation` naming
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from functools import cache
 
 from toolguard import rfc3339
+from toolguard.digest import sha256_hex
 from toolguard.errors import RuleViolation, SchemaError
+from toolguard.frozen import frozen
 from toolguard.number import exact_number
 from toolguard.pointer import MISSING, lookup
-from toolguard.request import Request
+from toolguard.rfc3339 import timedelta
 
+TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `dataclasses` (frozen.py)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+    from typing import Any, ClassVar, Literal, Protocol
+
+    from toolguard.request import Request
     from toolguard.signed.keyset import KeySet
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
+    class Rule(Protocol):
+        """A named semantic check; `context_keys` are the request context values it reads."""
+
+        @property
+        def kind(self) -> str:
+            """Its key in `RULE_BY_KIND`."""
+
+        @property
+        def name(self) -> str:
+            """The rule's name in the contract, as diagnostics print it."""
+
+        @property
+        def context_keys(self) -> tuple[str, ...]:
+            """The request context keys the rule reads."""
+
+        @property
+        def context_shape(self) -> type | tuple[type, ...]:
+            """What each of those context values must be, checked before any byte is read."""
+
+        def __call__(self, payload: Any, request: Request) -> None:
+            """Raise `RuleViolation` unless `payload` passes."""
+
+    FieldType = Literal["scalar", "string", "bounded-string", "date-time"]
 
 
-class Rule(Protocol):
-    """A named semantic check; `context_keys` are the request context values it reads."""
+@cache
+def _placeholder() -> re.Pattern[str]:
+    """A `{key}` in a `matches_context_pattern` template (compiled for that rule kind only)."""
+    import re  # noqa: PLC0415
 
-    @property
-    def kind(self) -> str:
-        """Its key in `RULE_BY_KIND`."""
-
-    @property
-    def name(self) -> str:
-        """The rule's name in the contract, as diagnostics print it."""
-
-    @property
-    def context_keys(self) -> tuple[str, ...]:
-        """The request context keys the rule reads."""
-
-    @property
-    def context_shape(self) -> type | tuple[type, ...]:
-        """What each of those context values must be, checked before any byte is read."""
-
-    def __call__(self, payload: Any, request: Request) -> None:
-        """Raise `RuleViolation` unless `payload` passes."""
+    return re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
 
 def _field(rule: Rule, payload: Any, pointer: str) -> Any:
@@ -96,7 +106,7 @@ def _json_literal(text: str) -> str:
         return "JSON"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _EqualsContext:
     kind: ClassVar[str] = "equals_context"
     name: str
@@ -128,7 +138,7 @@ def equals_context(name: str, pointer: str, context: str) -> Rule:
     return _EqualsContext(name, pointer, context)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _EqualsRequestId:
     kind: ClassVar[str] = "equals_request_id"
     name: str
@@ -154,7 +164,7 @@ def equals_request_id(name: str, pointer: str) -> Rule:
     return _EqualsRequestId(name, pointer)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Fresh:
     kind: ClassVar[str] = "fresh"
     name: str
@@ -205,7 +215,7 @@ def fresh(name: str, pointer: str, max_age_seconds: int, max_future_seconds: int
     return _Fresh(name, pointer, max_age_seconds, max_future_seconds)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _MemberOfContext:
     kind: ClassVar[str] = "member_of_context"
     name: str
@@ -238,7 +248,7 @@ def member_of_context(name: str, pointer: str, context: str) -> Rule:
     return _MemberOfContext(name, pointer, context)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _MatchesContextPattern:
     kind: ClassVar[str] = "matches_context_pattern"
     name: str
@@ -248,14 +258,16 @@ class _MatchesContextPattern:
 
     @property
     def context_keys(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(_PLACEHOLDER.findall(self.pattern)))
+        return tuple(dict.fromkeys(_placeholder().findall(self.pattern)))
 
     def __call__(self, payload: Any, request: Request) -> None:
+        import re  # noqa: PLC0415 - only for this rule kind
+
         from toolguard.schema.matcher import Matcher, UnmatchableText  # noqa: PLC0415 - RE2
         from toolguard.schema.python_regex import translate_python  # noqa: PLC0415
 
         value = _field(self, payload, self.pointer)
-        expression = _PLACEHOLDER.sub(
+        expression = _placeholder().sub(
             lambda match: re.escape(str(request.context[match.group(1)])), self.pattern
         )
         try:
@@ -287,14 +299,14 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     from toolguard.schema.matcher import refusal  # noqa: PLC0415 - only for this rule kind
     from toolguard.schema.python_regex import translate_python  # noqa: PLC0415
 
-    translated = translate_python(_PLACEHOLDER.sub("x", pattern))  # raises ValueError
+    translated = translate_python(_placeholder().sub("x", pattern))  # raises ValueError
     why = refusal(translated)
     if why is not None:
         raise ValueError(f"pattern {pattern!r} {why}")
     return _MatchesContextPattern(name, pointer, pattern)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ContractFile:
     """A file a rule option names (relative to the contract), as the loader read it."""
 
@@ -304,10 +316,10 @@ class ContractFile:
     @property
     def sha256(self) -> str:
         """The digest the contract's own digest and its artefact's freshness check cover."""
-        return hashlib.sha256(self.raw).hexdigest()
+        return sha256_hex(self.raw)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Signed:
     kind: ClassVar[str] = "signed"
     name: str
@@ -406,10 +418,7 @@ def _ignored_keys(rule: Rule) -> Iterator[tuple[str, str]]:
         yield from (("keys", f"{rule.keys.file} {why}") for why in rule.keys.ignored)
 
 
-FieldType = Literal["scalar", "string", "bounded-string", "date-time"]
-
-
-@dataclass(frozen=True, slots=True)
+@frozen
 class RuleKind:
     """One rule kind: its factory, and what the loader, lint and diff must know about it."""
 

@@ -165,17 +165,19 @@ class Server:
         if not isinstance(document, dict):
             raise _BadRequest("request line must be a JSON object", None)
         given = document.get("request_id")
-        echo = given if isinstance(given, str) and REQUEST_ID.fullmatch(given) else None
         try:
-            if unknown := sorted(set(document) - MEMBERS):
+            if not document.keys() <= MEMBERS:
+                unknown = sorted(set(document) - MEMBERS)
                 raise UsageError(f"unknown request member(s): {', '.join(unknown)}")
-            if nulls := sorted(key for key, value in document.items() if value is None):
+            if None in document.values():
+                nulls = sorted(key for key, value in document.items() if value is None)
                 raise UsageError(f"request member(s) may be omitted but not null: {nulls}")
             contract = self._contract(document.get("contract"))
             raw = _raw(document.get("raw"), document.get("encoding", "text"))
             request = make_request(given, document.get("context"), document.get("now"))
             require_context(contract, request)
         except UsageError as exc:
+            echo = given if isinstance(given, str) and REQUEST_ID.fullmatch(given) else None
             raise _BadRequest(str(exc), echo) from None
         return contract, raw, request
 
@@ -234,7 +236,11 @@ class _Stopped(BaseException):
 
 
 class _Stop:
-    """SIGTERM/SIGINT: stop at once while waiting for input, else after the current answer."""
+    """SIGTERM/SIGINT: stop at once while waiting for input, else after the current answer.
+
+    `with stop.reading():` around a blocking read. NOTE: a plain context manager, not a
+    generator: it is entered once per request line.
+    """
 
     def __init__(self) -> None:
         self.requested = False
@@ -245,15 +251,16 @@ class _Stop:
         if self._reading:
             raise _Stopped
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[None]:
+    def reading(self) -> _Stop:
+        return self
+
+    def __enter__(self) -> None:
         if self.requested:
             raise _Stopped
         self._reading = True
-        try:
-            yield
-        finally:
-            self._reading = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._reading = False
 
 
 @contextlib.contextmanager

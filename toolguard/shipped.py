@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-_PACKAGE = Path(__file__).resolve().parent
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))  # noqa: PTH120 - no pathlib at start-up
+
+
+def shipped_folder() -> str:
+    """The folder of the shipped schemas (inside the wheel it is `toolguard/_schemas/`)."""
+    installed = os.path.join(_PACKAGE, "_schemas")  # noqa: PTH118
+    if os.path.isdir(installed):  # noqa: PTH112
+        return installed
+    return os.path.join(os.path.dirname(_PACKAGE), "schemas")  # noqa: PTH118, PTH120
 
 
 def shipped_schema(name: str) -> Path:
     """Path of a schema in `schemas/` (inside the wheel it is `toolguard/_schemas/`)."""
-    installed = _PACKAGE / "_schemas" / name
-    return installed if installed.exists() else _PACKAGE.parent / "schemas" / name
+    from pathlib import Path  # noqa: PLC0415 - its callers read or compile the schema
+
+    return Path(shipped_folder(), name)

@@ -7,14 +7,17 @@ instructions), line and paragraph separators, private-use and unassigned code po
 
 from __future__ import annotations
 
-import unicodedata
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 
 
 def is_hidden(char: str) -> bool:
     """Whether `char` is invisible, a control, or means nothing when displayed."""
+    import unicodedata  # noqa: PLC0415 - only for text that is not plain printable ASCII
+
     return unicodedata.category(char) in HIDDEN_CATEGORIES
 
 

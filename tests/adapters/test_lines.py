@@ -5,18 +5,21 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
 from toolguard import load_contract
-from toolguard.adapters.lines import GroupType, LinePattern, TextAdapter
+from toolguard.adapters.lines import LinePattern, TextAdapter
 from toolguard.errors import ContractError, LimitExceeded, ParseError, Rejection
 from toolguard.limits import Limits
 from toolguard.number import ExactFloat
 from toolguard.pipeline import check
+
+if TYPE_CHECKING:
+    from toolguard.adapters.lines import GroupType  # a type alias for type checkers only
 
 ROOT = Path(__file__).resolve().parents[2]
 DISK_USAGE = ROOT / "examples" / "disk_usage"

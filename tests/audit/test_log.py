@@ -24,8 +24,9 @@ HUGE = 10 << 20
 # with text that escaping makes longer), then forks the writers: each waits at a shared
 # barrier (the pipe closing), then appends its records, its own id in each.
 WRITERS_SCRIPT = """
-import dataclasses, os, sys
+import os, sys
 from pathlib import Path
+from toolguard import frozen
 from toolguard.audit import log, record
 from toolguard.contract import load_contract
 from toolguard.pipeline import check
@@ -43,8 +44,8 @@ for variant in range(36):
     outcome = check(contract, responses[variant % 2], request_id="w00.s0000", context=context)
     if variant % 4 >= 2:
         message = "[bold red]x[/]\\x1b[2J\\U000e0001" * (variant * 3)
-        diagnostics = dataclasses.replace(outcome.diagnostics, message=message)
-        outcome = dataclasses.replace(outcome, diagnostics=diagnostics)
+        diagnostics = frozen.replace(outcome.diagnostics, message=message)
+        outcome = frozen.replace(outcome, diagnostics=diagnostics)
     request = make_request("w00.s0000", context)
     built = record.build(outcome, contract, request, command="check", source=record.Source("stdin"))
     templates.append(record.encode(built))

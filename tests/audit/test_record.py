@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import json_values
 
-from toolguard import envelope, pipeline
+from toolguard import envelope, frozen, pipeline
 from toolguard.audit import record
 from toolguard.audit.keys import keyed_hash
 from toolguard.audit.log import MAX_RECORD_BYTES
@@ -86,7 +85,7 @@ def unbounded(rec: dict[str, Any]) -> bytes:
 
 def with_audit(contract: Contract = CONTRACT, **policy: Any) -> Contract:
     """The contract with its `[audit]` table replaced."""
-    return dataclasses.replace(contract, audit=AuditPolicy(**policy))
+    return frozen.replace(contract, audit=AuditPolicy(**policy))
 
 
 def assert_safe_line(line: bytes) -> dict[str, Any]:
@@ -274,7 +273,7 @@ def test_secret_context_without_a_hasher_is_refused() -> None:
 def test_secret_quoted_by_a_rule_message_is_not_recorded_in_clear() -> None:
     """A rule that quotes the secret context value it compared against does not leak it."""
     rule = equals_context("change_matches_token", "/change_id", "token")
-    contract = secret_contract(dataclasses.replace(CONTRACT, rules=(rule,)))
+    contract = secret_contract(frozen.replace(CONTRACT, rules=(rule,)))
     context = {"token": SECRET}
     outcome = check(contract=contract, **context)
     assert outcome.diagnostics.layer == "rule"
@@ -289,7 +288,7 @@ def test_secret_quoted_as_a_regular_expression_is_not_recorded_in_clear() -> Non
     """`matches_context_pattern` quotes the value escaped (`sk\\-live\\.x`): withheld too."""
     secret = "sk-live.SECRET-9f8e"
     rule = matches_context_pattern("change_has_token", "/change_id", "CR-{token}")
-    contract = secret_contract(dataclasses.replace(CONTRACT, rules=(rule,)))
+    contract = secret_contract(frozen.replace(CONTRACT, rules=(rule,)))
     context = {"token": secret}
     outcome = check(contract=contract, **context)
     assert outcome.diagnostics.layer == "rule"
@@ -305,7 +304,7 @@ def test_secret_quoted_as_a_regular_expression_is_not_recorded_in_clear() -> Non
 def test_one_megabyte_of_escape_sequences_is_bounded() -> None:
     """A 1 MB message of ANSI escapes is recorded cut and escaped, within the limit."""
     hostile = "\x1b[31m" * ((1 << 20) // 5)
-    diagnostics = dataclasses.replace(check().diagnostics, message=hostile)
+    diagnostics = frozen.replace(check().diagnostics, message=hostile)
     built = build(Outcome(check().envelope, diagnostics))
     decoded = assert_safe_line(record.encode(built))
     assert "\\x1b[31m" in decoded["message"]
@@ -458,9 +457,9 @@ def records(draw: st.DrawFn) -> dict[str, Any]:
     secret = draw(st.sets(st.sampled_from(sorted(context)))) if context else set()
     if not redactable(secret, context):  # as every check insists (`require_context`)
         secret = set()
-    contract = dataclasses.replace(
+    contract = frozen.replace(
         CONTRACT,
-        path=Path(draw(hostile_text).replace("\x00", "")) / "contract.toml",
+        source=str(Path(draw(hostile_text).replace("\x00", "")) / "contract.toml"),
         audit=AuditPolicy(secret_context=frozenset(secret), record_values=draw(st.booleans())),
     )
     source = draw(

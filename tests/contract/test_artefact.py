@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import HOSTILE_FRAGMENTS, mutated_json_texts
 
+import toolguard.contract.envelope_schema
 import toolguard.contract.load
 import toolguard.schema
-from toolguard.contract import artefact, load_contract
+import toolguard.schema.locate
+import toolguard.schema.refs
+from toolguard.contract import Contract, artefact, load_contract
+from toolguard.fixtures.discover import Suite, discover
+from toolguard.frozen import replace
 from toolguard.pipeline import check
+from toolguard.request import read_context_file
 from toolguard.schema import cache
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "review_status"
@@ -40,7 +50,9 @@ def test_a_warm_load_reads_no_toml_checks_no_contract_and_compiles_nothing(
     first = load_contract(contract_copy)
     monkeypatch.setattr(toolguard.contract.load, "_decode_toml", _refuse)
     monkeypatch.setattr(toolguard.contract.load, "_contract_validator", _refuse)
-    monkeypatch.setattr(toolguard.contract.load, "read_schema", _refuse)
+    monkeypatch.setattr(toolguard.schema.refs, "read_schema", _refuse)
+    monkeypatch.setattr(toolguard.schema.locate, "declared_location", _refuse)
+    monkeypatch.setattr(toolguard.contract.envelope_schema, "envelope_schema", _refuse)
     monkeypatch.setattr(toolguard.contract.load, "compile_schema", _refuse)
     second = load_contract(contract_copy)
     assert second.digest == first.digest
@@ -179,3 +191,94 @@ def test_adding_or_removing_the_hidden_character_opt_out_is_never_served_stale(
             contract = load_contract(contract_copy)
             outcomes.append(check(contract, tagged, context=CONTEXT).envelope["outcome"])
     assert outcomes == ["failure"] * 2 + ["success"] * 2 + ["failure"] * 2 + ["success"] * 2
+
+
+# The warm load is specialised: it takes what a cold load checked and derived from the
+# artefact instead of doing it again. A differential test holds it to the cold load: the whole
+# bundled fixture corpus, then generated responses, give identical envelopes and diagnostics.
+BUNDLED = tuple(
+    path
+    for path in sorted((EXAMPLE.parent).glob("*/contract.toml"))
+    if "signed" not in path.parent.name  # the JOSE extra: its own tests
+)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    cold: Contract
+    warm: Contract
+    suite: Suite
+    context: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, _Pair]:
+    """Each bundled contract loaded cold (no cache) and warm (from its artefact)."""
+    found = {}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(tmp_path_factory.mktemp("warm") / "cache"))
+        for path in BUNDLED:
+            cold = load_contract(path, cache=False)
+            load_contract(path)  # builds the artefact
+            assert artefact.read(artefact.key(str(path), path.read_bytes()) or "") is not None
+            with pytest.MonkeyPatch.context() as compiling:
+                compiling.setattr(toolguard.contract.load, "compile_schema", _refuse)
+                warm = load_contract(path)
+            shared = path.parent / "context.json"
+            context = read_context_file(shared) if shared.exists() else {}
+            found[path.parent.name] = _Pair(cold, warm, discover(path), context)
+    return found
+
+
+def _same_outcome(pair: _Pair, raw: bytes, context: dict[str, Any]) -> None:
+    settings = pair.suite.settings
+    assert settings is not None
+    outcomes = [
+        check(contract, raw, request_id=settings.request_id, context=context, now=settings.now)
+        for contract in (pair.cold, pair.warm)
+    ]
+    cold, warm = ((o.envelope, replace(o.diagnostics, duration_ms=0.0)) for o in outcomes)
+    assert warm == cold
+
+
+def test_warm_and_cold_contracts_hold_the_same_values(pairs: dict[str, _Pair]) -> None:
+    """What a check reads of a contract is the same whether it was built cold or warm."""
+    for pair in pairs.values():
+        for name in ("tool", "version", "limits", "rules", "projection", "run", "retry", "mcp"):
+            assert repr(getattr(pair.warm, name)) == repr(getattr(pair.cold, name)), name
+        assert pair.warm.digest == pair.cold.digest
+        assert pair.warm.envelope_schema_json == pair.cold.envelope_schema_json
+        assert pair.warm.audit == pair.cold.audit
+
+
+def test_warm_and_cold_agree_on_every_bundled_fixture(pairs: dict[str, _Pair]) -> None:
+    """Every accept, reject and history fixture: the same envelope and the same diagnostics."""
+    checked = 0
+    for pair in pairs.values():
+        for case in pair.suite.cases:
+            context = read_context_file(case.context_file) if case.context_file else pair.context
+            _same_outcome(pair, case.response.read_bytes(), context)
+            checked += 1
+    assert checked > 100
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_warm_and_cold_agree_on_generated_responses(
+    pairs: dict[str, _Pair], data: st.DataObject
+) -> None:
+    """A fixture with bytes edited, inserted or deleted, or any JSON: the same answers."""
+    pair = pairs[data.draw(st.sampled_from(sorted(pairs)))]
+    cases = [case for case in pair.suite.cases if case.kind != "reject"]
+    base = bytearray(data.draw(st.sampled_from(cases)).response.read_bytes())
+    for _ in range(data.draw(st.integers(0, 3))):
+        at = data.draw(st.integers(0, len(base)))
+        edit = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+        if edit == "insert":
+            base[at:at] = data.draw(st.sampled_from(HOSTILE_FRAGMENTS))
+        elif edit == "delete":
+            del base[at : at + data.draw(st.integers(1, 3))]
+        else:
+            base[at : at + 1] = bytes([data.draw(st.integers(0, 255))])
+    raw = data.draw(st.just(bytes(base)) | mutated_json_texts())
+    _same_outcome(pair, raw, pair.context)

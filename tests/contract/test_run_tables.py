@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import FrozenInstanceError
 from pathlib import Path
 
 import pytest
@@ -139,14 +138,15 @@ def test_text_table_loads_into_a_text_adapter() -> None:
 
 def test_loaded_policies_are_frozen() -> None:
     """The run policy, retry policy, text adapter and its type map cannot be changed."""
+    # NOTE: AttributeError: what `dataclasses` and `toolguard.frozen` both raise.
     contract = load_contract(EXAMPLES / "disk_usage" / "contract.toml")
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         contract.run.timeout_seconds = 1  # type: ignore[misc]
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         contract.retry.max_attempts = 10  # type: ignore[misc]
     adapter = contract.adapter
     assert isinstance(adapter, TextAdapter)
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         adapter.max_lines = 10**9  # type: ignore[misc]
     with pytest.raises(TypeError):
         adapter.types["mount"] = "integer"  # type: ignore[index]

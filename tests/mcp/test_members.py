@@ -23,15 +23,26 @@ def spaced_objects(draw: st.DrawFn) -> tuple[bytes, dict[str, Any]]:
     value = draw(st.dictionaries(json_strings(), json_values(max_depth=3), max_size=5))
     parts = []
     for name, item in value.items():
-        key = escape_every_character(name) if draw(st.booleans()) else json.dumps(name)
+        key = draw(st.sampled_from([escape_every_character, json.dumps, _as_utf8]))(name)
         gap = [draw(SPACES) for _ in range(3)]
-        parts.append(f"{gap[0]}{key}{gap[1]}:{gap[2]}{json.dumps(item)}{draw(SPACES)}")
-    return ("{" + ",".join(parts) + "}").encode(), value
+        text = draw(st.sampled_from([json.dumps, _as_utf8]))(item)
+        parts.append(f"{gap[0]}{key}{gap[1]}:{gap[2]}{text}{draw(SPACES)}")
+    return ("{" + ",".join(parts) + "}").encode("utf-8", "surrogatepass"), value
+
+
+def _as_utf8(value: Any) -> str:
+    """JSON text with characters beyond ASCII as themselves (UTF-8 in the line), where valid."""
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can carry it
+        return json.dumps(value)
+    return text
 
 
 @given(spaced_objects())
 def test_every_member_span_holds_exactly_its_value(case: tuple[bytes, dict[str, Any]]) -> None:
-    """Whatever the spacing and escaping, each span parses back to the member's value."""
+    """Whatever the spacing, escaping or raw UTF-8, each span parses back to the member's value."""
     line, value = case
     assert parse(line, LIMITS) == value
     for name, item in value.items():

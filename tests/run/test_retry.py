@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import pytest
 from toolguard import Contract, load_contract
 from toolguard.error_documents import Mapped
 from toolguard.errors import UsageError
+from toolguard.frozen import replace
 from toolguard.pipeline import run_upstream
 from toolguard.request import make_request
 from toolguard.run import retry

@@ -8,14 +8,29 @@ and the adapter (`fixed_depth`, `settings`), never from a kind's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from toolguard.frozen import frozen
 
-from toolguard.limits import Limits
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any, Protocol
+
+    from toolguard.limits import Limits
+
+    class Adapter(Protocol):
+        """Turns one response's raw bytes into the payload, within the contract's limits."""
+
+        def __call__(self, raw: bytes, limits: Limits) -> Any:
+            """The payload, or a `ParseError` / `LimitExceeded`: never a guess."""
+
+        def describe(self) -> dict[str, str]:
+            """What made the payload, for the audit record (its kind, and versions if any)."""
+
+        def settings(self) -> dict[str, Setting]:
+            """The settings that decide what it accepts, keyed by their TOML name (for diff)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Setting:
     """One adapter setting, as `toolguard diff` compares it."""
 
@@ -24,20 +39,7 @@ class Setting:
     grows: int = 0  # +1: a higher value accepts more; -1: it accepts less; 0: any change both
 
 
-class Adapter(Protocol):
-    """Turns one response's raw bytes into the payload, within the contract's limits."""
-
-    def __call__(self, raw: bytes, limits: Limits) -> Any:
-        """The payload, or a `ParseError` / `LimitExceeded`: never a guess."""
-
-    def describe(self) -> dict[str, str]:
-        """What made the payload, for the audit record (its kind, and versions if any)."""
-
-    def settings(self) -> dict[str, Setting]:
-        """The settings that decide what it accepts, keyed by their TOML name (for diff)."""
-
-
-@dataclass(frozen=True, slots=True)
+@frozen
 class AdapterKind:
     """A kind of adapter: how to build it from the contract, and what lint must know."""
 

@@ -13,27 +13,32 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
 
 from toolguard.adapters import Setting
 from toolguard.errors import ContractError, LimitExceeded, ParseError, SchemaError
-from toolguard.limits import Limits
+from toolguard.frozen import frozen
 from toolguard.number import float_reader
 from toolguard.schema.matcher import Matcher
 from toolguard.schema.regex import translate_groups
 from toolguard.text import is_hidden
 
-GroupType = Literal["string", "integer", "number"]
+TYPE_CHECKING = False  # NOTE: `typing` and `dataclasses` cost a one-shot check start-up
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal, TypeAlias
+
+    from toolguard.limits import Limits
+
+    GroupType: TypeAlias = Literal["string", "integer", "number"]
+
 GROUP_TYPES: tuple[GroupType, ...] = ("string", "integer", "number")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _INT64_MAX = 2**63 - 1
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LinePattern:
     """One compiled line rule: the RE2 pattern and its capturing groups' names in order."""
 
@@ -59,7 +64,7 @@ class LinePattern:
         return record
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TextAdapter:
     """The contract's `[text]` table, compiled."""
 

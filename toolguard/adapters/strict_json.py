@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from toolguard.adapters import Setting
-from toolguard.limits import Limits
+from toolguard.frozen import frozen
 from toolguard.parse import parse
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True, slots=True)
+    from toolguard.adapters import Setting
+    from toolguard.limits import Limits
+
+
+@frozen
 class JsonAdapter:
     """Strict JSON within the limits: nothing to configure."""
 

@@ -8,13 +8,16 @@ key for secret context. Reading the trail back is `toolguard.explain`'s job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from toolguard.frozen import frozen
 
-Command = Literal["check", "run", "serve", "mcp"]  # what produced an audit record
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    Command: TypeAlias = Literal["check", "run", "serve", "mcp"]  # what produced a record
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Source:
     """Where the response came from: stdin, a file, a command (`run`) or an MCP server (`mcp`).
 

@@ -16,7 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from toolguard import envelope
-from toolguard.audit import Command, Source
+from toolguard.audit import Source
 from toolguard.audit.log import MAX_RECORD_BYTES
 from toolguard.audit.raw import Kept
 from toolguard.errors import Rejection
@@ -31,6 +31,7 @@ from toolguard.text import clean
 from toolguard.version import __version__
 
 if TYPE_CHECKING:
+    from toolguard.audit import Command
     from toolguard.contract import Contract
     from toolguard.request import Request
 
@@ -39,7 +40,7 @@ _PATH = 1024
 _MESSAGE = 512
 _STDERR = 256
 _VALUE = 256
-_RECORD_LIMITS = Limits(max_bytes=MAX_RECORD_BYTES, max_depth=8, max_string_length=MAX_RECORD_BYTES)
+RECORD_LIMITS = Limits(max_bytes=MAX_RECORD_BYTES, max_depth=8, max_string_length=MAX_RECORD_BYTES)
 _DIAGNOSTIC_FIELDS = ("layer", "reason", "rule", "schema_path", "instance_path", "offset")
 _INT64 = range(-(2**63), 2**63)  # the integers `decode` (yajl) reads back
 
@@ -120,7 +121,7 @@ def encode(record: dict[str, Any]) -> bytes:
     """One line of ASCII JSON, at most `MAX_RECORD_BYTES`, shedding detail until it fits."""
     line = _line(record)
     for shed in _SHEDDING:
-        if len(line) <= MAX_RECORD_BYTES and _depth(record) <= _RECORD_LIMITS.max_depth:
+        if len(line) <= MAX_RECORD_BYTES and _depth(record) <= RECORD_LIMITS.max_depth:
             return line
         record = shed({**record, "truncated": True})
         line = _line(record)
@@ -134,7 +135,7 @@ def decode(line: bytes) -> dict[str, Any] | None:
     validated against the shipped record schema before anything is shown from it.
     """
     try:
-        value = parse(line, _RECORD_LIMITS)
+        value = parse(line, RECORD_LIMITS)
         _schema().validate(value)
     except Rejection:
         return None

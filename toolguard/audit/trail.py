@@ -7,23 +7,24 @@ be written is replaced by `UPSTREAM_UNAVAILABLE` (retryable), unless the operato
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from toolguard.audit import Command, Source
-from toolguard.contract.audit_policy import RawKeep
 from toolguard.errors import AuditError
-from toolguard.result import Outcome, unrecorded
+from toolguard.frozen import frozen
+from toolguard.result import unrecorded
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from toolguard.audit import Command, Source
     from toolguard.audit.raw import Kept, RawStore
     from toolguard.contract import Contract
+    from toolguard.contract.audit_policy import RawKeep
     from toolguard.request import Request
+    from toolguard.result import Outcome
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TrailOptions:
     """The operator's choices (flags, environment); None falls back to the contract's table."""
 
@@ -38,7 +39,7 @@ class TrailOptions:
     optional: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AuditTrail:
     """Where one contract's records and raw copies go, resolved once per process."""
 

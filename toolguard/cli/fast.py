@@ -5,16 +5,21 @@ tree costs about as much as starting Python itself. So `check`'s flags (`flags.C
 here with the meaning click gives them (a property test holds the two parsers to the same
 result), and anything this parser is not sure of (help, an unknown, repeated or abbreviated
 flag, a value click would refuse or convert) is left to click, so errors and help read exactly
-the same.
+the same. NOTE: a path is given as the text `str(pathlib.Path(value))` would be, where click
+gives the `Path`: every reader of these values takes either (`pathlib` costs start-up).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
-from toolguard.cli.flags import CHECK, Flag
+from toolguard.cli.flags import CHECK
+from toolguard.files import path_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from toolguard.cli.flags import Flag
 
 _BY_NAME = {flag.name: flag for flag in CHECK}
 _COUNT_DIGITS = 18  # more and click's own range check (or int()'s digit limit) should decide
@@ -58,7 +63,7 @@ def parse_check(arguments: list[str]) -> dict[str, object] | None:
             values[flag.dest] = tuple(repeated) if isinstance(repeated, list) else ()
         else:
             values.setdefault(flag.dest, False if flag.kind == "switch" else flag.default)
-    return {"contract": Path(positional[0]), **values}
+    return {"contract": path_text(positional[0]), **values}
 
 
 def _store(values: dict[str, object], flag: Flag, text: str) -> bool:
@@ -83,7 +88,7 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
     if kind == "text":
         return text
     if kind == "data file" and text == "-":
-        return Path(text)  # standard input
+        return text  # standard input
     if kind == "count":
         if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
             return None  # a sign, spaces, underscores or a huge number: click decides
@@ -91,11 +96,11 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
     if "\0" in text:
         return None  # click refuses it
     try:
-        info = Path(text).stat()
+        info = os.stat(text)  # noqa: PTH116 - no pathlib at start-up
     except (OSError, ValueError):
-        return None if kind in {"existing file", "data file"} else Path(text)
+        return None if kind in {"existing file", "data file"} else path_text(text)
     if stat.S_ISDIR(info.st_mode) != (kind == "folder path") or not os.access(text, os.R_OK):
         return None
     if kind != "folder path" and not stat.S_ISREG(info.st_mode):
         return None  # a FIFO or a device: click accepts some; let it decide
-    return Path(text)
+    return path_text(text)

@@ -9,24 +9,26 @@ path reads this table on every check.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from toolguard.audit.trail import TrailOptions
 
 from toolguard.errors import UsageError
 from toolguard.files import is_stdin
+from toolguard.frozen import frozen, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from toolguard.audit.trail import TrailOptions
 
 Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
 # "file path", "folder path", "count", "seconds", "repeatable", "repeatable file", "switch",
 # or a tuple of choices
+_PATHS = ("file path", "folder path")  # kinds the audit trail reads as a `Path`
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Flag:
     """One option: its spelling, where its value goes, how it is read, and its help."""
 
@@ -214,10 +216,19 @@ MCP = (
 
 
 def trail_options(values: Mapping[str, Any]) -> TrailOptions:
-    """The audit flags' values, gathered into the audit writer's options."""
+    """The audit flags' values, gathered into the audit writer's options.
+
+    A path may come as text (the click-free parser's) or as a `Path` (click's): it is a `Path`.
+    """
     from toolguard.audit.trail import TrailOptions  # noqa: PLC0415 - after parsing, not before
 
-    return TrailOptions(**{flag.dest: values[flag.dest] for flag in AUDIT})
+    options = {flag.dest: values[flag.dest] for flag in AUDIT}
+    for flag in AUDIT:
+        if flag.kind in _PATHS and isinstance(options[flag.dest], str):
+            from pathlib import Path  # noqa: PLC0415 - only an audit trail configured
+
+            options[flag.dest] = Path(options[flag.dest])
+    return TrailOptions(**options)
 
 
 def one_stdin(table: tuple[Flag, ...], values: Mapping[str, Any], *implicit: str) -> None:
@@ -311,7 +322,7 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
             settings["multiple"] = True
             if kind == "repeatable file":
                 # NOTE: a contract that cannot be read is a bad contract (exit 3), not usage.
-                settings["type"] = click.Path(path_type=Path)
+                settings["type"] = click.Path(path_type=_path_class())
         elif kind != "text":
             settings["type"] = _CLICK_TYPES[kind](click)
         return click.option(flag.name, flag.dest, **settings)
@@ -339,13 +350,19 @@ def _path_type() -> Any:
     return NamedPath
 
 
+def _path_class() -> type[Any]:
+    from pathlib import Path  # noqa: PLC0415 - click's commands only
+
+    return Path
+
+
 _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     "data file": lambda _: _path_type()(
-        exists=True, dir_okay=False, path_type=Path, allow_dash=True
+        exists=True, dir_okay=False, path_type=_path_class(), allow_dash=True
     ),
-    "existing file": lambda _: _path_type()(exists=True, dir_okay=False, path_type=Path),
-    "file path": lambda _: _path_type()(dir_okay=False, path_type=Path),
-    "folder path": lambda _: _path_type()(file_okay=False, path_type=Path),
+    "existing file": lambda _: _path_type()(exists=True, dir_okay=False, path_type=_path_class()),
+    "file path": lambda _: _path_type()(dir_okay=False, path_type=_path_class()),
+    "folder path": lambda _: _path_type()(file_okay=False, path_type=_path_class()),
     "count": lambda click: click.IntRange(min=1),
     "seconds": lambda click: click.FloatRange(min=0, min_open=True),
 }

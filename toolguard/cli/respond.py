@@ -13,33 +13,42 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, BinaryIO, NoReturn, TypeVar
 
 from toolguard import envelope, report, result
-from toolguard.audit import Command, Source
+from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
-from toolguard.contract import Contract, load_contract
+from toolguard.contract import load_contract
 from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
-from toolguard.files import is_stdin
+from toolguard.files import is_stdin, path_text
 from toolguard.pipeline import check_stream, run_upstream
 from toolguard.request import (
-    Request,
     make_request,
     parse_context_json,
     parse_context_pairs,
     read_context_file,
 )
-from toolguard.result import Outcome
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
+    from typing import Any, BinaryIO, NoReturn, TypeVar
+
+    from toolguard.audit import Command
+    from toolguard.contract import Contract
+    from toolguard.request import Request
+    from toolguard.result import Outcome
+
+    T = TypeVar("T")
 
 
-def check(contract: Path, flags: Mapping[str, Any]) -> NoReturn:
-    """`toolguard check`: one response, one envelope on stdout, then exit."""
-    input_file: Path | None = flags["input_file"]
+def check(contract: Path | str, flags: Mapping[str, Any]) -> NoReturn:
+    """`toolguard check`: one response, one envelope on stdout, then exit.
+
+    Paths come as `Path`s from click, as text from the click-free parser (`fast.py`).
+    """
+    input_file: Path | str | None = flags["input_file"]
     reads_stdin = input_file is None or is_stdin(input_file)
     implicit = () if input_file else ("the response (no --input)",)
     guard(lambda: one_stdin(CHECK, flags, *implicit), flags["diagnostics"])
@@ -48,11 +57,11 @@ def check(contract: Path, flags: Mapping[str, Any]) -> NoReturn:
         with open_input(input_file) as stream:
             return check_stream(loaded, stream, request)
 
-    source = Source("stdin") if reads_stdin else Source("file", str(input_file))
+    source = Source("stdin") if reads_stdin else Source("file", path_text(input_file or ""))
     _respond(contract, flags, "check", source, produce)
 
 
-def run(contract: Path, command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
+def run(contract: Path | str, command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
     """`toolguard run`: run COMMAND, check its output, one envelope on stdout, then exit."""
 
     def produce(loaded: Contract, request: Request) -> Outcome:
@@ -64,7 +73,7 @@ def run(contract: Path, command: tuple[str, ...], flags: Mapping[str, Any]) -> N
 
 
 def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
-    contract: Path,
+    contract: Path | str,
     flags: Mapping[str, Any],
     command: Command,
     source: Source,
@@ -134,23 +143,23 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
 
 def build_request(flags: Mapping[str, Any]) -> Request:
     """The request from its flags: `--context` and `--context-json` over `--context-file`."""
-    context_file: Path | None = flags["context_file"]
+    context_file: Path | str | None = flags["context_file"]
     from_file = read_context_file(context_file) if context_file else {}
     typed = parse_context_json(flags["json_pairs"], from_file)
     context = parse_context_pairs(flags["pairs"], typed)
     return make_request(flags["request_id"], context, flags["now"])
 
 
-def open_input(input_file: Path | None) -> BinaryIO:
+def open_input(input_file: Path | str | None) -> BinaryIO:
     """Where the response is read from: `--input FILE`, else stdin (`--input -` too)."""
     if input_file is None or is_stdin(input_file):
         if sys.stdin is None:
             raise UsageError("stdin is closed; pass the response with --input FILE")
         return sys.stdin.buffer
     try:
-        return input_file.open("rb")
+        return open(input_file, "rb")  # noqa: PTH123 - a Path or text; closed by `with`
     except OSError as exc:
-        raise UsageError(f"cannot open --input {input_file}: {exc.strerror}") from None
+        raise UsageError(f"cannot open --input {path_text(input_file)}: {exc.strerror}") from None
 
 
 def guard(build: Callable[[], T], mode: str) -> T:
@@ -229,7 +238,7 @@ def described(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
     if frames:
         frame = frames[-1]
-        where = f" (at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
+        where = f" (at {os.path.basename(frame.filename)}:{frame.lineno} in {frame.name})"  # noqa: PTH119
     return f"{type(exc).__name__}: {exc}{where}"
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from toolguard.frozen import frozen
 
-RawKeep = Literal["all", "rejected"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Literal, TypeAlias
+
+    RawKeep: TypeAlias = Literal["all", "rejected"]
+
 DEFAULT_MAX_TOTAL_BYTES = 1 << 30
 DEFAULT_MAX_AGE_SECONDS = 30 * 86_400
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AuditPolicy:
     """Defaults the operator's flags and environment override; the secrets they cannot."""
 
@@ -25,12 +29,14 @@ class AuditPolicy:
     record_values: bool = False
 
     @classmethod
-    def from_table(cls, table: dict[str, Any], folder: Path) -> AuditPolicy:
+    def from_table(cls, table: dict[str, Any], folder: Path | str) -> AuditPolicy:
         """Build from a contract's (already schema-checked) table; paths are contract-relative."""
         options = dict(table)
         for key in ("log", "raw_dir"):
             if key in options:
-                options[key] = folder / options[key]
+                from pathlib import Path  # noqa: PLC0415 - only a contract naming a trail
+
+                options[key] = Path(folder, options[key])
         if "secret_context" in options:
             options["secret_context"] = frozenset(options["secret_context"])
         return cls(**options)

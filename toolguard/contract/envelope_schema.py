@@ -17,10 +17,10 @@ from urllib.parse import unquote
 from toolguard.errors import ERROR_CODES
 from toolguard.pointer import lookup
 from toolguard.projection import DISPLAY_TEXT_FIELD, Projection
-from toolguard.request import REQUEST_ID
+from toolguard.request import REQUEST_ID_PATTERN
 
 _SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-_REQUEST_ID_SCHEMA = {"type": "string", "pattern": f"^{REQUEST_ID.pattern}$"}
+_REQUEST_ID_SCHEMA = {"type": "string", "pattern": f"^{REQUEST_ID_PATTERN}$"}
 
 
 def envelope_schema(

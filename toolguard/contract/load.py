@@ -3,42 +3,47 @@
 The TOML is validated against the shipped `schemas/contract.schema.json` before anything is
 built from it, so an unknown key or a wrong type is named with its file and field. The payload
 schema is read with the same strict, bounded parser as responses and compiled fail-closed.
-A warm load takes everything compiled from the contract's artefact (`artefact.py`).
+A warm load takes everything compiled and derived from the contract's artefact (`artefact.py`):
+the checked TOML, each compiled schema, the implied envelope schema and the digest; what a
+check reads of the contract is then built from them, and nothing is checked twice.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Iterator
+import os
 from functools import cache
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from toolguard.adapters import build_adapter, kind_of
 from toolguard.contract import artefact
 from toolguard.contract.audit_policy import AuditPolicy
-from toolguard.contract.envelope_schema import envelope_schema, self_check_schema
 from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
+from toolguard.digest import sha256
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError
+from toolguard.files import path_text
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
-from toolguard.rules import RULE_BY_KIND, ContractFile, Rule
-from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, is_own
+from toolguard.rules import RULE_BY_KIND, ContractFile
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, is_own
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy, budget_conflict
 from toolguard.schema import Validator, compile_schema
-from toolguard.schema.locate import declared_location
-from toolguard.schema.refs import read_schema
-from toolguard.shipped import shipped_schema
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
+
+    from toolguard.rules import Rule
+    from toolguard.run.environment import Inherit
 
 # Contracts are configuration, not responses: a generous budget, the same strictness.
 CONTRACT_MAX_BYTES = 1 << 20
-_VALIDATOR_NAME = re.compile(r"^data[^ ]* ")  # fastjsonschema's "data.rules[0].x " prefix
+_VALIDATOR_NAME = r"^data[^ ]* "  # fastjsonschema's "data.rules[0].x " prefix
 
 
 def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = True) -> Contract:
@@ -48,22 +53,30 @@ def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = T
     `cache=False` neither reads nor stores the contract's artefact: a contract in a temporary
     folder (`diff --against`) would leave one behind per run, under a path never seen again.
     """
-    path = Path(path)
-    raw = _read_toml_bytes(path)
-    artefact_key = artefact.key(path, raw) if cache else None
+    source = path_text(path)  # as `str(Path(path))`: the name every diagnostic shows
+    raw = _read_toml_bytes(source)
+    artefact_key = artefact.key(source, raw) if cache else None
     stored = artefact.read(artefact_key) if artefact_key is not None else None
-    document = stored.document if stored else _checked(_decode_toml(raw, path), raw, path)
-    schemas = _Schemas(path.parent, stored)
-    contract = _build(path, raw, document, schemas, need_extras)
+    document = stored.document if stored else _checked(_decode_toml(raw, source), raw, source)
+    schemas = _Schemas(os.path.dirname(source), stored)  # noqa: PTH120 - no pathlib at start-up
+    contract = _build(source, raw, document, schemas, need_extras)
     if stored is None and artefact_key is not None:
-        artefact.write(artefact_key, document, schemas.validators, schemas.files)
+        derived = artefact.Derived(contract.envelope_schema_json, contract.digest)
+        artefact.write(artefact_key, document, schemas.validators, schemas.files, derived)
     return contract
 
 
 def _build(
-    path: Path, raw: bytes, document: dict[str, Any], schemas: _Schemas, need_extras: bool
+    source: str, raw: bytes, document: dict[str, Any], schemas: _Schemas, need_extras: bool
 ) -> Contract:
-    source = str(path)
+    """The contract from its checked document; from an artefact, what it derived is reused.
+
+    NOTE: what a cold load checks of the document against the schema (that each pointer is
+    declared) and derives from both (the envelope schema, the digest) depends only on the
+    TOML, the schema files and toolguard's sources, which the artefact's key and its file
+    digests cover: a warm load takes it as stored.
+    """
+    stored = schemas.stored
     for field, named in named_paths(document):
         # NOTE: checked on every load, warm or cold: a path no file can have is a bad contract
         # now, not a ValueError from deep inside the audit trail later.
@@ -76,25 +89,39 @@ def _build(
     validator = schemas.file("schema", document["schema"])
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
+    declared = payload_schema if stored is None else None
     rules = tuple(
-        _rule(entry, index, payload_schema, schemas, source, need_extras=need_extras)
+        _rule(entry, index, declared, schemas, source, need_extras=need_extras)
         for index, entry in enumerate(document.get("rules", []))
     )
-    projection, locations = _projection(document, payload_schema, source)
-    implied = envelope_schema(
-        document["tool"], document["version"], payload_schema, locations, projection
-    )
-    try:
-        # NOTE: formats were asserted on the payload; under the envelope's oneOf they would be
-        # refused (a false reject there could accept), so here they are annotations.
-        envelope_validator = schemas.implied("envelope", self_check_schema(implied))
-    except SchemaError as exc:
-        raise ContractError(f"implied envelope schema: {exc}", source=source) from None
+    projection, locations = _projection(document, declared, source)
     run_table = document.get("run", {})
     documents = _error_documents(run_table, schemas)
+    if stored is not None:
+        envelope_validator = schemas.implied("envelope", None)
+        envelope_schema_json, digest = stored.derived.envelope_schema_json, stored.derived.digest
+    else:
+        from toolguard.contract.envelope_schema import (  # noqa: PLC0415 - cold loads only
+            envelope_schema,
+            self_check_schema,
+        )
+
+        implied = envelope_schema(
+            document["tool"], document["version"], payload_schema, locations, projection
+        )
+        try:
+            # NOTE: formats were asserted on the payload; under the envelope's oneOf they would
+            # be refused (a false reject there could accept), so here they are annotations.
+            envelope_validator = schemas.implied("envelope", self_check_schema(implied))
+        except SchemaError as exc:
+            raise ContractError(f"implied envelope schema: {exc}", source=source) from None
+        envelope_schema_json = json.dumps(implied)
+        digest = _digest(
+            raw, [payload_schema, *(entry.validator.schema for entry in documents)], schemas.read
+        )
     run = _run_policy(run_table, source)
     return Contract(
-        path=path,
+        source=source,
         tool=document["tool"],
         version=document["version"],
         limits=limits,
@@ -104,14 +131,10 @@ def _build(
         rules=rules,
         projection=projection,
         envelope_validator=envelope_validator,
-        envelope_schema_json=json.dumps(implied),
-        digest=_digest(
-            raw,
-            [payload_schema, *(entry.validator.schema for entry in documents)],
-            schemas.read,
-        ),
+        envelope_schema_json=envelope_schema_json,
+        digest=digest,
         error_documents=documents,
-        audit=AuditPolicy.from_table(document.get("audit", {}), path.parent),
+        audit=AuditPolicy.from_table(document.get("audit", {}), os.path.dirname(source)),  # noqa: PTH120
         run=run,
         retry=_retry_policy(document.get("retry", {}), run, source),
         mcp=_mcp_policy(document, source),
@@ -134,14 +157,15 @@ def named_paths(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
     yield from ((f"audit.{key}", audit[key]) for key in ("log", "raw_dir") if key in audit)
 
 
-def read_contract_document(path: Path) -> dict[str, Any]:
+def read_contract_document(path: Path | str) -> dict[str, Any]:
     """The contract's TOML, checked against the contract schema (`[lint]` included), as data.
 
     What `load_contract` builds from, and what `toolguard lint` reads (it lints what the
     loader would refuse, such as an undeclared projection pointer, as findings).
     """
-    raw = _read_toml_bytes(path)
-    return _checked(_decode_toml(raw, path), raw, path)
+    source = path_text(path)
+    raw = _read_toml_bytes(source)
+    return _checked(_decode_toml(raw, source), raw, source)
 
 
 def referenced_files(document: dict[str, Any]) -> tuple[str, ...]:
@@ -160,7 +184,7 @@ def referenced_files(document: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]:
+def _checked(document: dict[str, Any], raw: bytes, source: str) -> dict[str, Any]:
     """`document` if the contract schema accepts it, else every problem, placed and in words.
 
     The fail-fast validator decides; only a refused contract pays for the collecting one.
@@ -173,16 +197,18 @@ def _checked(document: dict[str, Any], raw: bytes, path: Path) -> dict[str, Any]
     found = problems(collector.errors(document), document, raw.decode("utf-8"), collector.schema)
     if not found:  # NOTE: unreachable while both variants agree; the first error still shows
         first = _contract_validator().errors(document)
+        import re  # noqa: PLC0415 - refused contracts only
+
         field = (first[0].instance_path or "").strip("/").replace("/", ".") if first else ""
-        message = _VALIDATOR_NAME.sub("", first[0].message) if first else "refused"
-        raise ContractError(f"{message} (by the contract schema)", source=str(path), field=field)
-    raise ContractError(found[0].message, source=str(path), problems=found)
+        message = re.sub(_VALIDATOR_NAME, "", first[0].message) if first else "refused"
+        raise ContractError(f"{message} (by the contract schema)", source=source, field=field)
+    raise ContractError(found[0].message, source=source, problems=found)
 
 
 class _Schemas:
     """Compiles a contract's schemas, or takes them from its artefact, keeping what it did."""
 
-    def __init__(self, folder: Path, stored: artefact.Artefact | None) -> None:
+    def __init__(self, folder: str, stored: artefact.Artefact | None) -> None:
         self.folder = folder
         self.stored = stored
         self.validators: dict[str, Validator] = {}
@@ -193,7 +219,11 @@ class _Schemas:
         """The schema file at `relative` (to the contract), compiled."""
         if self.stored is not None:
             return Validator.from_entry(self.stored.entries[label])
-        schema_file = self.folder / relative
+        from pathlib import Path  # noqa: PLC0415 - cold loads only
+
+        from toolguard.schema.refs import read_schema  # noqa: PLC0415
+
+        schema_file = Path(self.folder, relative)
         try:
             validator = compile_schema(read_schema(schema_file, self.files))
         except SchemaError as exc:
@@ -207,9 +237,9 @@ class _Schemas:
         Nothing is compiled from it into the artefact (the rule is rebuilt from its bytes each
         load); its digest is recorded all the same, so an edited file is a miss, never stale.
         """
-        path = self.folder / relative
+        path = os.path.join(self.folder, relative)  # noqa: PTH118 - no pathlib at start-up
         try:
-            with path.open("rb") as stream:
+            with open(path, "rb") as stream:  # noqa: PTH123
                 raw = read_bounded(stream, CONTRACT_MAX_BYTES)
         except OSError as exc:
             raise ContractError(
@@ -220,12 +250,15 @@ class _Schemas:
                 f"{relative} is larger than {CONTRACT_MAX_BYTES} bytes", source=source, field=field
             ) from None
         read = ContractFile(relative, raw)
-        self.files.append((str(path), read.sha256))
+        self.files.append((path_text(path), read.sha256))
         self.read.append(read)
         return read
 
     def implied(self, label: str, schema: Any) -> Validator:
-        """A schema toolguard derived (the envelope's), with formats as annotations."""
+        """A schema toolguard derived (the envelope's), with formats as annotations.
+
+        From an artefact, `schema` is not needed (None): its compiled entry is stored.
+        """
         if self.stored is not None:
             return Validator.from_entry(self.stored.entries[label])
         validator = compile_schema(schema, formats=False)
@@ -238,7 +271,7 @@ def _digest(raw: bytes, schemas: list[Any], files: list[ContractFile]) -> str:
 
     Schemas count as compiled (refs included); a rule's file (a key set) as its bytes.
     """
-    digest = hashlib.sha256(raw)
+    digest = sha256(raw)
     for schema in schemas:
         digest.update(b"\0" + json.dumps(schema, sort_keys=True).encode())
     for file in files:
@@ -310,39 +343,47 @@ def _retry_policy(table: dict[str, Any], run: RunPolicy, source: str) -> RetryPo
 
 @cache
 def _contract_validator(*, collect: bool = False) -> Validator:
+    """The contract schema's validator: shipped compiled, unless the collecting variant."""
+    from toolguard.schema import prebuilt_validator  # noqa: PLC0415 - cold loads only
+    from toolguard.schema.refs import read_schema  # noqa: PLC0415
+    from toolguard.shipped import shipped_schema  # noqa: PLC0415
+
+    shipped = None if collect else prebuilt_validator("contract")
+    if shipped is not None:
+        return shipped
     return compile_schema(read_schema(shipped_schema("contract.schema.json")), collect=collect)
 
 
-def _read_toml_bytes(path: Path) -> bytes:
+def _read_toml_bytes(source: str) -> bytes:
     """Read the contract within a byte budget (`/dev/zero` is not a contract)."""
     try:
-        with path.open("rb") as stream:
+        with open(source, "rb") as stream:  # noqa: PTH123 - no pathlib at start-up
             raw = read_bounded(stream, CONTRACT_MAX_BYTES)
     except OSError as exc:
-        raise ContractError(f"cannot read contract: {exc.strerror}", source=str(path)) from None
+        raise ContractError(f"cannot read contract: {exc.strerror}", source=source) from None
     except ValueError:  # a NUL in the path: the operating system cannot name such a file
         raise ContractError(
-            "cannot read contract: a path cannot hold a NUL", source=str(path)
+            "cannot read contract: a path cannot hold a NUL", source=source
         ) from None
     except Rejection:
         raise ContractError(
-            f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=str(path)
+            f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=source
         ) from None
     return raw
 
 
-def _decode_toml(raw: bytes, path: Path) -> dict[str, Any]:
+def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
     import tomllib  # noqa: PLC0415 - a warm artefact never parses TOML
 
     try:
         text = raw.decode("utf-8")
         return tomllib.loads(text)
     except UnicodeDecodeError:
-        raise ContractError("contract is not UTF-8", source=str(path)) from None
+        raise ContractError("contract is not UTF-8", source=source) from None
     except tomllib.TOMLDecodeError as exc:
         if text.lstrip().startswith(("{", "[{", "true", "false")):
-            raise ContractError(_json_given(text), source=str(path)) from None
-        raise ContractError(f"not valid TOML: {exc}", source=str(path)) from None
+            raise ContractError(_json_given(text), source=source) from None
+        raise ContractError(f"not valid TOML: {exc}", source=source) from None
 
 
 def _json_given(text: str) -> str:
@@ -356,6 +397,11 @@ def _json_given(text: str) -> str:
 
 
 def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str:
+    """Where the schema declares `pointer`; from an artefact (no schema given), checked before."""
+    if payload_schema is None:
+        return ""
+    from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
+
     location = declared_location(payload_schema, pointer)
     if location is None:
         raise ContractError(

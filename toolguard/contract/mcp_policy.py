@@ -9,15 +9,19 @@ request context keys to JSON Pointers into the call's `arguments`, so a rule suc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
 
-Payload = Literal["structured", "text"]
+from toolguard.frozen import field, frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal, TypeAlias
+
+    Payload: TypeAlias = Literal["structured", "text"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class McpPolicy:
     """The `[mcp]` table as data; a contract without one gets these defaults."""
 

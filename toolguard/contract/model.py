@@ -8,27 +8,31 @@ checked against it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from toolguard.adapters import Adapter
 from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.contract.mcp_policy import McpPolicy
-from toolguard.error_documents import ErrorDocument
-from toolguard.limits import Limits
-from toolguard.projection import Projection
-from toolguard.rules import Rule
+from toolguard.frozen import field, frozen
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy
-from toolguard.schema import Validator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from toolguard.adapters import Adapter
+    from toolguard.error_documents import ErrorDocument
+    from toolguard.limits import Limits
+    from toolguard.projection import Projection
+    from toolguard.rules import Rule
+    from toolguard.schema import Validator
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Contract:
     """Everything needed to check one tool's responses; load once, check many."""
 
-    path: Path
+    source: str  # the contract file as it was named (`path` is the same, as a `Path`)
     tool: str
     version: str
     limits: Limits
@@ -45,6 +49,13 @@ class Contract:
     run: RunPolicy = field(default_factory=RunPolicy)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     mcp: McpPolicy = field(default_factory=McpPolicy)
+
+    @property
+    def path(self) -> Path:
+        """The contract file (a `Path` made on demand: a check never imports `pathlib`)."""
+        from pathlib import Path  # noqa: PLC0415
+
+        return Path(self.source)
 
     @property
     def envelope_schema(self) -> dict[str, Any]:

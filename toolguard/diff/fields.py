@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolguard.contract import Contract
 from toolguard.diff.change import (
@@ -23,7 +22,11 @@ from toolguard.diff.change import (
     widened,
 )
 from toolguard.diff.graph import always_present
-from toolguard.rules import RULE_BY_KIND, Rule
+from toolguard.frozen import fields, is_frozen
+from toolguard.rules import RULE_BY_KIND
+
+if TYPE_CHECKING:
+    from toolguard.rules import Rule
 
 
 def tool_changes(old: Contract, new: Contract) -> list[Change]:
@@ -180,30 +183,30 @@ def _by_name(rules: tuple[Rule, ...]) -> dict[str, Rule]:
 
 def _rule_detail(old: Rule, new: Rule) -> str:
     """The parameters that changed, each `name: before -> after`; else the two rules."""
-    if type(old) is not type(new) or not dataclasses.is_dataclass(old):
+    if type(old) is not type(new) or not is_frozen(old):
         return f"{old!r} -> {new!r}"
     return "; ".join(
-        f"{field.name}: {show(getattr(old, field.name))} -> {show(getattr(new, field.name))}"
-        for field in dataclasses.fields(old)
-        if getattr(old, field.name) != getattr(new, field.name)
+        f"{name}: {show(getattr(old, name))} -> {show(getattr(new, name))}"
+        for name in fields(old)
+        if getattr(old, name) != getattr(new, name)
     )
 
 
 def _rule_impact(old: Rule, new: Rule) -> Upstream:
     """Each changed parameter in the sense its kind's entry gives it; any other: `both`."""
-    if type(old) is not type(new) or not dataclasses.is_dataclass(old):
+    if type(old) is not type(new) or not is_frozen(old):
         return NONE if repr(old) == repr(new) and type(old) is type(new) else BOTH
     impacts = []
     kind = RULE_BY_KIND[old.kind]
-    for field in dataclasses.fields(old):
-        before, after = getattr(old, field.name), getattr(new, field.name)
+    for name in fields(old):
+        before, after = getattr(old, name), getattr(new, name)
         if before == after:
             continue
-        if field.name in kind.wider_when_higher:
+        if name in kind.wider_when_higher:
             impacts.append(widened(_bound(before), _bound(after)))
-        elif field.name in kind.wider_when_more:
+        elif name in kind.wider_when_more:
             impacts.append(_grown(before, after))
-        elif field.name in kind.narrower_when_more:
+        elif name in kind.narrower_when_more:
             impacts.append(flip(_grown(before, after)))
         else:
             impacts.append(BOTH)
@@ -232,13 +235,13 @@ def _members(value: Iterable[Any]) -> frozenset[Any]:
 def limit_changes(old: Contract, new: Contract) -> list[Change]:
     """Each budget: raised accepts more, lowered accepts less."""
     changes: list[Change] = []
-    for field in dataclasses.fields(old.limits):
-        before, after = getattr(old.limits, field.name), getattr(new.limits, field.name)
+    for name in fields(old.limits):
+        before, after = getattr(old.limits, name), getattr(new.limits, name)
         if before != after:
             how = "raised" if after > before else "lowered"
             changes.append(
                 change(
-                    f"limits.{field.name}",
+                    f"limits.{name}",
                     f"limits {how}",
                     f"{before} -> {after}",
                     widened(before, after),

@@ -25,9 +25,13 @@ from toolguard.diff.change import (
 )
 from toolguard.diff.graph import json_key
 from toolguard.error_documents import Mapped
-from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT
 from toolguard.run.policy import unmapped_exit
 from toolguard.run.retry import RetryPolicy, time_limits
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from toolguard.run.environment import Inherit
 
 _UNMAPPED = Mapped(unmapped_exit(1).code, unmapped_exit(1).retryable)
 

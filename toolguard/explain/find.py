@@ -20,7 +20,7 @@ from toolguard.contract import load_contract
 from toolguard.errors import ToolguardError, UsageError
 from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
-from toolguard.request import REQUEST_ID, make_request
+from toolguard.request import is_request_id, make_request
 from toolguard.run.spawn import Attempt
 
 MAX_RAW_BYTES = 1 << 30
@@ -49,7 +49,7 @@ class Recheck:
 
 def find(path: Path, request_id: str) -> Found:
     """All records whose `request_id` is this one; raise `UsageError` for a bad id or log."""
-    if REQUEST_ID.fullmatch(request_id) is None:
+    if not is_request_id(request_id):
         raise UsageError(f"{request_id!r} is not a request id")
     needle = f'"request_id":"{request_id}"'.encode()
     records: list[tuple[int, dict[str, Any]]] = []

@@ -1,7 +1,8 @@
 """`toolguard audit summary`: what a log says happened, counted, over a time window.
 
 Every line is parsed and validated like `explain` does; a line that is not a valid record is
-counted as malformed, never guessed at.
+counted as malformed, never guessed at. Lines `screen` vouches for (what toolguard writes) are
+read without the strict parser; every other line goes through `record.decode`, which decides.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from toolguard import rfc3339
 from toolguard.audit import log, record
 from toolguard.errors import UsageError
+from toolguard.explain import screen
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
@@ -68,7 +70,7 @@ def summarize(
                 unreported = 0
             if line == b"":
                 continue  # a blank line; None (a line too long to be a record) is malformed
-            entry = None if line is None else record.decode(line)
+            entry = None if line is None else screen.vouched(line) or record.decode(line)
             if entry is None:
                 malformed += 1
                 continue

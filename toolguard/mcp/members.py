@@ -4,7 +4,12 @@ The contract's limits apply to the payload's exact bytes as they stand in the se
 so the bytes of `result.structuredContent` are found here, in a line `parse` already accepted
 whole (or, for an unreadable line, in the part of it `parse` read before it failed: that is
 how a failed line's id is established). This is a scanner over text the strict parser has
-validated, not a second parser: it only skips strings and brackets to find where values end.
+validated, not a second parser: it only finds where values end.
+
+NOTE: values are skipped by `json`'s C scanner, run over the line decoded as Latin-1: one
+character per byte, so its offsets are the line's byte offsets, and UTF-8 sequences (which
+only occur inside strings) are characters it passes over. Numbers are kept as text, so no
+number is too long to skip. A name that is not ASCII that way is read again from its bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from json.scanner import make_scanner
 from typing import Any
 
 from toolguard.errors import Rejection
@@ -21,72 +27,89 @@ from toolguard.parse import parse
 CONTAINER: Any = object()  # a member whose value is an object or an array
 AMBIGUOUS: Any = object()  # a member name read twice: its value is not established
 
-_SPACE = re.compile(rb"[ \t\r\n]*")
-# Validated JSON: every backslash starts a valid escape; unrolled, so matching stays linear.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NAME = re.compile(rb'[ \t\r\n]*("[^"\\]*(?:\\.[^"\\]*)*")[ \t\r\n]*(:?)[ \t\r\n]*', re.DOTALL)
-_NEXT = re.compile(rb"[ \t\r\n]*(,?)")
-# Everything up to the next bracket that is not inside a string, strings included, in C.
-_FILLER = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.DOTALL)
-_SCALAR_END = re.compile(rb"[ \t\r\n,\]}]")
+_SPACE = re.compile(r"[ \t\r\n]*")
+# NOTE: typeshed types `make_scanner`'s argument as itself; it takes a decoder's settings.
+_SCAN = make_scanner(json.JSONDecoder(parse_int=str, parse_float=str))  # type: ignore[arg-type]
+_INCOMPLETE = (StopIteration, ValueError)  # the text ends (a prefix) before the value does
 
 
 def span(line: bytes, path: tuple[str, ...]) -> tuple[int, int] | None:
     """The byte span of the value at `path` (member names) in a line `parse` accepted."""
+    text = line.decode("latin-1")
     at = 0
     for name in path:
-        found = _find(line, at, name)
+        found = _find(text, at, name)
         if found is None:
             return None
         at = found
-    end = _skip(line, at)
+    end = _skip(text, at)
     return None if end is None else (at, end)
 
 
-def _find(line: bytes, at: int, wanted: str) -> int | None:
+def _find(text: str, at: int, wanted: str) -> int | None:
     """Where the value of member `wanted` of the object at `at` starts.
 
     NOTE: only the members before it are skipped (the value itself is not): a line `parse`
-    accepted holds no name twice, so the first is the one.
+    accepted holds no name twice, so the first is the one. The line is whole and valid, so
+    this is `_members` without its care for prefixes: a guarded call's answer runs it twice.
     """
-    for name, start, end in members(line, at, until=wanted):
-        if name == wanted and start >= 0:
+    space = _SPACE.match
+    at = space(text, at).end()  # type: ignore[union-attr] # always matches
+    if text[at : at + 1] != "{":
+        return None
+    at = space(text, at + 1).end()  # type: ignore[union-attr]
+    while text[at : at + 1] == '"':
+        name, after = _SCAN(text, at)
+        start = space(text, space(text, after).end() + 1).end()  # type: ignore[union-attr]
+        if (name if name.isascii() else _name(text, at, after)) == wanted:
             return start
-        if end < 0:
+        after = space(text, _SCAN(text, start)[1]).end()  # type: ignore[union-attr]
+        if text[after : after + 1] != ",":
             return None
+        at = space(text, after + 1).end()  # type: ignore[union-attr]
     return None
 
 
-def members(
-    line: bytes, at: int = 0, *, until: str | None = None
-) -> Iterator[tuple[str, int, int]]:
+def _name(text: str, start: int, end: int) -> str:
+    """The name at text[start:end] read again from its bytes (Latin-1 split its UTF-8)."""
+    return str(json.loads(text[start:end].encode("latin-1")))
+
+
+def _members(text: str, at: int, *, until: str | None) -> Iterator[tuple[str, int, int]]:
     """(name, value start, value end) for each member of the object at `at`, in order.
 
     Stops quietly where the text ends (a prefix) or is not an object; a name whose value the
     prefix does not hold ends it with an end of -1 (and a start of -1 if not even its `:`).
     The member named `until` is yielded with an end of -1, unskipped, and ends it.
     """
-    at = _SPACE.match(line, at).end()  # type: ignore[union-attr] # always matches
-    if line[at : at + 1] != b"{":
+    at = _SPACE.match(text, at).end()  # type: ignore[union-attr] # always matches
+    if text[at : at + 1] != "{":
         return
     at += 1
-    while (member := _NAME.match(line, at)) is not None:
-        token = member.group(1)
-        # NOTE: most names hold no escape: decoding them needs no JSON decoder.
-        name: str = json.loads(token) if b"\\" in token else token[1:-1].decode("utf-8")
-        if not member.group(2):
+    while True:
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if text[at : at + 1] != '"':
+            return
+        try:
+            name, after = _SCAN(text, at)
+        except _INCOMPLETE:
+            return  # the name itself is cut off
+        if not name.isascii():
+            name = _name(text, at, after)
+        colon = _SPACE.match(text, after).end()  # type: ignore[union-attr]
+        if text[colon : colon + 1] != ":":
             yield name, -1, -1
             return
-        start = member.end()
-        end = None if name == until else _skip(line, start)
+        start = _SPACE.match(text, colon + 1).end()  # type: ignore[union-attr]
+        end = None if name == until else _skip(text, start)
         if end is None:
             yield name, start, -1  # the value runs past the end of a prefix (or is wanted)
             return
         yield name, start, end
-        after = _NEXT.match(line, end)
-        if not after.group(1):  # type: ignore[union-attr] # always matches
+        after = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if text[after : after + 1] != ",":
             return
-        at = after.end()  # type: ignore[union-attr]
+        at = after + 1
 
 
 def leading_members(raw: bytes, limits: Limits) -> dict[str, Any]:
@@ -114,38 +137,30 @@ def leading_members(raw: bytes, limits: Limits) -> dict[str, Any]:
         break  # a complete value: every member was read
     found: dict[str, Any] = {}
     seen: set[str] = set()
-    for name, start, end in members(prefix):
+    text = prefix.decode("latin-1")
+    for name, start, end in _members(text, 0, until=None):
         if name in seen:
             found[name] = AMBIGUOUS
             continue
         seen.add(name)
-        after = _SPACE.match(prefix, end).end() if end >= 0 else -1  # type: ignore[union-attr]
-        if end < 0 or prefix[after : after + 1] not in (b",", b"}"):
+        after = _SPACE.match(text, end).end() if end >= 0 else -1  # type: ignore[union-attr]
+        if end < 0 or text[after : after + 1] not in (",", "}"):
             continue  # not completely read: a number may go on, a string may be another key
-        first = prefix[start : start + 1]
-        found[name] = CONTAINER if first in (b"{", b"[") else json.loads(prefix[start:end])
+        first = text[start : start + 1]
+        found[name] = CONTAINER if first in ("{", "[") else json.loads(prefix[start:end])
     return found
 
 
-def _skip(line: bytes, at: int) -> int | None:
-    """Where the value at `at` ends, or None if the text ends first."""
-    first = line[at : at + 1]
-    if first == b'"':
-        string = _STRING.match(line, at)
-        return string.end() if string else None
-    if first not in (b"{", b"["):
-        end = _SCALAR_END.search(line, at)
-        return end.start() if end else None
-    depth = 0
-    while True:
-        char = line[at : at + 1]
-        if char in (b"{", b"["):
-            depth += 1
-        elif char in (b"}", b"]"):
-            depth -= 1
-        else:
-            return None  # the text ends (a prefix), or inside a string
-        at += 1
-        if depth == 0:
-            return at
-        at = _FILLER.match(line, at).end()  # type: ignore[union-attr] # always matches
+def _skip(text: str, at: int) -> int | None:
+    """Where the value at `at` ends, or None if the text ends first.
+
+    A number or literal ends only where something follows it: at the end of a prefix, `12`
+    may be the start of `123`.
+    """
+    try:
+        _, end = _SCAN(text, at)
+    except _INCOMPLETE:
+        return None
+    if end == len(text) and text[at : at + 1] not in ('"', "{", "["):
+        return None
+    return end

@@ -10,11 +10,14 @@ command toolguard starts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Final, Literal
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Final, Literal, TypeAlias
+
+    Inherit: TypeAlias = Literal["*"]
 
 INHERIT: Final = "*"
-Inherit = Literal["*"]
 OWN_PREFIX: Final = "TOOLGUARD_"
 # What a shell command and ssh need: where programs are, who and where the user is, the
 # locale and time zone, the terminal, temporary files, and the ssh agent and Kerberos tickets.

@@ -11,16 +11,18 @@ status the contract does not map is read only for a declared error document.
 from __future__ import annotations
 
 import signal
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from toolguard.error_documents import Mapped
 from toolguard.errors import UpstreamError
-from toolguard.run.environment import DEFAULT_NAMES, INHERIT, Inherit, allowed, without_toolguard
+from toolguard.frozen import field, frozen
+from toolguard.run.environment import DEFAULT_NAMES, INHERIT, allowed, without_toolguard
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from toolguard.run.environment import Inherit
     from toolguard.run.spawn import Attempt
 
 DEFAULT_TIMEOUT = 30.0
@@ -28,7 +30,7 @@ _SSH_CONNECTION_FAILED = 255
 _DEFAULT_EXITS = MappingProxyType({_SSH_CONNECTION_FAILED: Mapped("UPSTREAM_UNAVAILABLE", True)})
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunPolicy:
     """The contract's `[run]` table: how to run the command and read its failures."""
 

@@ -13,31 +13,36 @@ down, that is refused with both named, never silently cut.
 
 from __future__ import annotations
 
-import random
 import time
-from dataclasses import dataclass, field
-from typing import Protocol
 
-from toolguard.errors import ErrorCode, UsageError
-from toolguard.run.policy import DEFAULT_TIMEOUT, RunPolicy
+from toolguard.errors import UsageError
+from toolguard.frozen import field, frozen
+from toolguard.run.policy import DEFAULT_TIMEOUT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from toolguard.errors import ErrorCode
+    from toolguard.run.policy import RunPolicy
+
+    class Clock(Protocol):
+        """Time as the retry loop sees it (a fake one in tests)."""
+
+        def monotonic(self) -> float:
+            """Seconds since an arbitrary, fixed start."""
+            ...
+
+        def sleep(self, seconds: float) -> None:
+            """Wait."""
+            ...
+
+        def uniform(self, low: float, high: float) -> float:
+            """A random number in [low, high]."""
+            ...
+
 
 DEFAULT_BUDGET = 60.0
-
-
-class Clock(Protocol):
-    """Time as the retry loop sees it (a fake one in tests)."""
-
-    def monotonic(self) -> float:
-        """Seconds since an arbitrary, fixed start."""
-        ...
-
-    def sleep(self, seconds: float) -> None:
-        """Wait."""
-        ...
-
-    def uniform(self, low: float, high: float) -> float:
-        """A random number in [low, high]."""
-        ...
 
 
 class RealClock:
@@ -53,10 +58,12 @@ class RealClock:
 
     def uniform(self, low: float, high: float) -> float:
         """A random delay: jitter needs spread, not secrecy."""
+        import random  # noqa: PLC0415 - only a retry waits (`random` seeds itself on import)
+
         return random.uniform(low, high)  # noqa: S311
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RetryPolicy:
     """The contract's `[retry]` table; the default is a single attempt."""
 

@@ -7,12 +7,8 @@ formats asserted by our own parsers, and every remote reference refused.
 
 from __future__ import annotations
 
-import copy
-import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache, partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.number import from_plain_data, to_plain_data
@@ -28,7 +24,11 @@ from toolguard.schema.cache import (
 from toolguard.schema.matcher import UnmatchableText
 from toolguard.schema.runtime import LOCATION_TAG
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, NoReturn
+
     from toolguard.schema.keywords import Prepared
 
 __all__ = ["Validator", "compile_schema"]
@@ -42,9 +42,9 @@ class _LazyFormats(Mapping[str, Callable[[str], bool]]):
     """
 
     def __getitem__(self, name: str) -> Callable[[str], bool]:
-        from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
+        from toolguard.schema.formats import checker  # noqa: PLC0415
 
-        return FORMAT_CHECKERS[name]
+        return checker(name)
 
     def __iter__(self) -> Iterator[str]:
         from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
@@ -60,7 +60,7 @@ class _LazyFormats(Mapping[str, Callable[[str], bool]]):
 _FORMATS = _LazyFormats()
 
 
-class _Offline(dict[str, Callable[[str], Any]]):
+class _Offline(dict[str, Callable[[str], object]]):
     """A handler table that claims every URI scheme, so fastjsonschema never calls urlopen."""
 
     def __contains__(self, scheme: object) -> bool:
@@ -230,6 +230,9 @@ def compile_schema(
 
 def _generate(prepared: Prepared, *, collect: bool = False) -> str:
     """Generate the module source for a prepared schema (imports fastjsonschema: misses only)."""
+    import copy  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
     from fastjsonschema import JsonSchemaDefinitionException  # noqa: PLC0415
 
     from toolguard.schema.formats import FORMAT_CHECKERS  # noqa: PLC0415
@@ -251,11 +254,28 @@ def _generate(prepared: Prepared, *, collect: bool = False) -> str:
         raise SchemaError(f"invalid schema: {type(exc).__name__}: {exc}") from None
 
 
+def prebuilt_validator(name: str) -> Validator | None:
+    """A validator shipped compiled (`prebuilt.py`), or None if its schema files changed."""
+    from toolguard.schema.prebuilt import module  # noqa: PLC0415 - cold paths only
+
+    generated = module(name)
+    if generated is None:
+        return None
+    function = getattr(generated, generated.NAME)
+    entry = Entry(generated.NAME, function.__code__, generated.BUNDLED, generated.FORMATS, ())
+    if entry.formats:
+        function = partial(function, custom_formats=_FORMATS)
+    return Validator(function, entry)
+
+
 @lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'
 def _metaschema() -> Validator:
     """The shipped Draft 2020-12 metaschema, compiled by toolguard itself (formats annotated)."""
     from toolguard.schema.vocabulary import DRAFT_2020_12  # noqa: PLC0415 - misses only
 
+    shipped = prebuilt_validator("metaschema")
+    if shipped is not None:
+        return shipped
     return compile_schema({"$ref": DRAFT_2020_12}, formats=False, _check_dialect=False)
 
 

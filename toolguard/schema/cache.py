@@ -28,33 +28,34 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import marshal
 import os
-import re
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from fractions import Fraction
-from pathlib import Path
-from types import CodeType
-from typing import Any
 
+from toolguard.digest import sha256, sha256_hex
 from toolguard.errors import SchemaError
-from toolguard.files import Untrusted, open_folder, refusal, write_atomic
+from toolguard.files import Untrusted, absolute_text, open_folder, refusal, write_atomic
+from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
-from toolguard.schema.runtime import DynamicScope, is_multiple, unique_key
+from toolguard.schema.runtime import dynamic_scope, is_multiple, unique_key
 from toolguard.text import clean
 
-_FIRST_FUNCTION = re.compile(r"^def (\w+)\(", re.MULTILINE)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from types import CodeType
+    from typing import Any
+
 # The generated module imports fastjsonschema only for its exception classes; we pass ours in
 # its globals instead, so loading a cached validator does not import fastjsonschema (~30 ms).
 _FASTJSONSCHEMA_IMPORT = (
     "from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n"
 )
+# ... and `decimal`, which it needs only where it also names `Decimal` in a check.
+_DECIMAL_IMPORT = "from decimal import Decimal\n"
 _DIGEST = 32
-_NAME_STEPS = re.compile(r"[.\[\]]+")
 _ENTRY_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _opened: tuple[str, int | None] | None = None  # the configured path and its open folder
 _warned = False
@@ -81,7 +82,9 @@ class SchemaViolation(ValueError):
     @property
     def path(self) -> list[str]:
         """The name split into steps, as fastjsonschema does (ambiguous for keys with dots)."""
-        return [step for step in _NAME_STEPS.split(self.name or "") if step]
+        import re  # noqa: PLC0415 - only when a violation's path is asked for
+
+        return [step for step in re.split(r"[.\[\]]+", self.name or "") if step]
 
 
 class SchemaViolations(SchemaViolation):
@@ -97,7 +100,7 @@ class SchemaViolations(SchemaViolation):
         ]
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """What a compile leaves behind: everything a later call needs to skip the work."""
 
@@ -131,29 +134,57 @@ def cached(
 
 
 def function_of(entry: Entry) -> Callable[..., Any]:
-    """The validation function an entry's code defines (its own namespace each time)."""
+    """The validation function an entry's code defines (its own namespace each time).
+
+    The namespace holds what generated code may call; a part that costs an import
+    (`threading` for `$dynamicRef`, `fractions` for `multipleOf`) only if the code names it.
+    """
+    namespace = generated_namespace(_names(entry.code))
+    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
+    function: Callable[..., Any] = namespace[entry.name]
+    return function
+
+
+def generated_namespace(names: set[str]) -> dict[str, Any]:
+    """What generated code may call, for code that uses `names` (a fresh namespace each time).
+
+    A part that costs an import (`threading` for `$dynamicRef`, `fractions` for
+    `multipleOf`) only if the code names it.
+    """
     namespace: dict[str, Any] = {
         "JsonSchemaValueException": SchemaViolation,
         "JsonSchemaValuesException": SchemaViolations,
-        "DYNAMIC_SCOPE": DynamicScope(),
-        "Fraction": Fraction,
         "is_multiple": is_multiple,
         "PATTERN": Matcher,
         "ExactFloat": ExactFloat,
         "exact_number": exact_number,
         "unique_key": unique_key,
     }
-    exec(entry.code, namespace)  # noqa: S102 - our own generated code, from a trusted cache
-    function: Callable[..., Any] = namespace[entry.name]
-    return function
+    if "DYNAMIC_SCOPE" in names:
+        namespace["DYNAMIC_SCOPE"] = dynamic_scope()
+    if "Fraction" in names:
+        from fractions import Fraction  # noqa: PLC0415 - only schemas with multipleOf
+
+        namespace["Fraction"] = Fraction
+    return namespace
+
+
+def _names(code: CodeType) -> set[str]:
+    """Every global or attribute name `code` and the functions it defines use."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, type(code)):
+            names |= _names(constant)
+    return names
 
 
 def files_unchanged(files: tuple[tuple[str, str], ...]) -> bool:
     """Whether every (path, SHA-256) an entry was built from still holds those bytes."""
     for file, digest in files:
         try:
-            if file_digest(Path(file).read_bytes()) != digest:
-                return False
+            with open(file, "rb") as stream:  # noqa: PTH123 - no pathlib at start-up
+                if file_digest(stream.read()) != digest:
+                    return False
         except OSError:
             return False
     return True
@@ -161,23 +192,38 @@ def files_unchanged(files: tuple[tuple[str, str], ...]) -> bool:
 
 def file_digest(raw: bytes) -> str:
     """How a registry file is fingerprinted in an entry."""
-    return hashlib.sha256(raw).hexdigest()
+    return sha256_hex(raw)
 
 
 def compile_source(source: str) -> tuple[str, CodeType]:
     """The name of the function fastjsonschema's module source defines, and its code object."""
+    name, runnable = runnable_source(source)
+    return name, compile(runnable, "<toolguard schema>", "exec")
+
+
+def runnable_source(source: str) -> tuple[str, str]:
+    """The module source fastjsonschema generated, without its imports, and its function.
+
+    `generated_namespace` gives what the code calls.
+
+    Also what `prebuilt.py` writes to its generated modules, so both run the same text.
+    """
+    import re  # noqa: PLC0415 - a compile: misses only
+
     source = source.replace(_FASTJSONSCHEMA_IMPORT, "")
-    match = _FIRST_FUNCTION.search(source)
+    if "Decimal" not in source.replace(_DECIMAL_IMPORT, ""):
+        source = source.replace(_DECIMAL_IMPORT, "")
+    match = re.search(r"^def (\w+)\(", source, re.MULTILINE)
     if match is None:
         raise SchemaError("fastjsonschema generated no validation function")
-    return match.group(1), compile(source, "<toolguard schema>", "exec")
+    return match.group(1), source
 
 
 def key_of(*material: Any) -> str | None:
     """A cache key for plain data, this toolguard's sources included; None if not plain data."""
     try:
         # NOTE: version 2 has no back-references, so equal values always give equal bytes.
-        return hashlib.sha256(marshal.dumps((_fingerprint(), *material), 2)).hexdigest()
+        return sha256_hex(marshal.dumps((_fingerprint(), *material), 2))
     except (ValueError, TypeError):
         return None  # not plain data (a subclass, an object): compile it, never cache it
 
@@ -186,7 +232,7 @@ def _key(
     schema: Any, formats: bool, refs: Mapping[str, str | Path] | None, collect: bool
 ) -> str | None:
     registry = sorted(
-        (prefix, str(Path(folder).absolute())) for prefix, folder in (refs or {}).items()
+        (prefix, absolute_text(os.fspath(folder))) for prefix, folder in (refs or {}).items()
     )
     return key_of(formats, registry, schema, *(["collect"] if collect else []))
 
@@ -199,17 +245,18 @@ def _fingerprint() -> str:
     fastjsonschema's modules stand for their content: an upgrade or an edited checkout never
     reuses code generated by older sources. Plain `os.scandir`: this runs in every process.
     """
-    from toolguard.shipped import shipped_schema  # noqa: PLC0415
+    from toolguard.shipped import shipped_folder  # noqa: PLC0415
     from toolguard.version import __version__  # noqa: PLC0415
 
     stamps = [__version__, sys.implementation.cache_tag]
-    for root in (Path(__file__).parent.parent, shipped_schema("contract.schema.json").parent):
-        _stamp(str(root), stamps)
+    package = os.path.dirname(os.path.dirname(__file__))  # noqa: PTH120 - toolguard/
+    for root in (package, shipped_folder()):
+        _stamp(root, stamps)
     _stamp(_fastjsonschema_folder(), stamps)
     re2 = _package_folder("re2")  # a pattern's refusal and program size are RE2's
     if re2 is not None:
         _stamp(re2, stamps)
-    return hashlib.sha256("\n".join(stamps).encode()).hexdigest()
+    return sha256_hex("\n".join(stamps).encode())
 
 
 def _stamp(folder: str, stamps: list[str]) -> None:
@@ -235,9 +282,9 @@ def _fastjsonschema_folder() -> str:
 def _package_folder(name: str) -> str | None:
     """Where the package `name` would be imported from, found without importing it."""
     for folder in sys.path:
-        candidate = Path(folder or ".", name)
-        if (candidate / "__init__.py").is_file():
-            return str(candidate)
+        candidate = os.path.join(folder or ".", name)  # noqa: PTH118 - no pathlib at start-up
+        if os.path.isfile(os.path.join(candidate, "__init__.py")):  # noqa: PTH113, PTH118
+            return candidate
     return None
 
 
@@ -293,7 +340,7 @@ def load(key: str) -> Any:
     if blob is None:
         return None
     body = blob[_DIGEST:]
-    if len(blob) <= _DIGEST or hashlib.sha256(body).digest() != blob[:_DIGEST]:
+    if len(blob) <= _DIGEST or sha256(body).digest() != blob[:_DIGEST]:
         return None  # corrupt or truncated (the digest proves nothing about who wrote it)
     try:
         return marshal.loads(body)  # noqa: S302 - from a trusted path, checked file, intact
@@ -330,7 +377,7 @@ def store(key: str, value: Any) -> None:
     except ValueError:
         return
     try:
-        write_atomic(Path(f"{key}.bin"), hashlib.sha256(body).digest() + body, dir_fd=folder)
+        write_atomic(f"{key}.bin", sha256(body).digest() + body, dir_fd=folder)
     except OSError:
         return  # a full disk or a vanished folder only costs the next call a compile
 

@@ -14,9 +14,11 @@ syntax), never text a user wrote; `refusal` says why RE2 cannot run one within o
 
 from __future__ import annotations
 
-from typing import Any
-
 from toolguard.errors import SchemaError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # NOTE: RE2's program (its compiled automaton) bounds the work per input byte: about 2.5 ns
 # per instruction alive once a pattern built for it defeats the DFA (benchmarks/patterns.py),

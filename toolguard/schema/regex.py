@@ -14,13 +14,15 @@ the one a schema published to other validators raises: does Python read the text
 from __future__ import annotations
 
 import re
-import warnings
-from typing import Literal, NoReturn
 
 from toolguard.errors import SchemaError
 from toolguard.schema import charsets
 from toolguard.schema.charsets import Ranges
 from toolguard.schema.matcher import Matcher, refusal
+
+TYPE_CHECKING = False  # NOTE: a text contract translates its patterns on every load
+if TYPE_CHECKING:
+    from typing import Literal, NoReturn
 
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
 _CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
@@ -131,6 +133,8 @@ def python_reading(pattern: str) -> Literal["same", "looser", "other"]:
             looser = True
         at += 1
     try:
+        import warnings  # noqa: PLC0415 - a Python reading only
+
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # FutureWarning: a set Python may one day read anew
             re.compile(pattern)

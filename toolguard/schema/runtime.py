@@ -1,26 +1,46 @@
-"""What generated validation code calls at run time, kept light: no fastjsonschema import."""
+"""What generated validation code calls at run time, kept light: no fastjsonschema import.
+
+`cache.function_of` gives a validator only the names its code uses: `threading` (for
+`$dynamicRef`) and `fractions` (for `multipleOf`) are imported for the schemas that need them.
+"""
 
 from __future__ import annotations
 
-import threading
-from fractions import Fraction
-from typing import Any
+from functools import cache
 
 from toolguard.number import exact_number
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from fractions import Fraction
+    from typing import Any
 
 # Marks each subschema with its location ($comment), so an error names the subschema that failed.
 LOCATION_TAG = "toolguard:"
 
 
-class DynamicScope(threading.local):
-    """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""
+@cache
+def _dynamic_scope_class() -> type[Any]:
+    import threading  # noqa: PLC0415 - only schemas with $dynamicRef
 
-    def __init__(self) -> None:
-        self.stack: list[str] = []
+    class DynamicScope(threading.local):
+        """The schema resources entered so far, outermost first, per thread ($dynamicRef)."""
+
+        def __init__(self) -> None:
+            self.stack: list[str] = []
+
+    return DynamicScope
+
+
+def dynamic_scope() -> Any:
+    """A fresh per-thread stack of the schema resources entered ($dynamicRef's scope)."""
+    return _dynamic_scope_class()()
 
 
 def is_multiple(value: int | float, divisor: Fraction) -> bool:
     """`multipleOf` on exact values; NaN and infinity (not JSON numbers) are never multiples."""
+    from fractions import Fraction  # noqa: PLC0415 - the code calling this imported it
+
     exact = exact_number(value)
     return isinstance(exact, Fraction) and (exact / divisor).denominator == 1
 

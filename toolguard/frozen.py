@@ -1,0 +1,199 @@
+"""Frozen value classes for the check path, without `dataclasses`.
+
+`@frozen` is `@dataclass(frozen=True)` for the modules a `toolguard check` imports: `__init__`
+from the annotated fields (defaults and `field(default_factory=...)` included, then
+`__post_init__`), `__repr__`, `__eq__` and `__hash__` over the fields, and no assignment after
+`__init__`. NOTE: importing `dataclasses` costs a check as much as starting Python (it imports
+`inspect`, hence `ast`, `dis` and `tokenize`), and each decorated class generates and compiles
+its methods' source; here the methods are shared, written once, and a class costs a dict of its
+field names. Elsewhere (lint, diff, serve...) dataclasses are fine. `replace` and `fields`
+stand in for their `dataclasses` namesakes.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # NOTE: `typing` itself is a start-up cost the check path does not pay
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
+else:
+
+    def dataclass_transform(**_options: object) -> object:  # noqa: D103 - typing's, at run time
+        return lambda decorated: decorated
+
+
+_FIELDS = "__frozen_fields__"  # the class's field names, in order
+_DEFAULTS = "__frozen_defaults__"  # name -> default value
+_FACTORIES = "__frozen_factories__"  # name -> default factory
+_HIDDEN = "__frozen_unshown__"  # names left out of repr
+
+
+class FrozenInstanceError(AttributeError):
+    """Raised on an attempt to assign or delete a field of a frozen instance."""
+
+
+class _Field:
+    __slots__ = ("factory", "repr")
+
+    def __init__(self, factory: Callable[[], Any], *, shown: bool) -> None:
+        self.factory = factory
+        self.repr = shown
+
+
+def field(
+    *,
+    default: Any = None,
+    default_factory: Callable[[], T] | None = None,
+    repr: bool = True,
+) -> T:
+    """A field with a default made per instance, or one left out of `repr`.
+
+    The options of `dataclasses.field` that the check path uses; `default` is only for a
+    field shown nowhere (`repr=False`): plain defaults are written `name: type = value`.
+    """
+    factory = default_factory if default_factory is not None else (lambda: default)
+    return _Field(factory, shown=repr)  # type: ignore[return-value]
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def frozen(cls: type[T]) -> type[T]:
+    """Make `cls` a frozen value class over its annotated fields (see the module docstring)."""
+    namespace = cls.__dict__
+    names: list[str] = []
+    defaults: dict[str, Any] = {}
+    factories: dict[str, Callable[[], Any]] = {}
+    hidden: set[str] = set()
+    # NOTE: annotations are strings (`from __future__ import annotations`): a `ClassVar` is
+    # recognised by its spelling, as `dataclasses` does for string annotations.
+    for name, annotation in namespace.get("__annotations__", {}).items():
+        if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+            continue
+        names.append(name)
+        if name in namespace:
+            value = namespace[name]
+            if isinstance(value, _Field):
+                factories[name] = value.factory
+                if not value.repr:
+                    hidden.add(name)
+                delattr(cls, name)
+            else:
+                defaults[name] = value
+        elif defaults or factories:
+            raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with")
+    setattr(cls, _FIELDS, tuple(names))
+    setattr(cls, _DEFAULTS, defaults)
+    setattr(cls, _FACTORIES, factories)
+    setattr(cls, _HIDDEN, frozenset(hidden))
+    setattr(cls, "__match_args__", tuple(names))  # noqa: B010 - mypy refuses the assignment
+    for method in (_init, _repr, _eq, _hash, _setattr, _delattr, _reduce):
+        if method.__name__ not in namespace:
+            setattr(cls, method.__name__, method)
+    return cls
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    cls = type(self)
+    names: tuple[str, ...] = getattr(cls, _FIELDS)
+    if len(args) > len(names):
+        raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, {len(args)} given")
+    for name, value in zip(names, args, strict=False):
+        if name in kwargs:
+            raise TypeError(f"{cls.__name__}() got multiple values for {name!r}")
+        object.__setattr__(self, name, value)
+    defaults, factories = getattr(cls, _DEFAULTS), getattr(cls, _FACTORIES)
+    for name in names[len(args) :]:
+        if name in kwargs:
+            value = kwargs.pop(name)
+        elif name in defaults:
+            value = defaults[name]
+        elif name in factories:
+            value = factories[name]()
+        else:
+            raise TypeError(f"{cls.__name__}() missing argument {name!r}")
+        object.__setattr__(self, name, value)
+    if kwargs:
+        raise TypeError(f"{cls.__name__}() got an unexpected argument {next(iter(kwargs))!r}")
+    post_init = getattr(self, "__post_init__", None)
+    if post_init is not None:
+        post_init()
+
+
+_init.__name__ = "__init__"
+
+
+def _values(self: Any) -> tuple[Any, ...]:
+    return tuple(getattr(self, name) for name in getattr(type(self), _FIELDS))
+
+
+def _repr(self: Any) -> str:
+    cls = type(self)
+    hidden = getattr(cls, _HIDDEN)
+    shown = ", ".join(
+        f"{name}={getattr(self, name)!r}" for name in getattr(cls, _FIELDS) if name not in hidden
+    )
+    return f"{cls.__qualname__}({shown})"
+
+
+_repr.__name__ = "__repr__"
+
+
+def _eq(self: Any, other: object) -> Any:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _values(self) == _values(other)
+
+
+_eq.__name__ = "__eq__"
+
+
+def _hash(self: Any) -> int:
+    return hash(_values(self))
+
+
+_hash.__name__ = "__hash__"
+
+
+def _setattr(self: Any, name: str, value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+_setattr.__name__ = "__setattr__"
+
+
+def _delattr(self: Any, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+_delattr.__name__ = "__delattr__"
+
+
+def _reduce(self: Any) -> tuple[Any, ...]:
+    """Copies and pickles are rebuilt through `__init__` (its checks included)."""
+    return (type(self), _values(self))
+
+
+_reduce.__name__ = "__reduce__"
+
+
+def fields(value: object) -> tuple[str, ...]:
+    """The field names of a frozen class or instance, in order (`dataclasses.fields`' names)."""
+    cls = value if isinstance(value, type) else type(value)
+    names: tuple[str, ...] = getattr(cls, _FIELDS)
+    return names
+
+
+def is_frozen(value: object) -> bool:
+    """Whether `value` is a frozen class or an instance of one."""
+    cls = value if isinstance(value, type) else type(value)
+    return _FIELDS in cls.__dict__
+
+
+def replace(value: T, /, **changes: Any) -> T:
+    """A copy of the frozen `value` with `changes` (`dataclasses.replace`), through `__init__`."""
+    current = {name: getattr(value, name) for name in fields(value)}
+    unknown = changes.keys() - current.keys()
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
+    return type(value)(**{**current, **changes})
