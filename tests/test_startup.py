@@ -181,7 +181,9 @@ CHECK_PATH_STANDARD_LIBRARY = frozenset(
         *("unicodedata", "copy", "weakref", "_weakrefset"),
     }
 )
-PATTERN_ENGINE = frozenset({"re2", "re2._re2"})  # only for a schema or adapter with patterns
+# Only for a schema or adapter with patterns; google-re2 1.1 (the floor) is `re2.py` over a
+# top-level `_re2` extension, later releases a package holding `re2._re2`.
+PATTERN_ENGINE = frozenset({"re2", "re2._re2", "_re2"})
 _BARE_PROBE = "import io, sys; sys.stdout.write(repr(sorted(sys.modules)))"
 _ALLOW_PROBE = """
 import io, sys
