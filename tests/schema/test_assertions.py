@@ -263,3 +263,37 @@ def test_type_integer_agrees_with_fractions_and_the_budget(instance: str, digits
     exact = written(instance)
     whole = exact.denominator == 1 and abs(exact) <= integer_bound(digits)
     assert compile_schema({"type": "integer"}).is_valid(value) is whole
+
+
+class _Text(str):
+    """A `str` subclass, as a library caller may pass: not the exact type the fast path takes."""
+
+    __slots__ = ()
+
+
+def test_an_enum_of_strings_accepts_a_str_subclass_by_its_value() -> None:
+    """The `enum` lookup for exact strings leaves a subclass to the full comparison."""
+    validator = compile_schema({"enum": ["a", 1, None]}, formats=False)
+    assert validator.is_valid(_Text("a"))
+    assert not validator.is_valid(_Text("b"))
+    assert validator.is_valid(1.0)
+    assert not validator.is_valid(True)
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "valid"),
+    [
+        ({"type": "integer"}, True, False),
+        ({"type": "number"}, False, False),
+        ({"type": ["integer", "boolean"]}, True, True),
+        ({"minimum": 5}, True, True),  # a boolean is no number: bounds do not apply
+        ({"maximum": 0}, True, True),
+        ({"type": "integer", "maximum": 0}, 1, False),
+        ({"type": "number", "minimum": 1}, 0.5, False),
+    ],
+)
+def test_exact_types_take_the_short_test_and_booleans_the_full_one(
+    schema: Any, instance: Any, valid: bool
+) -> None:
+    """`type(x) is int` or `float` passes at once; a boolean is still told apart from 1 and 0."""
+    assert compile_schema(schema, formats=False).is_valid(instance) is valid

@@ -48,9 +48,9 @@ class Applicators(GeneratorBase):
                 with self.l("if {variable}_len > {}:", start):
                     self.exc("{name} must contain only specified items", rule="items")
                 return
-            with self.l(
-                "for {variable}_x, {variable}_item in enumerate({variable}[{0}:], {0}):", start
-            ):
+            # NOTE: no slice from 0: it would copy the whole array first.
+            rest = "{variable}[{0}:], {0}" if start else "{variable}"
+            with self.l(f"for {{variable}}_x, {{variable}}_item in enumerate({rest}):", start):
                 self._block(
                     items_definition,
                     f"{self._variable}_item",

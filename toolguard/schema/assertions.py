@@ -18,12 +18,20 @@ from fastjsonschema.draft04 import JSON_TYPE_TO_PYTHON_TYPE
 from fastjsonschema.generator import enforce_list
 
 from toolguard.number import ExactFloat, exact_number
-from toolguard.schema.generator_base import GeneratorBase
+from toolguard.schema.generator_base import GeneratorBase, literal
 
 # Every integer up to 2**53 is a float, and a float below it compares with an integer as its
 # shortest repr does: bounds within it are compared as floats (see `_fails`).
 _EXACTLY_FLOAT = 2**53
-_IS_NUMBER = "isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
+# NOTE: the exact types come first: `type(x) is float` is the common case, and it answers
+# without the tuple `isinstance` and the `bool` check (a bool's type is `bool`, never `int`).
+_IS_NUMBER = (
+    "type({variable}) is float or type({variable}) is int"
+    " or isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
+)
+# The exact types of a JSON type that pass its `type` check at once: the rest are decided by
+# the full test (a bool is no number, an integral float may be an integer...).
+_EXACT_TYPES = {"integer": ("int",), "number": ("float", "int")}
 # keyword -> (the comparison that fails it, its message)
 _BOUNDS = {
     "minimum": ("<", "bigger than or equal to"),
@@ -53,7 +61,12 @@ class Assertions(GeneratorBase):
         if ("number" in types or "integer" in types) and "boolean" not in types:
             extra += " or isinstance({variable}, bool)"
         extra = extra.format(variable=self._variable)
-        with self.l("if not isinstance({variable}, ({})){}:", python_types, extra):
+        test = f"not isinstance({self._variable}, ({python_types})){extra}"
+        exact = [name for json_type in types for name in _EXACT_TYPES.get(json_type, ())]
+        if exact:
+            passes = " and ".join(f"type({self._variable}) is not {name}" for name in exact)
+            test = f"{passes} and ({test})"
+        with self.l("if {}:", test):
             self.exc("{name} must be {}", " or ".join(types), rule="type")
 
     def generate_minimum(self) -> None:
@@ -101,6 +114,21 @@ class Assertions(GeneratorBase):
                 _written(self._here["multipleOf"]),
                 rule="multipleOf",
             )
+
+    def generate_enum(self) -> None:
+        """`enum`; an exact `str` is looked up in the set of the enum's strings at once.
+
+        (For any other value, and a `str` subclass, each value's own test decides.)
+        """
+        enum = self._here["enum"]
+        strings = {value for value in enum if type(value) is str}
+        if not isinstance(enum, list | tuple) or not strings:
+            super().generate_enum()
+            return
+        tests = " or ".join(self._enum_value_matches(str(self._variable), value) for value in enum)
+        lookup = literal(f"{self._variable} in {self._names(strings)}")
+        with self.l(f"if not (({lookup}) if type({{variable}}) is str else ({literal(tests)})):"):
+            self.exc("{name} must be one of {}", self.e(enum), rule="enum")
 
     def _enum_value_matches(self, var: str, value: Any) -> str:
         """The test for one `const` or `enum` value; numbers compare as the numbers written."""

@@ -8,7 +8,8 @@ It is composed of one mixin per keyword family over `generator_base` (`$ref` bes
 keywords): `unevaluated` (`unevaluated*` and the annotations they need), `dynamic_scope`
 (`$ref`/`$dynamicRef` calls), `applicators` (`prefixItems`, `items`, `contains`,
 `dependentSchemas`), `assertions` (`dependentRequired`, exact `multipleOf`) and
-`pattern_keywords` (`pattern`, `patternProperties`, `required`, run on RE2).
+`pattern_keywords` (`pattern`, `patternProperties`, run on RE2) and `members` (`required`,
+`properties`, `additionalProperties`, without a set per object).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from fastjsonschema.ref_resolver import RefResolver
 from toolguard.schema.applicators import Applicators
 from toolguard.schema.assertions import Assertions
 from toolguard.schema.dynamic_scope import DynamicScope
+from toolguard.schema.members import Members
 from toolguard.schema.pattern_keywords import PatternKeywords
 from toolguard.schema.unevaluated import AnnotationTracking
 
 
 class CodeGenerator202012(
-    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords
+    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords, Members
 ):
     """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
@@ -39,6 +41,7 @@ class CodeGenerator202012(
         use_formats: bool,
         collect: bool = False,
     ) -> None:
+        self._constants = {}
         super().__init__(
             definition,
             resolver,
@@ -47,11 +50,12 @@ class CodeGenerator202012(
             use_formats=use_formats,
             fast_fail=not collect,
         )
-        self._track = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
+        self._track_schema = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
+        self._track = self._track_schema  # per instance location from here (`unevaluated`)
         self._dynamic = _uses(definition, ("$dynamicRef",))
         # NOTE: annotation tracking and the dynamic scope pass values through every call that
         # collecting would have to merge as well; such schemas stop at their first error.
-        self._fast_fail = not collect or self._track or self._dynamic
+        self._fast_fail = not collect or self._track_schema or self._dynamic
         self._json_keywords_to_function.update(
             (
                 ("prefixItems", self.generate_prefix_items),

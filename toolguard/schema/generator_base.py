@@ -17,8 +17,29 @@ class GeneratorBase(CodeGeneratorDraft07):
     """Draft 7 generation where `$ref` applies beside its siblings; helpers for the mixins."""
 
     # Set by the composed generator from the schema it compiles.
-    _track: bool  # it uses unevaluated*: keywords collect annotations (see `unevaluated`)
+    _track_schema: bool  # it uses unevaluated* somewhere: annotations are collected
+    _track: bool  # ... at the instance location being generated (see `unevaluated`)
     _dynamic: bool  # it uses $dynamicRef: resources enter the dynamic scope (`dynamic_scope`)
+    _constants: dict[str, str]  # expression -> its module-level name (see `_constant`)
+
+    @property
+    def global_state_code(self) -> str:
+        """The module's head: imports, then the constants the functions read (`_constant`)."""
+        self._generate_func_code()
+        lines = [*self._extra_imports_lines, "", ""]
+        lines += [f"{name} = {expression}" for expression, name in self._constants.items()]
+        return "\n".join(lines)
+
+    def _constant(self, expression: str) -> str:
+        """A name for `expression`, evaluated once when the module loads, not on every call."""
+        name = self._constants.get(expression)
+        if name is None:
+            name = self._constants[expression] = f"CONSTANT_{len(self._constants)}"
+        return name
+
+    def _names(self, names: Any) -> str:
+        """A module-level frozenset of member `names` (sorted: the same code every time)."""
+        return self._constant(f"frozenset({sorted(names)!r})")
 
     def _in_resource(
         self, definition: Any, variable: str, variable_name: str, clear_variables: bool
@@ -57,6 +78,18 @@ class GeneratorBase(CodeGeneratorDraft07):
         self.generate_func_code_block(definition, variable, name, clear_variables=clear)
         if len(self._code) == before:
             self.l("pass")
+
+    def _leftover_read(self) -> bool:
+        """Whether a keyword reads the members no other keyword claimed, one by one.
+
+        `additionalProperties` with a schema, or `false` beside `patternProperties`: then
+        `properties` and `patternProperties` remove what they claim from `{variable}_keys`.
+        Otherwise no set is built: members are looked up in the object itself (`members`).
+        """
+        extra = self._here.get("additionalProperties", True)
+        if extra is True or extra == {}:
+            return False
+        return extra is not False or bool(self._here.get("patternProperties"))
 
     def _annotate(self, guard: str, line: str) -> None:
         if self._track:

@@ -49,8 +49,13 @@ class Matcher:
         self._compiled: Any = None
 
     def search(self, text: str) -> bool:
-        """Whether the pattern matches anywhere in `text` (how JSON Schema applies `pattern`)."""
-        return self._match(_utf8(text), anchored=False) is not None
+        """Whether the pattern matches anywhere in `text` (how JSON Schema applies `pattern`).
+
+        NOTE: it runs once per string of a large document: RE2 is called here directly.
+        """
+        compiled = self._compiled or self._compile()
+        data = _utf8(text)
+        return bool(compiled.Match(_ANCHOR[False], data, 0, len(data))[0][0] >= 0)
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches the whole of `text`."""
@@ -68,13 +73,16 @@ class Matcher:
         return tuple(data[start:end].decode() if start >= 0 else None for start, end in spans[1:])
 
     def _match(self, data: bytes, *, anchored: bool) -> list[tuple[int, int]] | None:
-        if self._compiled is None:
-            try:
-                self._compiled = _compile(self.source)
-            except _Refused as exc:  # NOTE: unreachable for a source `refusal` passed
-                raise SchemaError(f"pattern {self.source!r} {exc}") from None
-        spans: list[tuple[int, int]] = self._compiled.Match(_ANCHOR[anchored], data, 0, len(data))
+        compiled = self._compiled or self._compile()
+        spans: list[tuple[int, int]] = compiled.Match(_ANCHOR[anchored], data, 0, len(data))
         return None if spans[0][0] < 0 else spans
+
+    def _compile(self) -> Any:
+        try:
+            self._compiled = _compile(self.source)
+        except _Refused as exc:  # NOTE: unreachable for a source `refusal` passed
+            raise SchemaError(f"pattern {self.source!r} {exc}") from None
+        return self._compiled
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Matcher) and other.source == self.source

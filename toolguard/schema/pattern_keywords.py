@@ -1,4 +1,4 @@
-"""`pattern`, `patternProperties` and `required` in the generator: patterns run on RE2.
+"""`pattern` and `patternProperties` in the generator: patterns run on RE2.
 
 fastjsonschema compiles each pattern with Python's `re` as it generates, and its module builds
 `re.compile(...)` objects, whose backtracking lets one hostile string hold a check for hours.
@@ -12,11 +12,13 @@ from __future__ import annotations
 from fastjsonschema.exceptions import JsonSchemaDefinitionException
 
 from toolguard.schema.generator_base import GeneratorBase
-from toolguard.schema.matcher import Matcher
 
 
 class PatternKeywords(GeneratorBase):
-    """The keywords that read a pattern, generated for RE2 instead of Python's `re`."""
+    """The keywords that read a pattern, generated for RE2 instead of Python's `re`.
+
+    (`required`, whose check for impossible names runs patterns too, is in `members`.)
+    """
 
     def generate_pattern(self) -> None:
         """`pattern`: an ECMA-262 search (not anchored) on strings."""
@@ -30,10 +32,14 @@ class PatternKeywords(GeneratorBase):
 
     def generate_pattern_properties(self) -> None:
         """`patternProperties`: each member whose name a pattern finds must match its schema."""
+        leftover = self._leftover_read()
+        patterns = self._here["patternProperties"]
+        if not patterns and not leftover:
+            return
         self.create_variable_is_dict()
         with self.l("if {variable}_is_dict:"):
-            self.create_variable_keys()
-            patterns = self._here["patternProperties"]
+            if leftover:
+                self.create_variable_keys()
             if not patterns:
                 return
             self._compile_regexps.update((pattern, pattern) for pattern in patterns)
@@ -42,56 +48,27 @@ class PatternKeywords(GeneratorBase):
                     with (
                         self.l("if REGEX_PATTERNS[{}].search({variable}_key):", repr(pattern)),
                     ):
-                        with self.l("if {variable}_key in {variable}_keys:"):
-                            self.l("{variable}_keys.remove({variable}_key)")
-                        self.generate_func_code_block(
+                        if leftover:
+                            with self.l("if {variable}_key in {variable}_keys:"):
+                                self.l("{variable}_keys.remove({variable}_key)")
+                        # NOTE: `_block`: a subschema may generate nothing (`{}`), and no
+                        # removal from the leftover keys need stand in the branch.
+                        self._block(
                             definition,
                             f"{self._variable}_val",
                             f"{self._variable_name}.{{{self._variable}_key}}",
-                            clear_variables=True,
+                            clear=True,
                         )
-
-    def generate_required(self) -> None:
-        """`required`, generated as fastjsonschema does, with names matched by RE2.
-
-        A required name no member could have (a closed object, no pattern finds it) is refused.
-        """
-        required = self._here["required"]
-        if not isinstance(required, list | tuple):
-            raise JsonSchemaDefinitionException("required must be an array")
-        if len(required) != len(set(required)):
-            raise JsonSchemaDefinitionException("required must contain unique elements")
-        if not self._here.get("additionalProperties", True):
-            allowed = self._here.get("properties", {})
-            patterns = [Matcher(pattern) for pattern in self._here.get("patternProperties", {})]
-            impossible = [
-                name
-                for name in required
-                if name not in allowed and not any(pattern.search(name) for pattern in patterns)
-            ]
-            if impossible:
-                raise JsonSchemaDefinitionException(
-                    f"{self._variable}: items {impossible} are required but not allowed"
-                )
-        self.create_variable_is_dict()
-        with self.l("if {variable}_is_dict:"):
-            self.l("{variable}__missing_keys = set({required}) - {variable}.keys()")
-            with self.l("if {variable}__missing_keys:"):
-                dynamic = 'str(sorted({variable}__missing_keys)) + " properties"'
-                self.exc(
-                    "{name} must contain ", self.e(required), rule="required", append_to_msg=dynamic
-                )
 
     @property
     def global_state_code(self) -> str:
         """The module's head: one lazily compiled `PATTERN` per pattern, no `import re`."""
-        self._generate_func_code()
-        lines = [*self._extra_imports_lines, "", ""]
-        if self._compile_regexps:
-            if not all(isinstance(value, str) for value in self._compile_regexps.values()):
-                raise JsonSchemaDefinitionException("a regex toolguard did not translate")
-            entries = "".join(
-                f"\n    {pattern!r}: PATTERN({pattern!r})," for pattern in self._compile_regexps
-            )
-            lines.append(f"REGEX_PATTERNS = {{{entries}\n}}")
-        return "\n".join(lines)
+        head = super().global_state_code
+        if not self._compile_regexps:
+            return head
+        if not all(isinstance(value, str) for value in self._compile_regexps.values()):
+            raise JsonSchemaDefinitionException("a regex toolguard did not translate")
+        entries = "".join(
+            f"\n    {pattern!r}: PATTERN({pattern!r})," for pattern in self._compile_regexps
+        )
+        return f"{head}\nREGEX_PATTERNS = {{{entries}\n}}"

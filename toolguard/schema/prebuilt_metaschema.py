@@ -11,6 +11,7 @@ BUNDLED = {'$ref': '#/%24defs/toolguard%3Aremote%3A0', '$defs': {'toolguard:remo
 from decimal import Decimal
 
 
+CONSTANT_0 = frozenset(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'])
 REGEX_PATTERNS = {
     '^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z': PATTERN('^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z'),
     '^[^\\x{23}]*\\x{23}?\\z': PATTERN('^[^\\x{23}]*\\x{23}?\\z'),
@@ -101,11 +102,8 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
         data_ev = data_evp7
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "definitions" in data_keys:
-                data_keys.remove("definitions")
+            if "definitions" in data:
                 data__definitions = data["definitions"]
-                data__definitions_ev = set()
                 if not isinstance(data__definitions, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".definitions must be object", value=data__definitions, name="" + (name_prefix or "data") + ".definitions", definition={'$comment': 'toolguard:/$defs/toolguard:remote:0/properties/definitions', 'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A0', 'resource': 'https://json-schema.org/draft/2020-12/schema', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/definitions/additionalProperties'}, 'deprecated': True}, rule='type')
                 data__definitions_is_dict = isinstance(data__definitions, dict)
@@ -128,11 +126,8 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                                 data__definitions_value_ev.update(data__definitions_value_dyn(data__definitions_value, custom_formats, (name_prefix or "data") + ".definitions.{data__definitions_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__definitions_ev.update(data__definitions)
-            if "dependencies" in data_keys:
-                data_keys.remove("dependencies")
+            if "dependencies" in data:
                 data__dependencies = data["dependencies"]
-                data__dependencies_ev = set()
                 if not isinstance(data__dependencies, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependencies must be object", value=data__dependencies, name="" + (name_prefix or "data") + ".dependencies", definition={'$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies', 'type': 'object', 'additionalProperties': {'anyOf': [{'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A0', 'resource': 'https://json-schema.org/draft/2020-12/schema', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/0'}, {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties'}, 'deprecated': True}, rule='type')
                 data__dependencies_is_dict = isinstance(data__dependencies, dict)
@@ -181,9 +176,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                                 data__dependencies_value_ev = data__dependencies_value_evo11
                             if not data__dependencies_value_any_of8:
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals()) + " cannot be validated by any definition", value=data__dependencies_value, name="" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals()) + "", definition={'anyOf': [{'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A0', 'resource': 'https://json-schema.org/draft/2020-12/schema', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/0'}, {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties'}, rule='anyOf')
-                    data__dependencies_ev.update(data__dependencies)
-            if "$recursiveAnchor" in data_keys:
-                data_keys.remove("$recursiveAnchor")
+            if "$recursiveAnchor" in data:
                 data__recursiveAnchor = data["$recursiveAnchor"]
                 data__recursiveAnchor_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -191,8 +184,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                     data__recursiveAnchor_ev.update(validate____defs_toolguard_remote_1__defs_anchorstring_d75ac433b397(data__recursiveAnchor, custom_formats, (name_prefix or "data") + ".$recursiveAnchor"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$recursiveRef" in data_keys:
-                data_keys.remove("$recursiveRef")
+            if "$recursiveRef" in data:
                 data__recursiveRef = data["$recursiveRef"]
                 data__recursiveRef_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -229,8 +221,7 @@ def validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data, cus
         data_len = len(data)
         if data_len > len(set(map(unique_key, data))):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain unique items", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'items': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray'}, rule='uniqueItems')
-        for data_x, data_item in enumerate(data[0:], 0):
-            data_item_ev = set()
+        for data_x, data_item in enumerate(data):
             if not isinstance(data_item, (str)):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + " must be string", value=data_item, name="" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + "", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, rule='type')
         data_ev.update(range(len(data)))
@@ -244,21 +235,15 @@ def validate____defs_toolguard_remote_7_77f906b6eaff(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/content', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Content vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'contentEncoding': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:7/properties/contentEncoding'}, 'contentMediaType': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:7/properties/contentMediaType'}, 'contentSchema': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A7', 'resource': 'https://json-schema.org/draft/2020-12/meta/content', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:7/properties/contentSchema'}}, '$comment': 'toolguard:/$defs/toolguard:remote:7'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "contentEncoding" in data_keys:
-                data_keys.remove("contentEncoding")
+            if "contentEncoding" in data:
                 data__contentEncoding = data["contentEncoding"]
-                data__contentEncoding_ev = set()
                 if not isinstance(data__contentEncoding, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".contentEncoding must be string", value=data__contentEncoding, name="" + (name_prefix or "data") + ".contentEncoding", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:7/properties/contentEncoding'}, rule='type')
-            if "contentMediaType" in data_keys:
-                data_keys.remove("contentMediaType")
+            if "contentMediaType" in data:
                 data__contentMediaType = data["contentMediaType"]
-                data__contentMediaType_ev = set()
                 if not isinstance(data__contentMediaType, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".contentMediaType must be string", value=data__contentMediaType, name="" + (name_prefix or "data") + ".contentMediaType", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:7/properties/contentMediaType'}, rule='type')
-            if "contentSchema" in data_keys:
-                data_keys.remove("contentSchema")
+            if "contentSchema" in data:
                 data__contentSchema = data["contentSchema"]
                 data__contentSchema_ev = set()
                 data__contentSchema_dyn = None
@@ -287,11 +272,8 @@ def validate____defs_toolguard_remote_6_c9cf33263abc(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/format-annotation', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Format vocabulary meta-schema for annotation results', 'type': ['object', 'boolean'], 'properties': {'format': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:6/properties/format'}}, '$comment': 'toolguard:/$defs/toolguard:remote:6'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "format" in data_keys:
-                data_keys.remove("format")
+            if "format" in data:
                 data__format = data["format"]
-                data__format_ev = set()
                 if not isinstance(data__format, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".format must be string", value=data__format, name="" + (name_prefix or "data") + ".format", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:6/properties/format'}, rule='type')
             data_ev.update(data.keys() & ['format'])
@@ -307,50 +289,33 @@ def validate____defs_toolguard_remote_5_53800420906b(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/meta-data', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Meta-data vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'title': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/title'}, 'description': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/description'}, 'default': True, 'deprecated': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/deprecated'}, 'readOnly': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/readOnly'}, 'writeOnly': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/writeOnly'}, 'examples': {'type': 'array', 'items': True, '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/examples'}}, '$comment': 'toolguard:/$defs/toolguard:remote:5'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "title" in data_keys:
-                data_keys.remove("title")
+            if "title" in data:
                 data__title = data["title"]
-                data__title_ev = set()
                 if not isinstance(data__title, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".title must be string", value=data__title, name="" + (name_prefix or "data") + ".title", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/title'}, rule='type')
-            if "description" in data_keys:
-                data_keys.remove("description")
+            if "description" in data:
                 data__description = data["description"]
-                data__description_ev = set()
                 if not isinstance(data__description, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".description must be string", value=data__description, name="" + (name_prefix or "data") + ".description", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/description'}, rule='type')
-            if "default" in data_keys:
-                data_keys.remove("default")
+            if "default" in data:
                 data__default = data["default"]
-                data__default_ev = set()
                 pass
-            if "deprecated" in data_keys:
-                data_keys.remove("deprecated")
+            if "deprecated" in data:
                 data__deprecated = data["deprecated"]
-                data__deprecated_ev = set()
                 if not isinstance(data__deprecated, (bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".deprecated must be boolean", value=data__deprecated, name="" + (name_prefix or "data") + ".deprecated", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/deprecated'}, rule='type')
-            if "readOnly" in data_keys:
-                data_keys.remove("readOnly")
+            if "readOnly" in data:
                 data__readOnly = data["readOnly"]
-                data__readOnly_ev = set()
                 if not isinstance(data__readOnly, (bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".readOnly must be boolean", value=data__readOnly, name="" + (name_prefix or "data") + ".readOnly", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/readOnly'}, rule='type')
-            if "writeOnly" in data_keys:
-                data_keys.remove("writeOnly")
+            if "writeOnly" in data:
                 data__writeOnly = data["writeOnly"]
-                data__writeOnly_ev = set()
                 if not isinstance(data__writeOnly, (bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".writeOnly must be boolean", value=data__writeOnly, name="" + (name_prefix or "data") + ".writeOnly", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/writeOnly'}, rule='type')
-            if "examples" in data_keys:
-                data_keys.remove("examples")
+            if "examples" in data:
                 data__examples = data["examples"]
-                data__examples_ev = set()
                 if not isinstance(data__examples, (list, tuple)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".examples must be array", value=data__examples, name="" + (name_prefix or "data") + ".examples", definition={'type': 'array', 'items': True, '$comment': 'toolguard:/$defs/toolguard:remote:5/properties/examples'}, rule='type')
-                if isinstance(data__examples, list):
-                    data__examples_ev.update(range(len(data__examples)))
             data_ev.update(data.keys() & ['default', 'deprecated', 'description', 'examples', 'readOnly', 'title', 'writeOnly'])
     finally:
         DYNAMIC_SCOPE.stack.pop()
@@ -364,9 +329,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Validation vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'type': {'anyOf': [{'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/0'}, {'type': 'array', 'items': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1/items'}, 'minItems': 1, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type'}, 'const': True, 'enum': {'type': 'array', 'items': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/enum'}, 'multipleOf': {'type': 'number', 'exclusiveMinimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/multipleOf'}, 'maximum': {'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maximum'}, 'exclusiveMaximum': {'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/exclusiveMaximum'}, 'minimum': {'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minimum'}, 'exclusiveMinimum': {'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/exclusiveMinimum'}, 'maxLength': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maxLength'}, 'minLength': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeIntegerDefault0', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minLength'}, 'pattern': {'type': 'string', 'format': 'regex', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/pattern'}, 'maxItems': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maxItems'}, 'minItems': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeIntegerDefault0', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minItems'}, 'uniqueItems': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/uniqueItems'}, 'maxContains': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maxContains'}, 'minContains': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minContains'}, 'maxProperties': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maxProperties'}, 'minProperties': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeIntegerDefault0', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minProperties'}, 'required': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/required'}, 'dependentRequired': {'type': 'object', 'additionalProperties': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/dependentRequired/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/dependentRequired'}}, '$defs': {'nonNegativeInteger': {'type': 'integer', 'minimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/nonNegativeInteger'}, 'nonNegativeIntegerDefault0': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/nonNegativeInteger', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/nonNegativeIntegerDefault0'}, 'simpleTypes': {'enum': ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'], '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/simpleTypes'}, 'stringArray': {'type': 'array', 'items': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray'}}, '$comment': 'toolguard:/$defs/toolguard:remote:4'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "type" in data_keys:
-                data_keys.remove("type")
+            if "type" in data:
                 data__type = data["type"]
                 data__type_ev = set()
                 data__type_any_of13 = 0
@@ -397,7 +360,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".type must contain at least 1 items", value=data__type, name="" + (name_prefix or "data") + ".type", definition={'type': 'array', 'items': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1/items'}, 'minItems': 1, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1'}, rule='minItems')
                         if data__type_len > len(set(map(unique_key, data__type))):
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".type must contain unique items", value=data__type, name="" + (name_prefix or "data") + ".type", definition={'type': 'array', 'items': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1/items'}, 'minItems': 1, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1'}, rule='uniqueItems')
-                        for data__type_x, data__type_item in enumerate(data__type[0:], 0):
+                        for data__type_x, data__type_item in enumerate(data__type):
                             data__type_item_ev = set()
                             DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
                             try:
@@ -412,54 +375,37 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__type_ev = data__type_evo16
                 if not data__type_any_of13:
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".type cannot be validated by any definition", value=data__type, name="" + (name_prefix or "data") + ".type", definition={'anyOf': [{'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/0'}, {'type': 'array', 'items': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/simpleTypes', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1/items'}, 'minItems': 1, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/type'}, rule='anyOf')
-            if "const" in data_keys:
-                data_keys.remove("const")
+            if "const" in data:
                 data__const = data["const"]
-                data__const_ev = set()
                 pass
-            if "enum" in data_keys:
-                data_keys.remove("enum")
+            if "enum" in data:
                 data__enum = data["enum"]
-                data__enum_ev = set()
                 if not isinstance(data__enum, (list, tuple)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".enum must be array", value=data__enum, name="" + (name_prefix or "data") + ".enum", definition={'type': 'array', 'items': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/enum'}, rule='type')
-                if isinstance(data__enum, list):
-                    data__enum_ev.update(range(len(data__enum)))
-            if "multipleOf" in data_keys:
-                data_keys.remove("multipleOf")
+            if "multipleOf" in data:
                 data__multipleOf = data["multipleOf"]
-                data__multipleOf_ev = set()
-                if not isinstance(data__multipleOf, (int, float, Decimal)) or isinstance(data__multipleOf, bool):
+                if type(data__multipleOf) is not float and type(data__multipleOf) is not int and (not isinstance(data__multipleOf, (int, float, Decimal)) or isinstance(data__multipleOf, bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".multipleOf must be number", value=data__multipleOf, name="" + (name_prefix or "data") + ".multipleOf", definition={'type': 'number', 'exclusiveMinimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/multipleOf'}, rule='type')
-                if isinstance(data__multipleOf, (int, float)) and not isinstance(data__multipleOf, bool):
+                if type(data__multipleOf) is float or type(data__multipleOf) is int or isinstance(data__multipleOf, (int, float)) and not isinstance(data__multipleOf, bool):
                     if data__multipleOf <= 0 and (data__multipleOf < 0 or (data__multipleOf.exact <= 0 if type(data__multipleOf) is ExactFloat else True)):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".multipleOf must be bigger than 0", value=data__multipleOf, name="" + (name_prefix or "data") + ".multipleOf", definition={'type': 'number', 'exclusiveMinimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/multipleOf'}, rule='exclusiveMinimum')
-            if "maximum" in data_keys:
-                data_keys.remove("maximum")
+            if "maximum" in data:
                 data__maximum = data["maximum"]
-                data__maximum_ev = set()
-                if not isinstance(data__maximum, (int, float, Decimal)) or isinstance(data__maximum, bool):
+                if type(data__maximum) is not float and type(data__maximum) is not int and (not isinstance(data__maximum, (int, float, Decimal)) or isinstance(data__maximum, bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".maximum must be number", value=data__maximum, name="" + (name_prefix or "data") + ".maximum", definition={'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/maximum'}, rule='type')
-            if "exclusiveMaximum" in data_keys:
-                data_keys.remove("exclusiveMaximum")
+            if "exclusiveMaximum" in data:
                 data__exclusiveMaximum = data["exclusiveMaximum"]
-                data__exclusiveMaximum_ev = set()
-                if not isinstance(data__exclusiveMaximum, (int, float, Decimal)) or isinstance(data__exclusiveMaximum, bool):
+                if type(data__exclusiveMaximum) is not float and type(data__exclusiveMaximum) is not int and (not isinstance(data__exclusiveMaximum, (int, float, Decimal)) or isinstance(data__exclusiveMaximum, bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".exclusiveMaximum must be number", value=data__exclusiveMaximum, name="" + (name_prefix or "data") + ".exclusiveMaximum", definition={'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/exclusiveMaximum'}, rule='type')
-            if "minimum" in data_keys:
-                data_keys.remove("minimum")
+            if "minimum" in data:
                 data__minimum = data["minimum"]
-                data__minimum_ev = set()
-                if not isinstance(data__minimum, (int, float, Decimal)) or isinstance(data__minimum, bool):
+                if type(data__minimum) is not float and type(data__minimum) is not int and (not isinstance(data__minimum, (int, float, Decimal)) or isinstance(data__minimum, bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".minimum must be number", value=data__minimum, name="" + (name_prefix or "data") + ".minimum", definition={'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/minimum'}, rule='type')
-            if "exclusiveMinimum" in data_keys:
-                data_keys.remove("exclusiveMinimum")
+            if "exclusiveMinimum" in data:
                 data__exclusiveMinimum = data["exclusiveMinimum"]
-                data__exclusiveMinimum_ev = set()
-                if not isinstance(data__exclusiveMinimum, (int, float, Decimal)) or isinstance(data__exclusiveMinimum, bool):
+                if type(data__exclusiveMinimum) is not float and type(data__exclusiveMinimum) is not int and (not isinstance(data__exclusiveMinimum, (int, float, Decimal)) or isinstance(data__exclusiveMinimum, bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".exclusiveMinimum must be number", value=data__exclusiveMinimum, name="" + (name_prefix or "data") + ".exclusiveMinimum", definition={'type': 'number', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/exclusiveMinimum'}, rule='type')
-            if "maxLength" in data_keys:
-                data_keys.remove("maxLength")
+            if "maxLength" in data:
                 data__maxLength = data["maxLength"]
                 data__maxLength_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -467,8 +413,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__maxLength_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data__maxLength, custom_formats, (name_prefix or "data") + ".maxLength"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "minLength" in data_keys:
-                data_keys.remove("minLength")
+            if "minLength" in data:
                 data__minLength = data["minLength"]
                 data__minLength_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -476,14 +421,11 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__minLength_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeintegerdefault0_88cd90b4fb44(data__minLength, custom_formats, (name_prefix or "data") + ".minLength"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "pattern" in data_keys:
-                data_keys.remove("pattern")
+            if "pattern" in data:
                 data__pattern = data["pattern"]
-                data__pattern_ev = set()
                 if not isinstance(data__pattern, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".pattern must be string", value=data__pattern, name="" + (name_prefix or "data") + ".pattern", definition={'type': 'string', 'format': 'regex', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/pattern'}, rule='type')
-            if "maxItems" in data_keys:
-                data_keys.remove("maxItems")
+            if "maxItems" in data:
                 data__maxItems = data["maxItems"]
                 data__maxItems_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -491,8 +433,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__maxItems_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data__maxItems, custom_formats, (name_prefix or "data") + ".maxItems"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "minItems" in data_keys:
-                data_keys.remove("minItems")
+            if "minItems" in data:
                 data__minItems = data["minItems"]
                 data__minItems_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -500,14 +441,11 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__minItems_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeintegerdefault0_88cd90b4fb44(data__minItems, custom_formats, (name_prefix or "data") + ".minItems"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "uniqueItems" in data_keys:
-                data_keys.remove("uniqueItems")
+            if "uniqueItems" in data:
                 data__uniqueItems = data["uniqueItems"]
-                data__uniqueItems_ev = set()
                 if not isinstance(data__uniqueItems, (bool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".uniqueItems must be boolean", value=data__uniqueItems, name="" + (name_prefix or "data") + ".uniqueItems", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/uniqueItems'}, rule='type')
-            if "maxContains" in data_keys:
-                data_keys.remove("maxContains")
+            if "maxContains" in data:
                 data__maxContains = data["maxContains"]
                 data__maxContains_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -515,8 +453,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__maxContains_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data__maxContains, custom_formats, (name_prefix or "data") + ".maxContains"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "minContains" in data_keys:
-                data_keys.remove("minContains")
+            if "minContains" in data:
                 data__minContains = data["minContains"]
                 data__minContains_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -524,8 +461,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__minContains_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data__minContains, custom_formats, (name_prefix or "data") + ".minContains"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "maxProperties" in data_keys:
-                data_keys.remove("maxProperties")
+            if "maxProperties" in data:
                 data__maxProperties = data["maxProperties"]
                 data__maxProperties_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -533,8 +469,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__maxProperties_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data__maxProperties, custom_formats, (name_prefix or "data") + ".maxProperties"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "minProperties" in data_keys:
-                data_keys.remove("minProperties")
+            if "minProperties" in data:
                 data__minProperties = data["minProperties"]
                 data__minProperties_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -542,8 +477,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__minProperties_ev.update(validate____defs_toolguard_remote_4__defs_nonnegativeintegerdefault0_88cd90b4fb44(data__minProperties, custom_formats, (name_prefix or "data") + ".minProperties"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "required" in data_keys:
-                data_keys.remove("required")
+            if "required" in data:
                 data__required = data["required"]
                 data__required_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
@@ -551,10 +485,8 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                     data__required_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__required, custom_formats, (name_prefix or "data") + ".required"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "dependentRequired" in data_keys:
-                data_keys.remove("dependentRequired")
+            if "dependentRequired" in data:
                 data__dependentRequired = data["dependentRequired"]
-                data__dependentRequired_ev = set()
                 if not isinstance(data__dependentRequired, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependentRequired must be object", value=data__dependentRequired, name="" + (name_prefix or "data") + ".dependentRequired", definition={'type': 'object', 'additionalProperties': {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/dependentRequired/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:4/properties/dependentRequired'}, rule='type')
                 data__dependentRequired_is_dict = isinstance(data__dependentRequired, dict)
@@ -569,7 +501,6 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                                 data__dependentRequired_value_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__dependentRequired_value, custom_formats, (name_prefix or "data") + ".dependentRequired.{data__dependentRequired_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__dependentRequired_ev.update(data__dependentRequired)
             data_ev.update(data.keys() & ['const', 'dependentRequired', 'enum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxContains', 'maxItems', 'maxLength', 'maxProperties', 'maximum', 'minContains', 'minItems', 'minLength', 'minProperties', 'minimum', 'multipleOf', 'pattern', 'required', 'type', 'uniqueItems'])
     finally:
         DYNAMIC_SCOPE.stack.pop()
@@ -586,16 +517,16 @@ def validate____defs_toolguard_remote_4__defs_nonnegativeintegerdefault0_88cd90b
 
 def validate____defs_toolguard_remote_4__defs_nonnegativeinteger_8d49ecd94119(data, custom_formats={}, name_prefix=None):
     data_ev = set()
-    if not isinstance(data, (int)) and not (isinstance(data, float) and (data.integer if type(data) is ExactFloat else data.is_integer())) or isinstance(data, bool):
+    if type(data) is not int and (not isinstance(data, (int)) and not (isinstance(data, float) and (data.integer if type(data) is ExactFloat else data.is_integer())) or isinstance(data, bool)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be integer", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'integer', 'minimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/nonNegativeInteger'}, rule='type')
-    if isinstance(data, (int, float)) and not isinstance(data, bool):
+    if type(data) is float or type(data) is int or isinstance(data, (int, float)) and not isinstance(data, bool):
         if data <= 0 and (data < 0 or (data.exact < 0 if type(data) is ExactFloat else False)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be bigger than or equal to 0", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'integer', 'minimum': 0, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/nonNegativeInteger'}, rule='minimum')
     return data_ev
 
 def validate____defs_toolguard_remote_4__defs_simpletypes_c650b5ea28c0(data, custom_formats={}, name_prefix=None):
     data_ev = set()
-    if not (isinstance(data, str) and data == 'array' or isinstance(data, str) and data == 'boolean' or isinstance(data, str) and data == 'integer' or isinstance(data, str) and data == 'null' or isinstance(data, str) and data == 'number' or isinstance(data, str) and data == 'object' or isinstance(data, str) and data == 'string'):
+    if not ((data in CONSTANT_0) if type(data) is str else (isinstance(data, str) and data == 'array' or isinstance(data, str) and data == 'boolean' or isinstance(data, str) and data == 'integer' or isinstance(data, str) and data == 'null' or isinstance(data, str) and data == 'number' or isinstance(data, str) and data == 'object' or isinstance(data, str) and data == 'string')):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be one of ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']", value=data, name="" + (name_prefix or "data") + "", definition={'enum': ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'], '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/simpleTypes'}, rule='enum')
     return data_ev
 
@@ -607,9 +538,7 @@ def validate____defs_toolguard_remote_3_8fe1ffe4e22d(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/unevaluated', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Unevaluated applicator vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'unevaluatedItems': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A3', 'resource': 'https://json-schema.org/draft/2020-12/meta/unevaluated', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:3/properties/unevaluatedItems'}, 'unevaluatedProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A3', 'resource': 'https://json-schema.org/draft/2020-12/meta/unevaluated', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:3/properties/unevaluatedProperties'}}, '$comment': 'toolguard:/$defs/toolguard:remote:3'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "unevaluatedItems" in data_keys:
-                data_keys.remove("unevaluatedItems")
+            if "unevaluatedItems" in data:
                 data__unevaluatedItems = data["unevaluatedItems"]
                 data__unevaluatedItems_ev = set()
                 data__unevaluatedItems_dyn = None
@@ -625,8 +554,7 @@ def validate____defs_toolguard_remote_3_8fe1ffe4e22d(data, custom_formats={}, na
                     data__unevaluatedItems_ev.update(data__unevaluatedItems_dyn(data__unevaluatedItems, custom_formats, (name_prefix or "data") + ".unevaluatedItems"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "unevaluatedProperties" in data_keys:
-                data_keys.remove("unevaluatedProperties")
+            if "unevaluatedProperties" in data:
                 data__unevaluatedProperties = data["unevaluatedProperties"]
                 data__unevaluatedProperties_ev = set()
                 data__unevaluatedProperties_dyn = None
@@ -655,9 +583,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/applicator', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Applicator vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'prefixItems': {'$ref': '#/%24defs/toolguard%3Aremote%3A2/%24defs/schemaArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/applicator', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/prefixItems'}, 'items': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/items'}, 'contains': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/contains'}, 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/additionalProperties'}, 'properties': {'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/properties/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/properties'}, 'patternProperties': {'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/additionalProperties'}, 'propertyNames': {'format': 'regex', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/propertyNames'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties'}, 'dependentSchemas': {'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/dependentSchemas/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/dependentSchemas'}, 'propertyNames': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/propertyNames'}, 'if': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/if'}, 'then': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/then'}, 'else': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/else'}, 'allOf': {'$ref': '#/%24defs/toolguard%3Aremote%3A2/%24defs/schemaArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/applicator', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/allOf'}, 'anyOf': {'$ref': '#/%24defs/toolguard%3Aremote%3A2/%24defs/schemaArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/applicator', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/anyOf'}, 'oneOf': {'$ref': '#/%24defs/toolguard%3Aremote%3A2/%24defs/schemaArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/applicator', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/oneOf'}, 'not': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/not'}}, '$defs': {'schemaArray': {'type': 'array', 'minItems': 1, 'items': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/$defs/schemaArray/items'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/$defs/schemaArray'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "prefixItems" in data_keys:
-                data_keys.remove("prefixItems")
+            if "prefixItems" in data:
                 data__prefixItems = data["prefixItems"]
                 data__prefixItems_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/applicator')
@@ -665,8 +591,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__prefixItems_ev.update(validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data__prefixItems, custom_formats, (name_prefix or "data") + ".prefixItems"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "items" in data_keys:
-                data_keys.remove("items")
+            if "items" in data:
                 data__items = data["items"]
                 data__items_ev = set()
                 data__items_dyn = None
@@ -682,8 +607,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__items_ev.update(data__items_dyn(data__items, custom_formats, (name_prefix or "data") + ".items"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "contains" in data_keys:
-                data_keys.remove("contains")
+            if "contains" in data:
                 data__contains = data["contains"]
                 data__contains_ev = set()
                 data__contains_dyn = None
@@ -699,8 +623,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__contains_ev.update(data__contains_dyn(data__contains, custom_formats, (name_prefix or "data") + ".contains"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "additionalProperties" in data_keys:
-                data_keys.remove("additionalProperties")
+            if "additionalProperties" in data:
                 data__additionalProperties = data["additionalProperties"]
                 data__additionalProperties_ev = set()
                 data__additionalProperties_dyn = None
@@ -716,10 +639,8 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__additionalProperties_ev.update(data__additionalProperties_dyn(data__additionalProperties, custom_formats, (name_prefix or "data") + ".additionalProperties"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "properties" in data_keys:
-                data_keys.remove("properties")
+            if "properties" in data:
                 data__properties = data["properties"]
-                data__properties_ev = set()
                 if not isinstance(data__properties, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".properties must be object", value=data__properties, name="" + (name_prefix or "data") + ".properties", definition={'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/properties/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/properties'}, rule='type')
                 data__properties_is_dict = isinstance(data__properties, dict)
@@ -742,11 +663,8 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__properties_value_ev.update(data__properties_value_dyn(data__properties_value, custom_formats, (name_prefix or "data") + ".properties.{data__properties_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__properties_ev.update(data__properties)
-            if "patternProperties" in data_keys:
-                data_keys.remove("patternProperties")
+            if "patternProperties" in data:
                 data__patternProperties = data["patternProperties"]
-                data__patternProperties_ev = set()
                 if not isinstance(data__patternProperties, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".patternProperties must be object", value=data__patternProperties, name="" + (name_prefix or "data") + ".patternProperties", definition={'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/additionalProperties'}, 'propertyNames': {'format': 'regex', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/propertyNames'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties'}, rule='type')
                 data__patternProperties_is_dict = isinstance(data__patternProperties, dict)
@@ -769,21 +687,18 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__patternProperties_value_ev.update(data__patternProperties_value_dyn(data__patternProperties_value, custom_formats, (name_prefix or "data") + ".patternProperties.{data__patternProperties_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__patternProperties_ev.update(data__patternProperties)
                     data__patternProperties_len = len(data__patternProperties)
                     if data__patternProperties_len != 0:
                         data__patternProperties_property_names = True
                         for data__patternProperties_key in data__patternProperties:
                             try:
-                                data__patternProperties_key_ev = set()
+                                pass
                             except (JsonSchemaValueException, JsonSchemaValuesException):
                                 data__patternProperties_property_names = False
                         if not data__patternProperties_property_names:
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".patternProperties must be named by propertyName definition", value=data__patternProperties, name="" + (name_prefix or "data") + ".patternProperties", definition={'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/additionalProperties'}, 'propertyNames': {'format': 'regex', '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties/propertyNames'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/patternProperties'}, rule='propertyNames')
-            if "dependentSchemas" in data_keys:
-                data_keys.remove("dependentSchemas")
+            if "dependentSchemas" in data:
                 data__dependentSchemas = data["dependentSchemas"]
-                data__dependentSchemas_ev = set()
                 if not isinstance(data__dependentSchemas, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependentSchemas must be object", value=data__dependentSchemas, name="" + (name_prefix or "data") + ".dependentSchemas", definition={'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/dependentSchemas/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/properties/dependentSchemas'}, rule='type')
                 data__dependentSchemas_is_dict = isinstance(data__dependentSchemas, dict)
@@ -806,9 +721,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__dependentSchemas_value_ev.update(data__dependentSchemas_value_dyn(data__dependentSchemas_value, custom_formats, (name_prefix or "data") + ".dependentSchemas.{data__dependentSchemas_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__dependentSchemas_ev.update(data__dependentSchemas)
-            if "propertyNames" in data_keys:
-                data_keys.remove("propertyNames")
+            if "propertyNames" in data:
                 data__propertyNames = data["propertyNames"]
                 data__propertyNames_ev = set()
                 data__propertyNames_dyn = None
@@ -824,8 +737,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__propertyNames_ev.update(data__propertyNames_dyn(data__propertyNames, custom_formats, (name_prefix or "data") + ".propertyNames"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "if" in data_keys:
-                data_keys.remove("if")
+            if "if" in data:
                 data__if = data["if"]
                 data__if_ev = set()
                 data__if_dyn = None
@@ -841,8 +753,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__if_ev.update(data__if_dyn(data__if, custom_formats, (name_prefix or "data") + ".if"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "then" in data_keys:
-                data_keys.remove("then")
+            if "then" in data:
                 data__then = data["then"]
                 data__then_ev = set()
                 data__then_dyn = None
@@ -858,8 +769,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__then_ev.update(data__then_dyn(data__then, custom_formats, (name_prefix or "data") + ".then"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "else" in data_keys:
-                data_keys.remove("else")
+            if "else" in data:
                 data__else = data["else"]
                 data__else_ev = set()
                 data__else_dyn = None
@@ -875,8 +785,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__else_ev.update(data__else_dyn(data__else, custom_formats, (name_prefix or "data") + ".else"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "allOf" in data_keys:
-                data_keys.remove("allOf")
+            if "allOf" in data:
                 data__allOf = data["allOf"]
                 data__allOf_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/applicator')
@@ -884,8 +793,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__allOf_ev.update(validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data__allOf, custom_formats, (name_prefix or "data") + ".allOf"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "anyOf" in data_keys:
-                data_keys.remove("anyOf")
+            if "anyOf" in data:
                 data__anyOf = data["anyOf"]
                 data__anyOf_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/applicator')
@@ -893,8 +801,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__anyOf_ev.update(validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data__anyOf, custom_formats, (name_prefix or "data") + ".anyOf"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "oneOf" in data_keys:
-                data_keys.remove("oneOf")
+            if "oneOf" in data:
                 data__oneOf = data["oneOf"]
                 data__oneOf_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/applicator')
@@ -902,8 +809,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                     data__oneOf_ev.update(validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data__oneOf, custom_formats, (name_prefix or "data") + ".oneOf"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "not" in data_keys:
-                data_keys.remove("not")
+            if "not" in data:
                 data__not = data["not"]
                 data__not_ev = set()
                 data__not_dyn = None
@@ -933,7 +839,7 @@ def validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data, cus
         data_len = len(data)
         if data_len < 1:
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain at least 1 items", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'minItems': 1, 'items': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A2', 'resource': 'https://json-schema.org/draft/2020-12/meta/applicator', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:2/$defs/schemaArray/items'}, '$comment': 'toolguard:/$defs/toolguard:remote:2/$defs/schemaArray'}, rule='minItems')
-        for data_x, data_item in enumerate(data[0:], 0):
+        for data_x, data_item in enumerate(data):
             data_item_ev = set()
             data_item_dyn = None
             for data_item_dres in DYNAMIC_SCOPE.stack:
@@ -959,9 +865,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object or boolean", value=data, name="" + (name_prefix or "data") + "", definition={'toolguard:resource': 'https://json-schema.org/draft/2020-12/meta/core', '$schema': 'https://json-schema.org/draft/2020-12/schema', 'title': 'Core vocabulary meta-schema', 'type': ['object', 'boolean'], 'properties': {'$id': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriReferenceString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$id', 'pattern': '^[^\\x{23}]*\\x{23}?\\z'}, '$schema': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$schema'}, '$ref': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriReferenceString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$ref'}, '$anchor': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/anchorString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$anchor'}, '$dynamicRef': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriReferenceString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$dynamicRef'}, '$dynamicAnchor': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/anchorString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$dynamicAnchor'}, '$vocabulary': {'type': 'object', 'propertyNames': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/propertyNames'}, 'additionalProperties': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary'}, '$comment': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$comment'}, '$defs': {'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A1', 'resource': 'https://json-schema.org/draft/2020-12/meta/core', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$defs/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$defs'}}, '$defs': {'anchorString': {'type': 'string', 'pattern': '^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z', '$comment': 'toolguard:/$defs/toolguard:remote:1/$defs/anchorString'}, 'uriString': {'type': 'string', 'format': 'uri', '$comment': 'toolguard:/$defs/toolguard:remote:1/$defs/uriString'}, 'uriReferenceString': {'type': 'string', 'format': 'uri-reference', '$comment': 'toolguard:/$defs/toolguard:remote:1/$defs/uriReferenceString'}}, '$comment': 'toolguard:/$defs/toolguard:remote:1'}, rule='type')
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
-            data_keys = set(data.keys())
-            if "$id" in data_keys:
-                data_keys.remove("$id")
+            if "$id" in data:
                 data__id = data["$id"]
                 data__id_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -972,8 +876,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                 if isinstance(data__id, str):
                     if not REGEX_PATTERNS['^[^\\x{23}]*\\x{23}?\\z'].search(data__id):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".$id must match pattern ^[^\\x{23}]*\\x{23}?\\z", value=data__id, name="" + (name_prefix or "data") + ".$id", definition={'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriReferenceString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$id', 'pattern': '^[^\\x{23}]*\\x{23}?\\z'}, rule='pattern')
-            if "$schema" in data_keys:
-                data_keys.remove("$schema")
+            if "$schema" in data:
                 data__schema = data["$schema"]
                 data__schema_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -981,8 +884,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     data__schema_ev.update(validate____defs_toolguard_remote_1__defs_uristring_1ad955ae797c(data__schema, custom_formats, (name_prefix or "data") + ".$schema"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$ref" in data_keys:
-                data_keys.remove("$ref")
+            if "$ref" in data:
                 data__ref = data["$ref"]
                 data__ref_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -990,8 +892,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     data__ref_ev.update(validate____defs_toolguard_remote_1__defs_urireferencestring_bf8d19b76b04(data__ref, custom_formats, (name_prefix or "data") + ".$ref"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$anchor" in data_keys:
-                data_keys.remove("$anchor")
+            if "$anchor" in data:
                 data__anchor = data["$anchor"]
                 data__anchor_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -999,8 +900,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     data__anchor_ev.update(validate____defs_toolguard_remote_1__defs_anchorstring_d75ac433b397(data__anchor, custom_formats, (name_prefix or "data") + ".$anchor"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$dynamicRef" in data_keys:
-                data_keys.remove("$dynamicRef")
+            if "$dynamicRef" in data:
                 data__dynamicRef = data["$dynamicRef"]
                 data__dynamicRef_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -1008,8 +908,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     data__dynamicRef_ev.update(validate____defs_toolguard_remote_1__defs_urireferencestring_bf8d19b76b04(data__dynamicRef, custom_formats, (name_prefix or "data") + ".$dynamicRef"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$dynamicAnchor" in data_keys:
-                data_keys.remove("$dynamicAnchor")
+            if "$dynamicAnchor" in data:
                 data__dynamicAnchor = data["$dynamicAnchor"]
                 data__dynamicAnchor_ev = set()
                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/core')
@@ -1017,10 +916,8 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     data__dynamicAnchor_ev.update(validate____defs_toolguard_remote_1__defs_anchorstring_d75ac433b397(data__dynamicAnchor, custom_formats, (name_prefix or "data") + ".$dynamicAnchor"))
                 finally:
                     DYNAMIC_SCOPE.stack.pop()
-            if "$vocabulary" in data_keys:
-                data_keys.remove("$vocabulary")
+            if "$vocabulary" in data:
                 data__vocabulary = data["$vocabulary"]
-                data__vocabulary_ev = set()
                 if not isinstance(data__vocabulary, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".$vocabulary must be object", value=data__vocabulary, name="" + (name_prefix or "data") + ".$vocabulary", definition={'type': 'object', 'propertyNames': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/propertyNames'}, 'additionalProperties': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary'}, rule='type')
                 data__vocabulary_is_dict = isinstance(data__vocabulary, dict)
@@ -1029,10 +926,8 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                     for data__vocabulary_key in data__vocabulary_keys:
                         if data__vocabulary_key not in []:
                             data__vocabulary_value = data__vocabulary.get(data__vocabulary_key)
-                            data__vocabulary_value_ev = set()
                             if not isinstance(data__vocabulary_value, (bool)):
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(**locals()) + " must be boolean", value=data__vocabulary_value, name="" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(**locals()) + "", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, rule='type')
-                    data__vocabulary_ev.update(data__vocabulary)
                     data__vocabulary_len = len(data__vocabulary)
                     if data__vocabulary_len != 0:
                         data__vocabulary_property_names = True
@@ -1048,16 +943,12 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                                 data__vocabulary_property_names = False
                         if not data__vocabulary_property_names:
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".$vocabulary must be named by propertyName definition", value=data__vocabulary, name="" + (name_prefix or "data") + ".$vocabulary", definition={'type': 'object', 'propertyNames': {'$ref': '#/%24defs/toolguard%3Aremote%3A1/%24defs/uriString', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/core', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/propertyNames'}, 'additionalProperties': {'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary'}, rule='propertyNames')
-            if "$comment" in data_keys:
-                data_keys.remove("$comment")
+            if "$comment" in data:
                 data__comment = data["$comment"]
-                data__comment_ev = set()
                 if not isinstance(data__comment, (str)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".$comment must be string", value=data__comment, name="" + (name_prefix or "data") + ".$comment", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$comment'}, rule='type')
-            if "$defs" in data_keys:
-                data_keys.remove("$defs")
+            if "$defs" in data:
                 data__defs = data["$defs"]
-                data__defs_ev = set()
                 if not isinstance(data__defs, (dict)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".$defs must be object", value=data__defs, name="" + (name_prefix or "data") + ".$defs", definition={'type': 'object', 'additionalProperties': {'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A1', 'resource': 'https://json-schema.org/draft/2020-12/meta/core', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$defs/additionalProperties'}, '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$defs'}, rule='type')
                 data__defs_is_dict = isinstance(data__defs, dict)
@@ -1080,7 +971,6 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                                 data__defs_value_ev.update(data__defs_value_dyn(data__defs_value, custom_formats, (name_prefix or "data") + ".$defs.{data__defs_key}".format(**locals())))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
-                    data__defs_ev.update(data__defs)
             data_ev.update(data.keys() & ['$anchor', '$comment', '$defs', '$dynamicAnchor', '$dynamicRef', '$id', '$ref', '$schema', '$vocabulary'])
     finally:
         DYNAMIC_SCOPE.stack.pop()

@@ -5,7 +5,9 @@ in-place applicator that *succeeded*. When a schema uses them, the generated cod
 set per instance location, `<variable>_ev`: keywords add the member names and item indexes
 they evaluate; each in-place subschema collects into its own set, merged into its parent's
 only if it passes; `not` never contributes; a `$ref`'d function returns its set (see
-`dynamic_scope`). Schemas without them get exactly the untracked code.
+`dynamic_scope`). Schemas without them get exactly the untracked code, and so does each
+instance location whose set nothing could read (`_read_here`): on an array of records whose
+items use `unevaluatedProperties` and whose members are plain values, one set per record.
 """
 
 from __future__ import annotations
@@ -14,24 +16,46 @@ from typing import Any
 
 from toolguard.schema.generator_base import GeneratorBase, literal
 
+# The keywords that read an instance location's annotations, or hand them to what does: the
+# `unevaluated*` pair, and the in-place applicators (their subschemas apply to the same
+# instance, and may hold the pair, directly or behind a reference).
+_READERS = frozenset(
+    (
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "$ref",
+        "$dynamicRef",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+    )
+)
+
 
 class AnnotationTracking(GeneratorBase):
     """Every keyword's annotations, collected when `unevaluated*` needs them, and those two."""
 
     def generate_validation_function(self, uri: str, name: str) -> None:
         """Each function returns the set of what it evaluated in its instance (when tracking)."""
-        if not self._track:
+        if not self._track_schema:
             super().generate_validation_function(uri, name)
             return
         self._validation_functions_done.add(uri)
         self.l("")
+        track, self._track = self._track, True  # NOTE: its caller reads the set it returns
         with (
             self._resolver.resolving(uri) as definition,
             self.l("def {}(data, custom_formats={{}}, name_prefix=None):", name),
         ):
             self.l("data_ev = set()")
-            self.generate_func_code_block(definition, "data", "data", clear_variables=True)
+            self._in_resource(definition, "data", "data", clear_variables=True)
             self.l("return data_ev")
+        self._track = track
 
     def generate_func_code_block(
         self, definition: Any, variable: str, variable_name: str, clear_variables: bool = False
@@ -42,10 +66,16 @@ class AnnotationTracking(GeneratorBase):
         `anyOf`, ...) also collects into a set of its own, merged into its parent's only once
         it has passed: its `unevaluated*` must not see what its siblings evaluated.
         """
+        if variable != self._variable and self._track_schema:
+            # A new instance location: it keeps a set only if something may read it.
+            track, self._track = self._track, _read_here(definition)
+            if self._track:
+                self.l("{}_ev = set()", variable)
+            try:
+                return self._in_resource(definition, variable, variable_name, clear_variables)
+            finally:
+                self._track = track
         if not self._track:
-            return self._in_resource(definition, variable, variable_name, clear_variables)
-        if variable != self._variable:
-            self.l("{}_ev = set()", variable)
             return self._in_resource(definition, variable, variable_name, clear_variables)
         self._any_or_one_of_count += 1
         parent = f"{variable}_evp{self._any_or_one_of_count}"
@@ -139,9 +169,7 @@ class AnnotationTracking(GeneratorBase):
         """`properties` evaluates the members it names that are present."""
         super().generate_properties()
         names = literal(repr(sorted(self._here["properties"])))
-        self._annotate(
-            "if {variable}_is_dict:", f"{{variable}}_ev.update({{variable}}.keys() & {names})"
-        )
+        self._annotate_members(f"{{variable}}_ev.update({{variable}}.keys() & {names})")
 
     def generate_pattern_properties(self) -> None:
         """`patternProperties` evaluates the members any of its patterns matches."""
@@ -152,15 +180,24 @@ class AnnotationTracking(GeneratorBase):
         ]
         if patterns:
             matched = " or ".join(f"{pattern}.search(key)" for pattern in patterns)
-            self._annotate(
-                "if {variable}_is_dict:",
-                f"{{variable}}_ev.update(key for key in {{variable}} if {matched})",
+            self._annotate_members(
+                f"{{variable}}_ev.update(key for key in {{variable}} if {matched})"
             )
 
     def generate_additional_properties(self) -> None:
         """`additionalProperties` evaluates every member the others left."""
         super().generate_additional_properties()
-        self._annotate("if {variable}_is_dict:", "{variable}_ev.update({variable})")
+        self._annotate_members("{variable}_ev.update({variable})")
+
+    def _annotate_members(self, line: str) -> None:
+        """Add an object's annotations (when tracking).
+
+        NOTE: the keyword may have generated nothing (`properties: {}`, `additionalProperties:
+        true`: see `members`), so `{variable}_is_dict` is made here if no keyword made it.
+        """
+        if self._track:
+            self.create_variable_is_dict()
+            self._annotate("if {variable}_is_dict:", line)
 
     def generate_unevaluated_properties(self) -> None:
         """`unevaluatedProperties`: members no other keyword evaluated must match it."""
@@ -202,3 +239,12 @@ class AnnotationTracking(GeneratorBase):
                         f"{self._variable_name}[{{{self._variable}_ux}}]",
                     )
             self.l("{variable}_ev.update(range(len({variable})))")
+
+
+def _read_here(definition: Any) -> bool:
+    """Whether an instance location's annotations may be read (see `_READERS`).
+
+    Without such a keyword, nothing at the location reads its set: its members and items
+    are new locations with sets of their own, and its parent records only that it is there.
+    """
+    return isinstance(definition, dict) and not _READERS.isdisjoint(definition)

@@ -1,0 +1,110 @@
+"""`required`, `properties` and `additionalProperties` in the generator, without a set per object.
+
+fastjsonschema builds two sets for every object it checks (`set(required) - keys`, and a copy
+of the keys from which `properties` removes each member it finds) even when the object is
+valid and nothing reads them: on a large array of records that is most of the work. Here the
+members are looked up in the object itself and compared with module-level frozensets
+(`GeneratorBase._names`); a set is built only in an error branch, for the message, or when a
+keyword reads the leftover members one by one (`GeneratorBase._leftover_read`). The checks run
+in the same order, with the same messages.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fastjsonschema.exceptions import JsonSchemaDefinitionException
+
+from toolguard.schema.generator_base import GeneratorBase, literal
+from toolguard.schema.matcher import Matcher
+
+# What fastjsonschema drops from a member name to name its variable (`data__<name>`).
+_NOT_IN_NAME = re.compile(r"($[^a-zA-Z]|[^a-zA-Z0-9])")
+
+
+class Members(GeneratorBase):
+    """The keywords about which members an object has."""
+
+    def generate_required(self) -> None:
+        """`required`: one subset test against a frozenset; the missing names on failure.
+
+        A required name no member could have (a closed object, no pattern finds it) is refused.
+        """
+        required = self._here["required"]
+        if not isinstance(required, list | tuple):
+            raise JsonSchemaDefinitionException("required must be an array")
+        if len(required) != len(set(required)):
+            raise JsonSchemaDefinitionException("required must contain unique elements")
+        if not self._here.get("additionalProperties", True):
+            allowed = self._here.get("properties", {})
+            patterns = [Matcher(pattern) for pattern in self._here.get("patternProperties", {})]
+            impossible = [
+                name
+                for name in required
+                if name not in allowed and not any(pattern.search(name) for pattern in patterns)
+            ]
+            if impossible:
+                raise JsonSchemaDefinitionException(
+                    f"{self._variable}: items {impossible} are required but not allowed"
+                )
+        if not required:
+            return
+        names = self._names(required)
+        self.create_variable_is_dict()
+        with (
+            self.l("if {variable}_is_dict:"),
+            self.l("if not {variable}.keys() >= {}:", names),
+        ):
+            self.l("{variable}__missing_keys = {} - {variable}.keys()", names)
+            dynamic = 'str(sorted({variable}__missing_keys)) + " properties"'
+            self.exc(
+                "{name} must contain ", self.e(required), rule="required", append_to_msg=dynamic
+            )
+
+    def generate_properties(self) -> None:
+        """`properties`: each member it names that is present must match its schema."""
+        if self._leftover_read():
+            super().generate_properties()
+            return
+        if not self._here["properties"]:
+            return
+        self.create_variable_is_dict()
+        with self.l("if {variable}_is_dict:"):
+            for key, definition in self._here["properties"].items():
+                name = _NOT_IN_NAME.sub("", key)
+                if not isinstance(definition, dict | bool):
+                    raise JsonSchemaDefinitionException(f"{self._variable}[{name}] must be object")
+                with self.l('if "{}" in {variable}:', self.e(key)):
+                    self.l('{variable}__{0} = {variable}["{1}"]', name, self.e(key))
+                    self.generate_func_code_block(
+                        definition,
+                        f"{self._variable}__{name}",
+                        f"{self._variable_name}.{literal(self.e(key))}",
+                        clear_variables=True,
+                    )
+
+    def generate_additional_properties(self) -> None:
+        """`additionalProperties: false` beside `properties` alone: one subset test.
+
+        `true` or `{}` generate nothing (fastjsonschema built the set of keys all the same).
+        """
+        extra = self._here["additionalProperties"]
+        if extra is True or extra == {}:
+            return
+        if extra is not False or self._leftover_read():
+            super().generate_additional_properties()
+            return
+        names = self._names(self._here.get("properties", {}))
+        self.create_variable_is_dict()
+        with (
+            self.l("if {variable}_is_dict:"),
+            self.l("if not {variable}.keys() <= {}:", names),
+        ):
+            # NOTE: the same set fastjsonschema reports, its members in the same order: the
+            # object's keys, with the named members removed in place.
+            self.l("{variable}_keys = set({variable}.keys())")
+            self.l("{variable}_keys -= {}", names)
+            self.exc(
+                '{name} must not contain "+str({variable}_keys)+" properties',
+                rule="additionalProperties",
+            )
