@@ -109,6 +109,32 @@ def test_a_rejected_response_still_avoids_the_cli_and_the_compiler(warm_cache: P
     assert sorted(modules & set(NEVER)) == []
 
 
+def test_an_oversize_stream_is_refused_without_openssl(tmp_path: Path) -> None:
+    """A stream over the default 1 MiB: refused, hashed without `hashlib` (OpenSSL's memory)."""
+    (tmp_path / "schema.json").write_text(
+        '{"type": "object", "properties": {"ok": {"type": "boolean"}},'
+        ' "required": ["ok"], "additionalProperties": false}'
+    )
+    contract = tmp_path / "contract.toml"
+    contract.write_text(
+        'tool = "bench"\nversion = "1"\nschema = "schema.json"\n[projection]\nok = "/ok"\n'
+    )
+    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(tmp_path / "cache")}
+    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
+        environment.pop(name, None)
+    for _ in range(2):  # the first run builds the artefact
+        done = subprocess.run(  # a pipe, not a file: read up to the limit, never sized first
+            [sys.executable, "-c", _PROBE, json.dumps(["check", str(contract)])],
+            input=b" " * (2 << 20),
+            capture_output=True,
+            env=environment,
+            check=True,
+        )
+    result = json.loads(done.stdout)
+    assert result["status"] == 1
+    assert sorted(set(result["modules"]) & {"hashlib", "_hashlib"}) == []
+
+
 def test_a_cold_check_compiles_but_still_skips_click_and_rich(tmp_path: Path) -> None:
     """The first run compiles (fastjsonschema, tomllib) yet never imports click or rich."""
     status, modules = _modules(CHECK, tmp_path / "cache", EXAMPLE / "response.json")
