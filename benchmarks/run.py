@@ -112,24 +112,8 @@ def compile_bytecode() -> None:
 
 
 def table(header: list[str], rows: list[list[str]]) -> None:
-    """A markdown table: first column left-aligned, the figures right-aligned."""
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        padded = [
-            cell.ljust(width) if i == 0 else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "| " + " | ".join(padded) + " |"
-
-    print(line(header))
-    print(
-        "|"
-        + "|".join(("-" * (w + 1) + ":") if i else ("-" * (w + 2)) for i, w in enumerate(widths))
-        + "|"
-    )
-    for row in rows:
-        print(line(row))
+    """Print a markdown table (lockstep's: first column left-aligned, figures right-aligned)."""
+    print(lockstep.markdown(header, rows))
 
 
 # --- 1. the ~1 KB check ---------------------------------------------------------------------
