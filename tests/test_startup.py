@@ -22,10 +22,11 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "review_status"
 CHECK = ["check", str(EXAMPLE / "contract.toml"), "--context", "change_id=CR-1042"]
 _PROBE = """
-import io, json, sys
+import io, json, os, sys
 sys.argv = ["toolguard", *json.loads(sys.argv[1])]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
 try:
     from toolguard.cli import main
     main()
@@ -212,10 +213,11 @@ CHECK_PATH_STANDARD_LIBRARY = frozenset(
 PATTERN_ENGINE = frozenset({"re2", "re2._re2", "_re2"})
 _BARE_PROBE = "import io, sys; sys.stdout.write(repr(sorted(sys.modules)))"
 _ALLOW_PROBE = """
-import io, sys
+import io, os, sys
 sys.argv = ["toolguard", *sys.argv[1:]]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
 try:
     from toolguard.cli import main
     main()
