@@ -171,22 +171,27 @@ def test_help_and_other_commands_still_go_through_click(tmp_path: Path) -> None:
     assert "click" in modules
 
 
-def test_re2_is_loaded_only_for_a_contract_with_patterns(warm_cache: Path, tmp_path: Path) -> None:
-    """The pattern engine is imported to run a pattern, never on the warm path of a contract
-    without one (the example's `change_id` pattern shows the probe sees it; a cold check
-    compiles toolguard's own schemas, whose patterns load it)."""
-    _, modules = _modules(CHECK, warm_cache, EXAMPLE / "response.json")
-    assert "re2" in modules
+def test_re2_is_loaded_only_for_a_pattern_plain_matching_cannot_answer(
+    warm_cache: Path, tmp_path: Path
+) -> None:
+    """The pattern engine is imported to run a pattern that is not plain (`plain_match.py`),
+    never on the warm path of a contract whose patterns are (the example's `change_id`, an
+    identifier); the same contract with an alternation in that pattern shows the probe sees it.
+    A cold check compiles toolguard's own schemas, whose patterns load it."""
+    status, modules = _modules(CHECK, warm_cache, EXAMPLE / "response.json")
+    assert status == 0
+    assert "re2" not in modules
     schema = json.loads((EXAMPLE / "response.schema.json").read_bytes())
-    del schema["properties"]["change_id"]["pattern"]
+    assert schema["properties"]["change_id"]["pattern"] == "^CR-[0-9]{1,10}$"
+    schema["properties"]["change_id"]["pattern"] = "^CR-[0-9]{1,10}(-[a-z]+)?$"
     (tmp_path / "response.schema.json").write_text(json.dumps(schema), encoding="utf-8")
     contract = (EXAMPLE / "contract.toml").read_text(encoding="utf-8")
     (tmp_path / "contract.toml").write_text(contract, encoding="utf-8")
-    plain = ["check", str(tmp_path / "contract.toml"), "--context", "change_id=CR-1042"]
-    _modules(plain, tmp_path / "cache", EXAMPLE / "response.json")  # builds the artefact
-    status, modules = _modules(plain, tmp_path / "cache", EXAMPLE / "response.json")
+    grouped = ["check", str(tmp_path / "contract.toml"), "--context", "change_id=CR-1042"]
+    _modules(grouped, tmp_path / "cache", EXAMPLE / "response.json")  # builds the artefact
+    status, modules = _modules(grouped, tmp_path / "cache", EXAMPLE / "response.json")
     assert status == 0
-    assert "re2" not in modules
+    assert "re2" in modules
 
 
 # A warm check's imports are chosen: besides the bare interpreter's modules and toolguard's
