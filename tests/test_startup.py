@@ -199,20 +199,25 @@ def test_re2_is_loaded_only_for_a_pattern_plain_matching_cannot_answer(
 # needs it), taken here.
 CHECK_PATH_STANDARD_LIBRARY = frozenset(
     {
-        # json: the fast parser and the envelope; what it imports (re and its enum, functools,
-        # collections) the `toolguard` console script imports anyway
-        *("json", "json.decoder", "json.encoder", "json.scanner", "_json"),
-        *("re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"),
-        *("enum", "functools", "_functools", "collections", "_collections", "operator"),
-        *("_operator", "keyword", "reprlib", "itertools", "types", "copyreg"),
+        # `_json`, not `json`: the fast parser and the envelope (`json_codec.py`); `json`
+        # would bring `re`, and `re` `enum`: half of what starting Python costs
+        "_json",
+        # functools (the caches) and what it imports
+        *("functools", "_functools", "collections", "_collections", "operator", "_operator"),
+        *("keyword", "reprlib", "itertools", "types", "enum"),
         # small and needed: budgets and the cache's files, numbers, the clock, the artefact's
-        # digest (the interpreter's own SHA-256, not OpenSSL's), the parse's GC pause
-        *("__future__", "collections.abc", "contextlib", "errno", "gc", "math", "signal"),
+        # digest (the interpreter's own SHA-256, not OpenSSL's), the parse's GC pause; `_signal`
+        # is built in (the bare interpreter has it), `signal` builds enums as it loads
+        *("__future__", "collections.abc", "contextlib", "errno", "gc", "math"),
         *("_datetime", "_sha256", "_sha2"),
-        # text beyond Latin-1 (the hidden-character screen), and the text adapter's records
+        # text beyond Latin-1 (the hidden-character screen's class, its tables), the text
+        # adapter's records, a pattern RE2 runs: `re`, only on those paths (see below)
         *("unicodedata", "copy", "weakref", "_weakrefset"),
+        *("re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg"),
     }
 )
+# What an ASCII answer checked by a contract whose patterns are plain never imports.
+NOT_FOR_PLAIN_ASCII = frozenset({"json", "re", "signal", "_sre"})
 # Only for a schema or adapter with patterns; google-re2 1.1 (the floor) is `re2.py` over a
 # top-level `_re2` extension, later releases a package holding `re2._re2`.
 PATTERN_ENGINE = frozenset({"re2", "re2._re2", "_re2"})
@@ -288,3 +293,25 @@ def test_a_warm_check_imports_only_the_allow_list(
     assert sorted(name for name in inherited if name.partition(".")[0] != "toolguard") == []
     compiled = {"click", "rich", "fastjsonschema", "toolguard.schema.generator", "toolguard.lint"}
     assert sorted(modules & {*compiled, *NOT_WHEN_WARM}) == []  # nothing built, nothing parsed
+
+
+def _plain_ascii_cases() -> list[Any]:
+    """The bundled cases answered in ASCII by a contract whose patterns are all plain."""
+    return [
+        case
+        for case in _bundled_cases()
+        if Path(case.values[0][3]).read_bytes().isascii()
+        and case.id.partition("/")[0] in ("job_run", "review_status", "deploy_status")
+    ]
+
+
+@pytest.mark.parametrize("arguments", _plain_ascii_cases())
+def test_an_ascii_answer_with_plain_patterns_imports_neither_json_nor_re(
+    arguments: list[str], warm_cache: Path
+) -> None:
+    """The common case stays light: `_json` without `json`, plain patterns without `re` or
+    RE2, `_signal` without `signal` (each would add a tenth or more of Python's start-up)."""
+    _allow_probe(arguments, warm_cache)
+    status, modules = _allow_probe(arguments, warm_cache)
+    assert status == 0
+    assert sorted(modules & (NOT_FOR_PLAIN_ASCII | PATTERN_ENGINE)) == []

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import sys
 
 from toolguard.frozen import fields
+from toolguard.json_codec import encoder
 from toolguard.result import AttemptRecord, Diagnostics
 from toolguard.text import MAX_TEXT, clean, cleaned
 
@@ -68,7 +68,7 @@ def as_text(diagnostics: Diagnostics, mode: str) -> str:
 
 _DIAGNOSTICS = fields(Diagnostics)
 _ATTEMPT = fields(AttemptRecord)
-_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_ENCODE = encoder()
 _BOUND = 4 * MAX_TEXT  # what `cleaned` bounds a string to
 
 
@@ -133,7 +133,7 @@ def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = No
 def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
     if mode == "json":
         record = {"outcome": "error", "exit_status": exit_status, "message": clean(message)}
-        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+        stream.write(_ENCODE(record) + "\n")
     else:
         stream.write(f"toolguard: error: {clean(message)}\n")
     stream.flush()
@@ -145,7 +145,7 @@ def dropped(count: int, mode: str, stream: IO[str]) -> None:
     with contextlib.suppress(OSError, ValueError):
         if mode == "json":
             record = {"outcome": "dropped", "count": count, "message": message}
-            stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+            stream.write(_ENCODE(record) + "\n")
         else:
             stream.write(f"toolguard: warning: {message}\n")
         stream.flush()

@@ -9,8 +9,13 @@ table and a one-line message, never a traceback.
 
 from __future__ import annotations
 
-import signal
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal as _signal
+else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
+    import _signal
 
 
 def main() -> None:
@@ -18,7 +23,7 @@ def main() -> None:
     arguments = sys.argv[1:]
     # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
     # during set-up); `check`, `run` and `serve` install their own handlers later.
-    signal.signal(signal.SIGTERM, _interrupted)
+    _signal.signal(_signal.SIGTERM, _interrupted)
     try:
         _dispatch(arguments)
     except SystemExit as exited:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 import sys
 
 from toolguard import envelope, report, result
@@ -31,6 +30,7 @@ from toolguard.request import (
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
+    import signal as _signal
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO, NoReturn, TypeVar
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from toolguard.result import Outcome
 
     T = TypeVar("T")
+else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
+    import _signal
 
 
 def check(contract: Path | str, flags: Mapping[str, Any]) -> NoReturn:
@@ -83,8 +85,8 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
 ) -> NoReturn:
     """Load, build the request, `produce` the outcome, then record and answer it."""
     mode = flags["diagnostics"]
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _interrupt)
     loaded = guard(lambda: load_contract(contract), mode)
     request = guard(lambda: build_request(flags), mode)
     audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
@@ -271,8 +273,8 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
 
     What the operator reads (stderr; the record redacts its own) has no secret context value.
     """
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _signal.SIG_IGN)  # the outcome is decided: finish writing it
     command, source = origin
     try:
         outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
