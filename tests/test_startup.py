@@ -315,3 +315,28 @@ def test_an_ascii_answer_with_plain_patterns_imports_neither_json_nor_re(
     status, modules = _allow_probe(arguments, warm_cache)
     assert status == 0
     assert sorted(modules & (NOT_FOR_PLAIN_ASCII | PATTERN_ENGINE)) == []
+
+
+def test_the_installed_command_imports_no_re(warm_cache: Path) -> None:
+    """`toolguard` itself is a plain script: an entry point's wrapper would import `re`."""
+    command = Path(sys.executable).with_name("toolguard")
+    if not command.exists():
+        pytest.skip(f"toolguard is not installed beside {sys.executable}")
+    assert command.read_text(encoding="utf-8").splitlines()[0].startswith("#!")
+    env = {**os.environ, "TOOLGUARD_CACHE_DIR": str(warm_cache), "PYTHONPROFILEIMPORTTIME": "1"}
+    for _ in range(2):  # the first run builds the artefact
+        done = subprocess.run(
+            [command, *CHECK],
+            input=(EXAMPLE / "response.json").read_bytes(),
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    imported = {
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert "toolguard.cli" in imported
+    assert sorted(imported & {"re", "json", "enum", "signal"}) == []
