@@ -11,13 +11,13 @@ integers against the budgets, float tokens through `number.float_reader` (as the
 from __future__ import annotations
 
 import gc
-from functools import lru_cache
 
 from toolguard.allocator import return_large_blocks
 from toolguard.errors import ParseError
 from toolguard.json_codec import Decoder
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
 from toolguard.number import float_reader, integer_bound
+from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ class _Patterns:
         self.innermost = re.compile(rb"\[,*\]")
 
 
-@lru_cache(maxsize=1)
+@bounded(1)
 def _patterns() -> _Patterns:
     return _Patterns()
 
@@ -264,7 +264,7 @@ def _non_finite(name: str) -> Any:
 _PLAIN = Decoder(object_pairs_hook=_object, parse_constant=_non_finite)
 
 
-@lru_cache(maxsize=64)
+@bounded(64)
 def _decoder(max_integer_digits: int, *, integers: bool) -> Decoder:
     """A decoder that reads float tokens as the strict parser does, and maybe integers too.
 

@@ -8,8 +8,6 @@ callable: `rule(payload, request)` returns None or raises `RuleViolation` naming
 
 from __future__ import annotations
 
-from functools import cache
-
 from toolguard import rfc3339
 from toolguard.digest import sha256_hex
 from toolguard.errors import RuleViolation, SchemaError
@@ -18,6 +16,7 @@ from toolguard.json_codec import loads
 from toolguard.number import exact_number
 from toolguard.pointer import MISSING, lookup
 from toolguard.rfc3339 import timedelta
+from toolguard.standins import cache
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `dataclasses` (frozen.py)
 if TYPE_CHECKING:

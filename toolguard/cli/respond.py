@@ -8,8 +8,6 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import sys
 
@@ -27,6 +25,7 @@ from toolguard.request import (
     parse_context_pairs,
     read_context_file,
 )
+from toolguard.standins import suppress
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
@@ -117,7 +116,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
         fail(UsageError("mcp needs at least one --contract"), mode)
     if sys.stdin is None or sys.stdout is None:
         fail(UsageError("mcp needs both stdin and stdout open"), mode)
-    contracts = [guard(functools.partial(load_contract, path), mode) for path in flags["contracts"]]
+    contracts = [guard(_loader(path), mode) for path in flags["contracts"]]
     settings = session.Settings(
         call_timeout=flags["call_timeout"],
         max_line_bytes=flags["max_line_bytes"],
@@ -139,6 +138,10 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
     # NOTE: reader threads may still hold stdin (or stdout, if the client stopped reading);
     # interpreter shutdown would wait on their locks. Everything is written: leave at once.
     leave(status)
+
+
+def _loader(path: Path | str) -> Callable[[], Contract]:
+    return lambda: load_contract(path)
 
 
 def build_request(flags: Mapping[str, Any]) -> Request:
@@ -228,7 +231,7 @@ def leave(status: object) -> NoReturn:
     down (every module, the contract, its compiled patterns) would cost a one-shot check
     about a tenth of its time and give the agent nothing.
     """
-    with contextlib.suppress(OSError, ValueError, AttributeError):
+    with suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()
     if status is None or isinstance(status, int):
         os._exit(status or 0)
@@ -304,5 +307,5 @@ def emit(text: str, mode: str) -> None:
 def _stdout_to_devnull() -> None:
     """Point fd 1 at /dev/null, so the interpreter's last flush has somewhere to go."""
     if sys.stdout is not None:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
+        with suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

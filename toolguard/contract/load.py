@@ -11,7 +11,6 @@ check reads of the contract is then built from them, and nothing is checked twic
 from __future__ import annotations
 
 import os
-from functools import cache
 from types import MappingProxyType
 
 from toolguard.adapters import build_adapter, kind_of
@@ -30,6 +29,7 @@ from toolguard.run.environment import DEFAULT_NAMES, INHERIT, is_own
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy, budget_conflict
 from toolguard.schema import Validator, compile_schema
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
