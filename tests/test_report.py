@@ -1,11 +1,18 @@
-"""Operator diagnostics on stderr: the closing line of a channel that dropped lines."""
+"""Operator diagnostics on stderr: a record as plain text, the closing line of a channel."""
 
 from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
-from toolguard import report
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import hidden_prone_text
+
+from toolguard import frozen, pipeline, report
+from toolguard.contract import load_contract
+from toolguard.result import AttemptRecord, Diagnostics
 
 
 def test_dropped_lines_are_reported_as_one_json_line() -> None:
@@ -24,3 +31,78 @@ def test_dropped_lines_are_reported_as_a_warning_for_people() -> None:
     assert stream.getvalue() == (
         "toolguard: warning: 3 diagnostics line(s) dropped: stderr was not being read\n"
     )
+
+
+# The plain text of a diagnostics record, built directly, against the rich lines it stands for.
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _joined(diagnostics: Diagnostics) -> str:
+    """The reference: each of `_lines`' lines, its segments joined, as rich prints to a pipe."""
+    return "".join("".join(text for text, _ in line) + "\n" for line in report._lines(diagnostics))
+
+
+def _corpus() -> list[Diagnostics]:
+    """The diagnostics of every bundled example's fixtures, accepted and rejected."""
+    found = []
+    for contract_path in sorted(EXAMPLES.glob("*/contract.toml")):
+        contract = load_contract(contract_path)
+        context_file = contract_path.parent / "context.json"
+        context = json.loads(context_file.read_text()) if context_file.exists() else {}
+        for response in sorted((contract_path.parent / "fixtures").rglob("*")):
+            if not response.is_file() or response.suffix == ".toml":
+                continue
+            outcome = pipeline.check(contract, response.read_bytes(), context=context)
+            found.append(outcome.diagnostics)
+    return found
+
+
+def test_plain_text_is_the_rich_lines_joined_for_every_fixture() -> None:
+    """Every example fixture's diagnostics read the same built directly as joined from lines."""
+    corpus = _corpus()
+    assert len(corpus) > 20
+    attempt = AttemptRecord(number=1, duration_ms=1.0, outcome="success", stderr_size=3)
+    for diagnostics in corpus:
+        for variant in (
+            diagnostics,
+            frozen.replace(diagnostics, upstream=("srv", "--x"), attempts=(attempt,)),
+        ):
+            assert report.as_text(variant, "rich") == _joined(variant)
+
+
+@given(
+    st.sampled_from(["success", "failure", "internal"]),
+    hidden_prone_text(),
+    st.none() | hidden_prone_text(),
+    st.none() | st.sampled_from(["schema", "rules", "parse"]),
+    st.none() | st.integers(-1, 10**6),
+)
+def test_plain_text_is_the_rich_lines_joined_for_hostile_text(
+    outcome: str, message: str, rule: str | None, layer: str | None, offset: int | None
+) -> None:
+    """Hostile free text is escaped the same way on both paths."""
+    diagnostics = Diagnostics(
+        tool="t",
+        request_id="req.report.01",
+        contract=message,
+        outcome=outcome,  # type: ignore[arg-type]
+        layer=layer,  # type: ignore[arg-type]
+        reason="x" if layer else None,
+        message=message,
+        rule=rule,
+        offset=offset,
+        instance_path="" if rule is None else rule,
+        upstream=(message, "b"),
+    )
+    assert report.as_text(diagnostics, "rich") == _joined(diagnostics)
+
+
+def test_render_to_sends_what_render_writes_to_a_pipe() -> None:
+    """`render_to` hands a channel the text `render` writes to a stream that is no terminal."""
+    diagnostics = _corpus()[0]
+    for mode in ("json", "rich"):
+        stream, sent = io.StringIO(), []
+        report.render(diagnostics, mode, stream)
+        report.render_to(diagnostics, mode, io.StringIO(), sent.append)
+        assert sent == [stream.getvalue()]

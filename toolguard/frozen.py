@@ -191,9 +191,23 @@ def is_frozen(value: object) -> bool:
 
 
 def replace(value: T, /, **changes: Any) -> T:
-    """A copy of the frozen `value` with `changes` (`dataclasses.replace`), through `__init__`."""
-    current = {name: getattr(value, name) for name in fields(value)}
-    unknown = changes.keys() - current.keys()
+    """A copy of the frozen `value` with `changes` (`dataclasses.replace`).
+
+    Through `__init__` where the class has its own `__init__` or a `__post_init__` (its checks
+    run again); else the fields are copied as they are: the shared `__init__` would add nothing
+    but its cost (`mcp` replaces the diagnostics of every answer; that `__init__`, taking 17
+    fields by keyword, costs several times the copy).
+    """
+    cls = type(value)
+    names: tuple[str, ...] = getattr(cls, _FIELDS)
+    unknown = changes.keys() - set(names)
     if unknown:
-        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
-    return type(value)(**{**current, **changes})
+        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+    state = getattr(value, "__dict__", None)
+    if state is None or cls.__init__ is not _init or hasattr(cls, "__post_init__"):
+        return cls(**{**{name: getattr(value, name) for name in names}, **changes})
+    copy = object.__new__(cls)
+    copied = copy.__dict__
+    for name in names:
+        copied[name] = changes[name] if name in changes else state[name]
+    return copy

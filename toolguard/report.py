@@ -63,8 +63,21 @@ def as_text(diagnostics: Diagnostics, mode: str) -> str:
     """
     if mode == "json":
         return _json_text(diagnostics)
-    lines = _lines(diagnostics)
-    return "".join("".join(segment for segment, _ in line) + "\n" for line in lines)
+    return _plain_text(diagnostics)
+
+
+def render_to(
+    diagnostics: Diagnostics, mode: str, stream: IO[str], send: Callable[[str], None]
+) -> None:
+    """`render` for an operator channel, as `serve` and `mcp` report each answer.
+
+    The text goes to `send` whole, past `stream`'s buffer; on a terminal, rich still writes
+    to `stream`.
+    """
+    if mode != "json" and _is_terminal(stream):
+        render(diagnostics, mode, stream)
+    else:
+        send(as_text(diagnostics, mode))
 
 
 _DIAGNOSTICS = fields(Diagnostics)
@@ -170,6 +183,16 @@ def _lines(diagnostics: Diagnostics) -> list[Line]:
         for label, value in _details(diagnostics)
     ]
     return [head, *rows]
+
+
+def _plain_text(diagnostics: Diagnostics) -> str:
+    """`_lines` as a pipe reads them, their segments joined: built without the segments."""
+    word = _STATUS.get(diagnostics.outcome, ("internal error", ""))[0]
+    head = f"toolguard: {word} {diagnostics.tool} {diagnostics.request_id}"
+    if diagnostics.layer:
+        head += f" at layer {diagnostics.layer} ({diagnostics.reason}, {diagnostics.error_code})"
+    rows = [f"  {label}: {clean(str(value))}\n" for label, value in _details(diagnostics)]
+    return head + "\n" + "".join(rows)
 
 
 def console(stream: IO[str], **options: Any) -> Console:

@@ -148,7 +148,7 @@ class Server:
                     why = "stdout was closed; no more answers can be given"
                     report.error(why, ExitStatus.INTERNAL, mode, operator)
                     return ExitStatus.INTERNAL
-                _tell_operator(answer, mode, operator)
+                _tell_operator(answer, mode, channel)
                 if over_long:
                     with contextlib.suppress(_Stopped, OSError), stop.reading():
                         discard_rest(stdin)
@@ -211,11 +211,12 @@ def _bad_request(request_id: str | None) -> bytes:
     return envelope.dumps(envelope.bad_request(request_id)).encode("ascii")
 
 
-def _tell_operator(answer: Answer, mode: str, stderr: IO[str] | None) -> None:
+def _tell_operator(answer: Answer, mode: str, channel: OperatorChannel) -> None:
+    stderr = channel.stream
     if answer.refused is not None:
         report.error(f"bad request: {answer.refused}", ExitStatus.USAGE, mode, stderr)
     if answer.diagnostics is not None:
-        report.render(answer.diagnostics, mode, stderr)
+        report.render_to(answer.diagnostics, mode, stderr, channel.send)
         if answer.warning is not None:
             report.error(answer.warning, answer.diagnostics.exit_status, mode, stderr)
 

@@ -12,6 +12,7 @@ import pytest
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ContractError
 from toolguard.mcp.calls import Call, Guard, Refused, admit, answer_line, judge, tool_result
+from toolguard.mcp.jsonrpc import result_line
 from toolguard.mcp.session import guards
 from toolguard.parse import parse
 
@@ -180,3 +181,19 @@ def test_the_answer_line_is_the_tool_result_as_json(probe: Contract, modern: boo
         "id": call.jsonrpc_id,
         "result": tool_result(envelope, modern),
     }
+
+
+@pytest.mark.parametrize("jsonrpc_id", [7, -(2**70), 'x"\u00e9\u2028\\', "req-1"])
+@pytest.mark.parametrize("modern", [False, True])
+def test_the_answer_line_is_byte_for_byte_the_generic_encoding(
+    probe: Contract, modern: bool, jsonrpc_id: str | int
+) -> None:
+    """The line built by hand is the bytes `result_line` writes for the same tool result."""
+    call = _call(probe)
+    call = Call(call.guard, "probe", jsonrpc_id, call.request, modern, call.started, call.deadline)
+    for line in (
+        b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"zone":"UTC","n":1}}}',
+        b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"zone":"\\u00e9\\u2028"}}}',
+    ):
+        envelope, _ = _judge(call, line)
+        assert answer_line(call, envelope) == result_line(jsonrpc_id, tool_result(envelope, modern))

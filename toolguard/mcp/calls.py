@@ -10,9 +10,9 @@ client then receives the envelope, and only the envelope, as the tool's result.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from toolguard import envelope, result
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from toolguard.request import Request
     from toolguard.result import Outcome
 
+_quoted = encode_basestring_ascii  # a JSON string, ASCII: `json.dumps` of a str
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # set on every 2026-07-28 request
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 _SHOWN = 512
@@ -204,12 +205,15 @@ def answer_line(call: Call, answer: dict[str, Any]) -> bytes:
     NOTE: the envelope is encoded once (`envelope.dumps`, ASCII) and written twice: as the
     text block's string and, as it is, as `structuredContent`: the same bytes either way.
     """
-    text = envelope.dumps(answer).removesuffix("\n")
+    text = envelope.dumps(answer)[:-1]
     tail = ',"resultType":"complete"' if call.modern else ""
     failure = "false" if answer["outcome"] == "success" else "true"
+    rid = call.jsonrpc_id
+    # NOTE: what `json.dumps` does with a string (ASCII) or an int, without its dispatch.
+    quoted = _quoted(rid) if isinstance(rid, str) else int.__repr__(rid)
     line = (
-        f'{{"jsonrpc":"2.0","id":{json.dumps(call.jsonrpc_id, ensure_ascii=True)},"result":'
-        f'{{"content":[{{"type":"text","text":{json.dumps(text)}}}],'
+        f'{{"jsonrpc":"2.0","id":{quoted},"result":'
+        f'{{"content":[{{"type":"text","text":{_quoted(text)}}}],'
         f'"structuredContent":{text},"isError":{failure}{tail}}}}}\n'
     )
     return line.encode("ascii")

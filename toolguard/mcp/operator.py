@@ -47,7 +47,7 @@ class OperatorChannel:
 
     def render(self, diagnostics: Diagnostics) -> None:
         """Queue one check's diagnostics, rendered as `check` renders them."""
-        report.render(diagnostics, self.mode, self._channel.stream)
+        report.render_to(diagnostics, self.mode, self._channel.stream, self._channel.send)
 
     def notice(self, event: str, message: str) -> None:
         """One line about the relay itself (a dropped line, a removed tool), escaped."""
