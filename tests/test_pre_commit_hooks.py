@@ -19,7 +19,7 @@ from toolguard import scaffold
 
 REPO = Path(__file__).resolve().parents[1]
 HOOKS = REPO / ".pre-commit-hooks.yaml"
-SHIPPED = ("pyproject.toml", "README.md", "LICENSE", "toolguard", "schemas", HOOKS.name)
+SHIPPED = ("pyproject.toml", "README.md", "LICENSE", "bin", "toolguard", "schemas", HOOKS.name)
 
 
 def git(folder: Path, *args: str) -> None:

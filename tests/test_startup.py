@@ -22,10 +22,11 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "review_status"
 CHECK = ["check", str(EXAMPLE / "contract.toml"), "--context", "change_id=CR-1042"]
 _PROBE = """
-import io, json, sys
+import io, json, os, sys
 sys.argv = ["toolguard", *json.loads(sys.argv[1])]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
 try:
     from toolguard.cli import main
     main()
@@ -170,22 +171,27 @@ def test_help_and_other_commands_still_go_through_click(tmp_path: Path) -> None:
     assert "click" in modules
 
 
-def test_re2_is_loaded_only_for_a_contract_with_patterns(warm_cache: Path, tmp_path: Path) -> None:
-    """The pattern engine is imported to run a pattern, never on the warm path of a contract
-    without one (the example's `change_id` pattern shows the probe sees it; a cold check
-    compiles toolguard's own schemas, whose patterns load it)."""
-    _, modules = _modules(CHECK, warm_cache, EXAMPLE / "response.json")
-    assert "re2" in modules
+def test_re2_is_loaded_only_for_a_pattern_plain_matching_cannot_answer(
+    warm_cache: Path, tmp_path: Path
+) -> None:
+    """The pattern engine is imported to run a pattern that is not plain (`plain_match.py`),
+    never on the warm path of a contract whose patterns are (the example's `change_id`, an
+    identifier); the same contract with an alternation in that pattern shows the probe sees it.
+    A cold check compiles toolguard's own schemas, whose patterns load it."""
+    status, modules = _modules(CHECK, warm_cache, EXAMPLE / "response.json")
+    assert status == 0
+    assert "re2" not in modules
     schema = json.loads((EXAMPLE / "response.schema.json").read_bytes())
-    del schema["properties"]["change_id"]["pattern"]
+    assert schema["properties"]["change_id"]["pattern"] == "^CR-[0-9]{1,10}$"
+    schema["properties"]["change_id"]["pattern"] = "^CR-[0-9]{1,10}(-[a-z]+)?$"
     (tmp_path / "response.schema.json").write_text(json.dumps(schema), encoding="utf-8")
     contract = (EXAMPLE / "contract.toml").read_text(encoding="utf-8")
     (tmp_path / "contract.toml").write_text(contract, encoding="utf-8")
-    plain = ["check", str(tmp_path / "contract.toml"), "--context", "change_id=CR-1042"]
-    _modules(plain, tmp_path / "cache", EXAMPLE / "response.json")  # builds the artefact
-    status, modules = _modules(plain, tmp_path / "cache", EXAMPLE / "response.json")
+    grouped = ["check", str(tmp_path / "contract.toml"), "--context", "change_id=CR-1042"]
+    _modules(grouped, tmp_path / "cache", EXAMPLE / "response.json")  # builds the artefact
+    status, modules = _modules(grouped, tmp_path / "cache", EXAMPLE / "response.json")
     assert status == 0
-    assert "re2" not in modules
+    assert "re2" in modules
 
 
 # A warm check's imports are chosen: besides the bare interpreter's modules and toolguard's
@@ -193,29 +199,37 @@ def test_re2_is_loaded_only_for_a_contract_with_patterns(warm_cache: Path, tmp_p
 # needs it), taken here.
 CHECK_PATH_STANDARD_LIBRARY = frozenset(
     {
-        # json: the fast parser and the envelope; what it imports (re and its enum, functools,
-        # collections) the `toolguard` console script imports anyway
-        *("json", "json.decoder", "json.encoder", "json.scanner", "_json"),
-        *("re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre"),
-        *("enum", "functools", "_functools", "collections", "_collections", "operator"),
-        *("_operator", "keyword", "reprlib", "itertools", "types", "copyreg"),
+        # `_json`, not `json`: the fast parser and the envelope (`json_codec.py`); `json`
+        # would bring `re`, and `re` `enum`: half of what starting Python costs
+        "_json",
         # small and needed: budgets and the cache's files, numbers, the clock, the artefact's
-        # digest (the interpreter's own SHA-256, not OpenSSL's), the parse's GC pause
-        *("__future__", "collections.abc", "contextlib", "errno", "gc", "math", "signal"),
+        # digest (the interpreter's own SHA-256, not OpenSSL's), the parse's GC pause, frozen
+        # mappings. Not `functools`, `contextlib` or `collections` (`standins.py`), nor
+        # `signal` (`_signal`, built in) or `enum` (`ExitStatus`).
+        *("__future__", "errno", "gc", "math", "types"),
         *("_datetime", "_sha256", "_sha2"),
-        # text beyond Latin-1 (the hidden-character screen), and the text adapter's records
+        # text beyond Latin-1 (the hidden-character screen's class, its tables), the text
+        # adapter's records, a pattern RE2 runs: `re`, only on those paths (see below)
         *("unicodedata", "copy", "weakref", "_weakrefset"),
+        *("re", "re._casefix", "re._compiler", "re._constants", "re._parser", "_sre", "copyreg"),
+        *("enum", "functools", "_functools", "collections", "_collections", "operator"),
+        *("_operator", "keyword", "reprlib", "itertools"),
     }
+)
+# What an ASCII answer checked by a contract whose patterns are plain never imports.
+NOT_FOR_PLAIN_ASCII = frozenset(
+    {"json", "re", "_sre", "signal", "enum", "functools", "contextlib", "collections"}
 )
 # Only for a schema or adapter with patterns; google-re2 1.1 (the floor) is `re2.py` over a
 # top-level `_re2` extension, later releases a package holding `re2._re2`.
 PATTERN_ENGINE = frozenset({"re2", "re2._re2", "_re2"})
 _BARE_PROBE = "import io, sys; sys.stdout.write(repr(sorted(sys.modules)))"
 _ALLOW_PROBE = """
-import io, sys
+import io, os, sys
 sys.argv = ["toolguard", *sys.argv[1:]]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
 try:
     from toolguard.cli import main
     main()
@@ -281,3 +295,50 @@ def test_a_warm_check_imports_only_the_allow_list(
     assert sorted(name for name in inherited if name.partition(".")[0] != "toolguard") == []
     compiled = {"click", "rich", "fastjsonschema", "toolguard.schema.generator", "toolguard.lint"}
     assert sorted(modules & {*compiled, *NOT_WHEN_WARM}) == []  # nothing built, nothing parsed
+
+
+def _plain_ascii_cases() -> list[Any]:
+    """The bundled cases answered in ASCII by a contract whose patterns are all plain."""
+    return [
+        case
+        for case in _bundled_cases()
+        if Path(case.values[0][3]).read_bytes().isascii()
+        and case.id.partition("/")[0] in ("job_run", "review_status", "deploy_status")
+    ]
+
+
+@pytest.mark.parametrize("arguments", _plain_ascii_cases())
+def test_an_ascii_answer_with_plain_patterns_imports_neither_json_nor_re(
+    arguments: list[str], warm_cache: Path
+) -> None:
+    """The common case stays light: `_json` without `json`, plain patterns without `re` or
+    RE2, `_signal` without `signal` (each would add a tenth or more of Python's start-up)."""
+    _allow_probe(arguments, warm_cache)
+    status, modules = _allow_probe(arguments, warm_cache)
+    assert status == 0
+    assert sorted(modules & (NOT_FOR_PLAIN_ASCII | PATTERN_ENGINE)) == []
+
+
+def test_the_installed_command_imports_no_re(warm_cache: Path) -> None:
+    """`toolguard` itself is a plain script: an entry point's wrapper would import `re`."""
+    command = Path(sys.executable).with_name("toolguard")
+    if not command.exists():
+        pytest.skip(f"toolguard is not installed beside {sys.executable}")
+    assert command.read_text(encoding="utf-8").splitlines()[0].startswith("#!")
+    env = {**os.environ, "TOOLGUARD_CACHE_DIR": str(warm_cache), "PYTHONPROFILEIMPORTTIME": "1"}
+    for _ in range(2):  # the first run builds the artefact
+        done = subprocess.run(
+            [command, *CHECK],
+            input=(EXAMPLE / "response.json").read_bytes(),
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    imported = {
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert "toolguard.cli" in imported
+    assert sorted(imported & NOT_FOR_PLAIN_ASCII) == []

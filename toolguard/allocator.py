@@ -11,7 +11,7 @@ threshold pins it at glibc's initial value: every large buffer stays an mmap of 
 
 from __future__ import annotations
 
-from functools import cache
+from toolguard.standins import cache
 
 _M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>
 _THRESHOLD = 128 * 1024  # glibc's initial value (DEFAULT_MMAP_THRESHOLD_MIN)

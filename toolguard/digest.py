@@ -13,7 +13,8 @@ byte and hashed, and OpenSSL would make that rejection 5.5 MiB heavier than an a
 from __future__ import annotations
 
 import sys
-from functools import cache
+
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

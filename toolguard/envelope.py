@@ -9,7 +9,7 @@ contract's envelope schema (`contract/envelope_schema.py`).
 
 from __future__ import annotations
 
-import json
+from toolguard.json_codec import encoder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def bad_request(request_id: str | None) -> dict[str, Any]:
 
 
 # NOTE: one encoder for every envelope: `json.dumps` with options builds a new one each call.
-_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_ENCODE = encoder()
 
 
 def dumps(envelope: dict[str, Any]) -> str:

@@ -10,13 +10,11 @@ the audit record schema are checked against it (`tests/test_errors.py`).
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from toolguard.frozen import frozen
 
 TYPE_CHECKING = False  # NOTE: not `typing.TYPE_CHECKING`: a check never imports `typing`
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import ClassVar, Literal, TypeAlias
 
     Layer: TypeAlias = Literal[
@@ -38,16 +36,59 @@ LAYERS: tuple[Layer, ...] = (
 )
 
 
-class ExitStatus(IntEnum):
-    """Process exit statuses; the README's table is checked against this enum."""
+class _Statuses(type):
+    """Iterating `ExitStatus` lists the statuses in order, as iterating an enum would."""
 
-    SUCCESS = 0  # a success envelope was printed
-    FAILURE = 1  # a failure envelope was printed: the response was rejected
-    USAGE = 2  # bad flag, request id or request context; nothing on stdout
-    CONTRACT = 3  # bad contract or schema (refused before any input is read); nothing on stdout
-    INTERNAL = 4  # a toolguard bug; a failure envelope is printed if the request id is known
-    SERVER_FAILED = 5  # `mcp`: the MCP server could not start, or ended first and not cleanly
-    INTERRUPTED = 130  # SIGINT/SIGTERM during set-up, before a request exists; nothing on stdout
+    def __iter__(cls) -> Iterator[ExitStatus]:
+        return iter(_ALL_STATUSES)
+
+
+class ExitStatus(int, metaclass=_Statuses):
+    """Process exit statuses; the README's table is checked against this class.
+
+    NOTE: not an `IntEnum`, on purpose: importing `enum` costs a one-shot check about a
+    twentieth of what starting Python costs. Each status is an `ExitStatus`, an `int` with a
+    `name`, made once below; iterating the class gives them in order.
+    """
+
+    name: str
+    SUCCESS: ClassVar[ExitStatus]  # a success envelope was printed
+    FAILURE: ClassVar[ExitStatus]  # a failure envelope was printed: the response was rejected
+    USAGE: ClassVar[ExitStatus]  # bad flag, request id or request context; nothing on stdout
+    # bad contract or schema (refused before any input is read); nothing on stdout
+    CONTRACT: ClassVar[ExitStatus]
+    # a toolguard bug; a failure envelope is printed if the request id is known
+    INTERNAL: ClassVar[ExitStatus]
+    # `mcp`: the MCP server could not start, or ended first and not cleanly
+    SERVER_FAILED: ClassVar[ExitStatus]
+    # SIGINT/SIGTERM during set-up, before a request exists; nothing on stdout
+    INTERRUPTED: ClassVar[ExitStatus]
+
+    def __repr__(self) -> str:
+        return f"<ExitStatus.{self.name}: {int(self)}>"
+
+    __str__ = int.__repr__  # the number, as for an `IntEnum` (in messages and f-strings)
+
+
+def _status(name: str, value: int) -> ExitStatus:
+    status = int.__new__(ExitStatus, value)
+    status.name = name
+    setattr(ExitStatus, name, status)
+    return status
+
+
+_ALL_STATUSES = tuple(
+    _status(name, value)
+    for name, value in (
+        ("SUCCESS", 0),
+        ("FAILURE", 1),
+        ("USAGE", 2),
+        ("CONTRACT", 3),
+        ("INTERNAL", 4),
+        ("SERVER_FAILED", 5),
+        ("INTERRUPTED", 130),
+    )
+)
 
 
 class ToolguardError(Exception):

@@ -11,14 +11,13 @@ integers against the budgets, float tokens through `number.float_reader` (as the
 from __future__ import annotations
 
 import gc
-import json
-import re
-from functools import lru_cache
 
 from toolguard.allocator import return_large_blocks
 from toolguard.errors import ParseError
+from toolguard.json_codec import Decoder
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
 from toolguard.number import float_reader, integer_bound
+from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
@@ -46,8 +45,6 @@ def _classes() -> bytes:
 _CLASSES = _classes()
 _POINT_AS_DIGIT = bytes.maketrans(b".", b"0")
 _NOT_STRUCTURE = b"a0e+-.\\"
-_STRING = re.compile(rb'"[^"]*"')
-_INNERMOST = re.compile(rb"\[,*\]")
 # A float token the screen can vouch for has at most 15 characters of mantissa (digits and its
 # point) and an exponent, if any, of at most two digits and negative: its float is then the
 # number written, normal, and no integer over the budget. Anything else is read one by one:
@@ -139,7 +136,7 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
     if b'"' in brackets:
         # Adjacent quotes end one string and open the next (or are an empty string): dropping
         # them merges strings, whose content is dropped next anyway.
-        brackets = _STRING.sub(b"", brackets.replace(b'""', b""))
+        brackets = _patterns().string.sub(b"", brackets.replace(b'""', b""))
     if not _containers_fit(brackets, limits):
         return None
     return careful
@@ -228,7 +225,7 @@ def _containers_fit(brackets: bytes, limits: Limits) -> bool:
     while brackets:
         if passes == limits.max_depth or too_many in brackets or too_deep in brackets:
             return False
-        shorter = _INNERMOST.sub(b"", brackets)
+        shorter = _patterns().innermost.sub(b"", brackets)
         if len(brackets) > _NARROW and len(brackets) - len(shorter) < len(brackets) >> 4:
             # NOTE: a deep, narrow document (`[0,[0,[0,...`) would cost a pass per level
             # over nearly all of it; the strict parser stops at its depth at once.
@@ -236,6 +233,21 @@ def _containers_fit(brackets: bytes, limits: Limits) -> bool:
         brackets = shorter
         passes += 1
     return True
+
+
+class _Patterns:
+    """The screen's two patterns, compiled on the first document large enough to screen."""
+
+    def __init__(self) -> None:
+        import re  # noqa: PLC0415 - a one-shot check of an agent-sized answer never needs `re`
+
+        self.string = re.compile(rb'"[^"]*"')
+        self.innermost = re.compile(rb"\[,*\]")
+
+
+@bounded(1)
+def _patterns() -> _Patterns:
+    return _Patterns()
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -249,11 +261,11 @@ def _non_finite(name: str) -> Any:
     raise _Defer(name)
 
 
-_PLAIN = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_non_finite)
+_PLAIN = Decoder(object_pairs_hook=_object, parse_constant=_non_finite)
 
 
-@lru_cache(maxsize=64)
-def _decoder(max_integer_digits: int, *, integers: bool) -> json.JSONDecoder:
+@bounded(64)
+def _decoder(max_integer_digits: int, *, integers: bool) -> Decoder:
     """A decoder that reads float tokens as the strict parser does, and maybe integers too.
 
     Float tokens go through `number.float_reader`; with `integers`, integers over the budgets
@@ -271,7 +283,7 @@ def _decoder(max_integer_digits: int, *, integers: bool) -> json.JSONDecoder:
         return value
 
     # NOTE: the reader's `ParseError` defers too (see `accept`): no wrapper, one call per float.
-    return json.JSONDecoder(
+    return Decoder(
         object_pairs_hook=_object,
         parse_constant=_non_finite,
         parse_int=integer if integers else None,

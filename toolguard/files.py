@@ -9,15 +9,16 @@ where `-` is standard input.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
 import sys
 
+from toolguard.standins import suppress
+
 TYPE_CHECKING = False  # NOTE: `typing` and `pathlib` cost a one-shot check start-up time
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import BinaryIO
 
@@ -48,8 +49,7 @@ def is_stdin(path: Path | str | None) -> bool:
     return path is not None and str(path) == "-"
 
 
-@contextlib.contextmanager
-def open_data(path: Path | str) -> Iterator[BinaryIO]:
+def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
     """A data file opened for reading in binary, or standard input for `-` (left open after).
 
     Raises `OSError` like `open` when it cannot be read (stdin closed included).
@@ -57,10 +57,23 @@ def open_data(path: Path | str) -> Iterator[BinaryIO]:
     if is_stdin(path):
         if sys.stdin is None:
             raise OSError(errno.EBADF, "standard input is closed")
-        yield sys.stdin.buffer
-        return
-    with open(path, "rb") as stream:  # noqa: PTH123 - a str or a Path: no pathlib import
-        yield stream
+        return _Borrowed(sys.stdin.buffer)
+    return open(path, "rb")  # noqa: PTH123 - a str or a Path (no pathlib); the caller's `with` closes it
+
+
+class _Borrowed:
+    """Standard input as a `with` target: the block reads it, nobody closes it."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def __enter__(self) -> BinaryIO:
+        return self._stream
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
@@ -103,7 +116,7 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
             return False
         return True
     finally:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(temporary, dir_fd=dir_fd)
 
 
@@ -197,7 +210,7 @@ class _Walk:
                 raise
             if last:
                 _check_parent(parent, where)
-            with contextlib.suppress(FileExistsError):
+            with suppress(FileExistsError):
                 os.mkdir(name, 0o700, dir_fd=parent)
             fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
         except OSError as exc:

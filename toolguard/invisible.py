@@ -16,9 +16,8 @@ one U+FE0E or U+FE0F directly after a character with the Emoji property.
 
 from __future__ import annotations
 
-from functools import cache
-
 from toolguard.frozen import frozen
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

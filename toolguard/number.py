@@ -14,10 +14,9 @@ Both parsers read every float token through `float_reader`, so they agree on eac
 from __future__ import annotations
 
 import math
-import operator
-from functools import cache, lru_cache
 
 from toolguard.errors import ParseError
+from toolguard.standins import bounded, cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ def integer_bound(max_integer_digits: int) -> int:
     return min(int(10**max_integer_digits) - 1, INT64_MAX)
 
 
-@lru_cache(maxsize=32)
+@bounded(32)
 def float_reader(max_integer_digits: int) -> Callable[[str], float]:
     """`read(text)`: what to deliver for the float token `text` (a fraction, an exponent).
 
@@ -170,6 +169,8 @@ def to_plain_data(value: Any) -> Any:
         items = {key: to_plain_data(item) for key, item in value.items()}
         return value if all(items[key] is value[key] for key in value) else items
     if isinstance(value, list):
+        import operator  # noqa: PLC0415 - compiles and cache keys only: not a warm check
+
         plain = [to_plain_data(item) for item in value]
         return value if all(map(operator.is_, plain, value)) else plain
     return value

@@ -13,8 +13,6 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 
 from __future__ import annotations
 
-import re
-
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
@@ -35,8 +33,9 @@ CHUNK = 1024
 REPLAY_BUDGET = 16_000_000
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
-# A cheap test for "any surrogate escape at all"; the exact scan below only runs when it hits.
-_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
+# A cheap test for "any surrogate escape at all" (and a few more): the exact scan below only
+# runs when it hits. NOTE: two memory scans, not a regex: a check never needs `re` otherwise.
+_SURROGATE_HINTS = (b"\\ud", b"\\uD")
 _ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
@@ -147,7 +146,7 @@ def _check_encoding(raw: bytes) -> str | None:
         # NOTE: bytes.find is a memchr; a regex class search is ~100x slower on large input.
         if (offset := raw.find(stray)) >= 0:
             raise ParseError("syntax", "raw form feed or vertical tab (not JSON)", offset=offset)
-    if _SURROGATE_HINT.search(raw):
+    if any(hint in raw for hint in _SURROGATE_HINTS):
         _check_surrogate_escapes(raw)
     return text
 
@@ -159,6 +158,8 @@ def _check_surrogate_escapes(raw: bytes) -> None:
     check runs on the raw bytes. Escapes are matched left to right, so `\\ud800` (an escaped
     backslash, then text) is not mistaken for an escape.
     """
+    import re  # noqa: PLC0415 - only for a document with a surrogate escape
+
     pending_start = pending_end = -1
     for match in re.finditer(_ESCAPE, raw):
         digits = match.group(1)
@@ -296,6 +297,8 @@ def _float_tokens(raw: bytes, limits: Limits) -> Callable[[float], float]:
     it is short, with no exponent but a short negative one, yajl's float is what the reader
     would return and no text is looked for; else the document is masked and decoded, once.
     """
+    import re  # noqa: PLC0415 - the strict parser's float tokens only
+
     reader = float_reader(limits.max_integer_digits)
     match = re.compile(_NEXT_FLOAT_TOKEN).match
     state: list[Any] = [0, None]  # where the next token is looked for; the masked text

@@ -11,18 +11,19 @@ never interpreted, and long values are truncated.
 
 from __future__ import annotations
 
-import contextlib
 import io
-import json
 import sys
 
 from toolguard.frozen import fields
+from toolguard.json_codec import encoder
 from toolguard.result import AttemptRecord, Diagnostics
+from toolguard.standins import suppress
 from toolguard.text import MAX_TEXT, clean, cleaned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
     from typing import IO, Any
 
     from rich.console import Console
@@ -42,7 +43,7 @@ def render(diagnostics: Diagnostics, mode: str, stream: IO[str] | None = None) -
     stream = stream if stream is not None else sys.stderr
     if stream is None:
         return
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         _render(diagnostics, mode, stream)
 
 
@@ -81,7 +82,7 @@ def render_to(
 
 _DIAGNOSTICS = fields(Diagnostics)
 _ATTEMPT = fields(AttemptRecord)
-_ENCODE = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_ENCODE = encoder()
 _BOUND = 4 * MAX_TEXT  # what `cleaned` bounds a string to
 
 
@@ -139,14 +140,14 @@ def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = No
     stream = stream if stream is not None else sys.stderr
     if stream is None:
         return
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         _error(message, exit_status, mode, stream)
 
 
 def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
     if mode == "json":
         record = {"outcome": "error", "exit_status": exit_status, "message": clean(message)}
-        stream.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
+        stream.write(_ENCODE(record) + "\n")
     else:
         stream.write(f"toolguard: error: {clean(message)}\n")
     stream.flush()
@@ -155,10 +156,10 @@ def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
 def dropped(count: int, mode: str, stream: IO[str]) -> None:
     """Say that `count` diagnostics were dropped because stderr was not being read."""
     message = f"{count} diagnostics line(s) dropped: stderr was not being read"
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         if mode == "json":
             record = {"outcome": "dropped", "count": count, "message": message}
-            stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+            stream.write(_ENCODE(record) + "\n")
         else:
             stream.write(f"toolguard: warning: {message}\n")
         stream.flush()
@@ -239,14 +240,21 @@ class _Unpadded(io.TextIOBase):
         self._stream.flush()
 
 
-@contextlib.contextmanager
 def progress(
     total: int | None, label: str, stream: IO[str] | None = None
-) -> Iterator[Callable[[int], None]]:
+) -> AbstractContextManager[Callable[[int], None]]:
     """A transient progress bar on stderr, only if stderr is a terminal: never on a pipe.
 
-    Yields `advance(amount)`; `total` None is a count with no end known (standard input).
+    Gives `advance(amount)`; `total` None is a count with no end known (standard input).
     """
+    import contextlib  # noqa: PLC0415 - commands that show progress only: never a check
+
+    return contextlib.contextmanager(_progress)(total, label, stream)
+
+
+def _progress(
+    total: int | None, label: str, stream: IO[str] | None
+) -> Iterator[Callable[[int], None]]:
     stream = stream if stream is not None else sys.stderr
     if stream is None or not _is_terminal(stream) or total == 0:
         yield lambda _amount: None

@@ -7,7 +7,10 @@ front so a bad call is a usage error before any response byte is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+# NOTE: `_collections_abc`, loaded with the interpreter, not `collections.abc`, whose package
+# `collections` costs a one-shot check start-up time (the standard library's `os` does the same).
+from _collections_abc import Mapping
 from types import MappingProxyType
 
 from toolguard import rfc3339

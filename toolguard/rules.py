@@ -8,16 +8,15 @@ callable: `rule(payload, request)` returns None or raises `RuleViolation` naming
 
 from __future__ import annotations
 
-import json
-from functools import cache
-
 from toolguard import rfc3339
 from toolguard.digest import sha256_hex
 from toolguard.errors import RuleViolation, SchemaError
 from toolguard.frozen import frozen
+from toolguard.json_codec import loads
 from toolguard.number import exact_number
 from toolguard.pointer import MISSING, lookup
 from toolguard.rfc3339 import timedelta
+from toolguard.standins import cache
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `dataclasses` (frozen.py)
 if TYPE_CHECKING:
@@ -101,7 +100,7 @@ def _typed_hint(value: Any, expected: Any, key: str, *, listed: bool = False) ->
 def _json_literal(text: str) -> str:
     """`text` if it reads as a JSON scalar (`42`, `true`), else a placeholder."""
     try:
-        return text if not isinstance(json.loads(text), dict | list) else "JSON"
+        return text if not isinstance(loads(text), dict | list) else "JSON"
     except ValueError:
         return "JSON"
 

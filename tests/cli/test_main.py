@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,6 +32,8 @@ def run_main(
     # NOTE: main() sets SIGINT/SIGTERM handlers (even to SIG_IGN, which children inherit) for
     # a process that is about to end; this one goes on, so they are put back.
     handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    # NOTE: `check` and `run` end the process at once (`respond.leave`); this one goes on.
+    monkeypatch.setattr("toolguard.cli.respond.leave", sys.exit)
     try:
         main()
     except SystemExit as exited:
@@ -254,3 +257,58 @@ def test_an_unreadable_contract_is_a_bad_contract_for_every_command(
     )
     assert done.status == 3, done.stderr
     assert b"cannot read contract: Permission denied" in done.stderr
+
+
+_TEARDOWN_PROBE = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("interpreter teardown\\n"))
+sys.argv = ["toolguard", *sys.argv[1:]]
+from toolguard.cli import main
+main()
+"""
+
+
+_RESPONSE = (REVIEW / "response.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "status"),
+    [
+        (("check", REVIEW / "contract.toml", *CONTEXT), _RESPONSE, 0),
+        (("check", REVIEW / "contract.toml", "--context", "change_id=CR-9"), _RESPONSE, 1),
+        (("check", REVIEW / "contract.toml", *CONTEXT), b'{"a": 1, "a": 2}', 1),
+        (("check", REVIEW / "contract.toml"), _RESPONSE, 2),  # no context: no envelope
+        (
+            ("run", REVIEW / "contract.toml", *CONTEXT, "--", "cat", REVIEW / "response.json"),
+            b"",
+            0,
+        ),
+    ],
+)
+def test_a_one_shot_answer_is_whole_and_skips_the_interpreters_teardown(
+    run_toolguard: RunToolguard, argv: tuple[str | Path, ...], stdin: bytes, status: int
+) -> None:
+    """check and run leave once stdout and stderr are flushed: same status, same output."""
+    argv = (*argv[:2], "--request-id", "req.teardown", *argv[2:])
+    direct = run_toolguard(*argv, stdin=stdin)
+    probed = run_toolguard(*argv, stdin=stdin, command=[sys.executable, "-c", _TEARDOWN_PROBE])
+    assert direct.status == probed.status == status
+    assert probed.stdout == direct.stdout
+    assert b"interpreter teardown" not in probed.stderr
+
+    def timeless(stderr: bytes) -> list[bytes]:
+        return [re.sub(rb"[0-9.]+ ms", b"", line) for line in stderr.splitlines()]
+
+    assert timeless(probed.stderr) == timeless(direct.stderr)
+    assert direct.stderr
+    if status != 2:
+        assert direct.envelope()["outcome"] == ("success" if status == 0 else "failure")
+
+
+def test_other_commands_end_with_the_interpreters_teardown(run_toolguard: RunToolguard) -> None:
+    """Only the one-shot answers skip teardown: `lint` (a report on stdout) ends normally."""
+    done = run_toolguard(
+        "lint", REVIEW / "contract.toml", command=[sys.executable, "-c", _TEARDOWN_PROBE]
+    )
+    assert done.status == 0, done.stderr
+    assert done.stderr.endswith(b"interpreter teardown\n")

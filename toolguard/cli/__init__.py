@@ -9,8 +9,13 @@ table and a one-line message, never a traceback.
 
 from __future__ import annotations
 
-import signal
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal as _signal
+else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
+    import _signal
 
 
 def main() -> None:
@@ -18,18 +23,25 @@ def main() -> None:
     arguments = sys.argv[1:]
     # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
     # during set-up); `check`, `run` and `serve` install their own handlers later.
-    signal.signal(signal.SIGTERM, _interrupted)
+    _signal.signal(_signal.SIGTERM, _interrupted)
     try:
         _dispatch(arguments)
-    except SystemExit:
-        from toolguard.cli.respond import flush_stdout  # noqa: PLC0415 - after the command
+    except SystemExit as exited:
+        from toolguard.cli.respond import flush_stdout, leave  # noqa: PLC0415 - after the command
 
         flush_stdout(arguments)
+        if arguments[:1] in _ONE_SHOT:
+            leave(exited.code)
         raise
     except BaseException as exc:  # noqa: BLE001 - the last catch-all: the exit-status table holds
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 
         last_resort(exc, arguments)
+
+
+# NOTE: the commands that answer once and end: once stdout and stderr are flushed, their answer
+# is whole (every file they write is written with `os.write` and closed before they exit).
+_ONE_SHOT = (["check"], ["run"])
 
 
 def _interrupted(signum: int, frame: object) -> None:

@@ -9,11 +9,10 @@ path reads this table on every check.
 
 from __future__ import annotations
 
-from functools import cache
-
 from toolguard.errors import UsageError
 from toolguard.files import is_stdin
 from toolguard.frozen import frozen, replace
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,10 +8,7 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
-import signal
 import sys
 
 from toolguard import envelope, report, result
@@ -28,9 +25,11 @@ from toolguard.request import (
     parse_context_pairs,
     read_context_file,
 )
+from toolguard.standins import suppress
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
+    import signal as _signal
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO, NoReturn, TypeVar
@@ -41,6 +40,8 @@ if TYPE_CHECKING:
     from toolguard.result import Outcome
 
     T = TypeVar("T")
+else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
+    import _signal
 
 
 def check(contract: Path | str, flags: Mapping[str, Any]) -> NoReturn:
@@ -83,8 +84,8 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
 ) -> NoReturn:
     """Load, build the request, `produce` the outcome, then record and answer it."""
     mode = flags["diagnostics"]
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _interrupt)
     loaded = guard(lambda: load_contract(contract), mode)
     request = guard(lambda: build_request(flags), mode)
     audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
@@ -115,7 +116,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
         fail(UsageError("mcp needs at least one --contract"), mode)
     if sys.stdin is None or sys.stdout is None:
         fail(UsageError("mcp needs both stdin and stdout open"), mode)
-    contracts = [guard(functools.partial(load_contract, path), mode) for path in flags["contracts"]]
+    contracts = [guard(_loader(path), mode) for path in flags["contracts"]]
     settings = session.Settings(
         call_timeout=flags["call_timeout"],
         max_line_bytes=flags["max_line_bytes"],
@@ -136,9 +137,11 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
     )
     # NOTE: reader threads may still hold stdin (or stdout, if the client stopped reading);
     # interpreter shutdown would wait on their locks. Everything is written: leave at once.
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        sys.stderr.flush()
-    os._exit(status)
+    leave(status)
+
+
+def _loader(path: Path | str) -> Callable[[], Contract]:
+    return lambda: load_contract(path)
 
 
 def build_request(flags: Mapping[str, Any]) -> Request:
@@ -221,6 +224,20 @@ def flush_stdout(arguments: Sequence[str]) -> None:
         sys.exit(ExitStatus.INTERNAL)
 
 
+def leave(status: object) -> NoReturn:
+    """End the process at once with `status` as `SystemExit` reads it, once stderr is flushed.
+
+    Called when everything is written (stdout flushed by the caller). Tearing the interpreter
+    down (every module, the contract, its compiled patterns) would cost a one-shot check
+    about a tenth of its time and give the agent nothing.
+    """
+    with suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
+    if status is None or isinstance(status, int):
+        os._exit(status or 0)
+    raise SystemExit(status)  # a message: the interpreter prints it and exits 1
+
+
 def diagnostics_mode(arguments: Sequence[str]) -> str:
     """The `--diagnostics` format the command line asked for, read without parsing it."""
     own = list(arguments[: arguments.index("--")] if "--" in arguments else arguments)
@@ -259,8 +276,8 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
 
     What the operator reads (stderr; the record redacts its own) has no secret context value.
     """
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_IGN)  # the outcome is decided: finish writing it
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _signal.SIG_IGN)  # the outcome is decided: finish writing it
     command, source = origin
     try:
         outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)
@@ -290,5 +307,5 @@ def emit(text: str, mode: str) -> None:
 def _stdout_to_devnull() -> None:
     """Point fd 1 at /dev/null, so the interpreter's last flush has somewhere to go."""
     if sys.stdout is not None:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
+        with suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -10,9 +10,7 @@ check reads of the contract is then built from them, and nothing is checked twic
 
 from __future__ import annotations
 
-import json
 import os
-from functools import cache
 from types import MappingProxyType
 
 from toolguard.adapters import build_adapter, kind_of
@@ -31,6 +29,7 @@ from toolguard.run.environment import DEFAULT_NAMES, INHERIT, is_own
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy, budget_conflict
 from toolguard.schema import Validator, compile_schema
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -115,6 +114,8 @@ def _build(
             envelope_validator = schemas.implied("envelope", self_check_schema(implied))
         except SchemaError as exc:
             raise ContractError(f"implied envelope schema: {exc}", source=source) from None
+        import json  # noqa: PLC0415 - a cold load only: a warm one takes it from the artefact
+
         envelope_schema_json = json.dumps(implied)
         digest = _digest(
             raw, [payload_schema, *(entry.validator.schema for entry in documents)], schemas.read
@@ -271,6 +272,8 @@ def _digest(raw: bytes, schemas: list[Any], files: list[ContractFile]) -> str:
 
     Schemas count as compiled (refs included); a rule's file (a key set) as its bytes.
     """
+    import json  # noqa: PLC0415 - a cold load only
+
     digest = sha256(raw)
     for schema in schemas:
         digest.update(b"\0" + json.dumps(schema, sort_keys=True).encode())

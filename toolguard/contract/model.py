@@ -7,11 +7,10 @@ checked against it.
 
 from __future__ import annotations
 
-import json
-
 from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.frozen import field, frozen
+from toolguard.json_codec import loads
 from toolguard.run.policy import RunPolicy
 from toolguard.run.retry import RetryPolicy
 
@@ -60,5 +59,5 @@ class Contract:
     @property
     def envelope_schema(self) -> dict[str, Any]:
         """The schema of every envelope this contract produces (a fresh copy each time)."""
-        result: dict[str, Any] = json.loads(self.envelope_schema_json)
+        result: dict[str, Any] = loads(self.envelope_schema_json)
         return result

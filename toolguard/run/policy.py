@@ -10,7 +10,6 @@ status the contract does not map is read only for a declared error document.
 
 from __future__ import annotations
 
-import signal
 from types import MappingProxyType
 
 from toolguard.error_documents import Mapped
@@ -91,6 +90,8 @@ def _exit_error(status: int, mapped: Mapped) -> UpstreamError:
 
 
 def _signal_name(number: int) -> str:
+    import signal  # noqa: PLC0415 - only to name a signal that ended a command
+
     try:
         return signal.Signals(number).name
     except ValueError:

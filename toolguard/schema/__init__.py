@@ -7,8 +7,9 @@ formats asserted by our own parsers, and every remote reference refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from functools import lru_cache, partial
+# NOTE: `_collections_abc`, loaded with the interpreter, not `collections.abc`, whose package
+# `collections` costs a one-shot check start-up time (the standard library's `os` does the same).
+from _collections_abc import Callable, Iterator, Mapping
 
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.number import from_plain_data, to_plain_data
@@ -23,6 +24,7 @@ from toolguard.schema.cache import (
 )
 from toolguard.schema.matcher import UnmatchableText
 from toolguard.schema.runtime import LOCATION_TAG
+from toolguard.standins import bounded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,9 +90,7 @@ class Validator:
     def from_entry(cls, entry: Entry) -> Validator:
         """The validator an entry's code defines, with no check, no generator, no fastjsonschema."""
         function = function_of(entry)
-        if entry.formats:
-            function = partial(function, custom_formats=_FORMATS)
-        return cls(function, entry)
+        return cls(_with_formats(function) if entry.formats else function, entry)
 
     def validate(self, instance: Any) -> None:
         """Raise `ValidationError` (schema path, instance path, message) unless `instance` fits."""
@@ -263,12 +263,19 @@ def prebuilt_validator(name: str) -> Validator | None:
         return None
     function = getattr(generated, generated.NAME)
     entry = Entry(generated.NAME, function.__code__, generated.BUNDLED, generated.FORMATS, ())
-    if entry.formats:
-        function = partial(function, custom_formats=_FORMATS)
-    return Validator(function, entry)
+    return Validator(_with_formats(function) if entry.formats else function, entry)
 
 
-@lru_cache(maxsize=1)  # NOTE: `cache` is this package's submodule; this is functools'
+def _with_formats(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` given toolguard's format checkers (as `functools.partial` would)."""
+
+    def validate(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, custom_formats=_FORMATS, **kwargs)
+
+    return validate
+
+
+@bounded(1)  # NOTE: `cache` is this package's submodule: this remembers one result
 def _metaschema() -> Validator:
     """The shipped Draft 2020-12 metaschema, compiled by toolguard itself (formats annotated)."""
     from toolguard.schema.vocabulary import DRAFT_2020_12  # noqa: PLC0415 - misses only

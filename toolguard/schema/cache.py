@@ -26,8 +26,6 @@ a reader never sees half an entry.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import marshal
 import os
 import sys
@@ -39,6 +37,8 @@ from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
 from toolguard.schema.runtime import dynamic_scope, is_multiple, unique_key
+from toolguard.standins import cache as remember
+from toolguard.standins import suppress
 from toolguard.text import clean
 
 TYPE_CHECKING = False
@@ -237,7 +237,7 @@ def _key(
     return key_of(formats, registry, schema, *(["collect"] if collect else []))
 
 
-@functools.cache
+@remember
 def _fingerprint() -> str:
     """Stamp of toolguard and the tools under it: a changed file is a new key (stat only).
 
@@ -326,7 +326,7 @@ def _warn(message: str) -> None:
     if _warned:
         return
     _warned = True
-    with contextlib.suppress(OSError, ValueError, AttributeError):
+    with suppress(OSError, ValueError, AttributeError):
         sys.stderr.write(f"toolguard: warning: {clean(message)}\n")
         sys.stderr.flush()
 

@@ -15,6 +15,7 @@ syntax), never text a user wrote; `refusal` says why RE2 cannot run one within o
 from __future__ import annotations
 
 from toolguard.errors import SchemaError
+from toolguard.schema.plain_match import plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,25 +41,34 @@ class UnmatchableText(ValueError):
 
 
 class Matcher:
-    """One RE2 pattern, compiled on first use; `search`, `fullmatch` and `groups` run it."""
+    """One RE2 pattern, compiled on first use; `search`, `fullmatch` and `groups` run it.
 
-    __slots__ = ("_compiled", "source")
+    A plain pattern (`plain_match.py`: anchored runs of ASCII sets) answers ASCII text without
+    RE2, exactly as RE2 would, so a contract whose patterns are all identifiers never loads it.
+    """
+
+    __slots__ = ("_compiled", "_plain", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source  # RE2 syntax, ASCII (every other code point is escaped)
         self._compiled: Any = None
+        self._plain = plain(source)
 
     def search(self, text: str) -> bool:
         """Whether the pattern matches anywhere in `text` (how JSON Schema applies `pattern`).
 
         NOTE: it runs once per string of a large document: RE2 is called here directly.
         """
+        if self._plain is not None and text.isascii():
+            return self._plain.search(text)
         compiled = self._compiled or self._compile()
         data = _utf8(text)
         return bool(compiled.Match(_ANCHOR[False], data, 0, len(data))[0][0] >= 0)
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches the whole of `text`."""
+        if self._plain is not None and text.isascii():
+            return self._plain.fullmatch(text)
         return self._match(_utf8(text), anchored=True) is not None
 
     def groups(self, text: str) -> tuple[str | None, ...] | None:

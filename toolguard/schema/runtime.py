@@ -6,9 +6,8 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from toolguard.number import exact_number
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

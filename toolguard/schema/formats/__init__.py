@@ -13,7 +13,7 @@ is every checker at once, for the schema compiler and the tests.
 
 from __future__ import annotations
 
-from functools import cache
+from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
