@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
+import tomllib
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ from toolguard.errors import SchemaError
 from toolguard.parse import parse
 from toolguard.schema import compile_schema
 from toolguard.shipped import shipped_schema
+
+REPO = Path(__file__).resolve().parents[2]
 
 SCHEMA = {
     "type": "object",
@@ -251,7 +255,9 @@ def test_a_schema_marshal_cannot_write_is_compiled_not_cached(cache_dir: Path) -
 def test_the_stamp_covers_every_shipped_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """The contract schema is compiled into artefacts: editing it must change the cache key."""
     stamped: list[str] = []
-    monkeypatch.setattr(toolguard.schema.cache, "_stamp", lambda root, _: stamped.append(root))
+    monkeypatch.setattr(
+        toolguard.schema.cache, "_stamp", lambda root, *_, **__: stamped.append(root)
+    )
     toolguard.schema.cache._fingerprint.__wrapped__()
     shipped = shipped_schema("contract.schema.json")
     assert any(shipped.is_relative_to(root) for root in stamped)
@@ -472,3 +478,23 @@ def test_a_schema_number_written_with_more_digits_than_its_float_is_cached_as_wr
 
 def _refuse(*args: Any, **kwargs: Any) -> str:
     raise AssertionError("compiled instead of loading from the cache")
+
+
+def test_the_stamp_leaves_out_exactly_the_layers_above_contract() -> None:
+    """What the stamp skips is what the import rule keeps `contract` and the stages from
+    importing: the layers above `contract` in pyproject.toml, each a folder or a module."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = next(
+        contract["layers"]
+        for contract in config["tool"]["importlinter"]["contracts"]
+        if contract.get("type") == "layers"
+    )
+    above = [
+        name.strip()
+        for layer in layers[: layers.index("contract")]
+        for name in re.split("[|:]", layer)
+    ]
+    package = REPO / "toolguard"
+    expected = {name if (package / name).is_dir() else f"{name}.py" for name in above}
+    assert all((package / name).exists() for name in expected)
+    assert expected == toolguard.schema.cache.NEVER_BUILD_CACHED
