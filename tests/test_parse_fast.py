@@ -332,6 +332,36 @@ def test_garbage_collection_is_restored_after_the_fast_path() -> None:
         gc.enable()
 
 
+LARGE = Limits(max_bytes=4 << 20, max_container_items=100_000)
+
+
+def _large_document() -> bytes:
+    """Over a MiB of small objects: the size from which the fast path ages what it built."""
+    records = [{"id": i, "tags": ["a", "b"], "x": i / 7} for i in range(40_000)]
+    raw = json.dumps(records).encode()
+    assert len(raw) >= fast_parse._LARGE
+    return raw
+
+
+def test_a_large_parsed_document_is_not_left_to_a_young_collection() -> None:
+    """After a large document, the collector's young generation holds none of its objects."""
+    raw = _large_document()
+    value = parse(raw, LARGE)
+    assert gc.get_count()[0] < 700  # the default threshold: no collection walks the document
+    assert len(value) == 40_000
+
+
+def test_a_freeze_made_by_someone_else_is_kept() -> None:
+    """Objects frozen before the parse (a server before it forks) stay frozen after it."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        parse(_large_document(), LARGE)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_ijson_is_imported_only_when_the_strict_path_runs() -> None:
     """Start-up stays light: an accepted document never imports ijson; a rejected one does."""
     script = (
