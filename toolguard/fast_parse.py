@@ -15,7 +15,7 @@ import json
 import re
 from functools import lru_cache
 
-from toolguard.allocator import return_large_blocks
+from toolguard.allocator import return_large_blocks, trim_heap
 from toolguard.errors import ParseError
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
 from toolguard.number import float_reader, integer_bound
@@ -143,7 +143,9 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
     digits = min(limits.max_integer_digits, INTEGER_DIGITS_CEILING)
     careful = _PLAIN_NUMBERS
     strings = _Strings(limits.max_string_length)
-    structure = []
+    # NOTE: one growing buffer, not a list of pieces: pieces would be left as holes in the
+    # heap, resident beside the value `json` builds next.
+    structure = bytearray()
     for start, end in _chunks(raw):
         shape = raw[start:end].translate(_CLASSES)
         if careful != _INTEGERS:
@@ -160,9 +162,10 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
         brackets = shape.translate(None, _NOT_STRUCTURE)
         if not strings.fit(shape, start, brackets.count(b'"')):
             return None
-        structure.append(brackets)
-    brackets = b"".join(structure)
+        structure += brackets
+    brackets = bytes(structure)
     del structure
+    trim_heap()
     if b'"' in brackets:
         # Adjacent quotes end one string and open the next (or are an empty string): dropping
         # them merges strings, whose content is dropped next anyway.
