@@ -165,7 +165,8 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
         structure += brackets
     brackets = bytes(structure)
     del structure
-    trim_heap()
+    if len(raw) >= _LARGE:
+        trim_heap()  # NOTE: as `return_large_blocks`: `ctypes` for a large document only
     if b'"' in brackets:
         # Adjacent quotes end one string and open the next (or are an empty string): dropping
         # them merges strings, whose content is dropped next anyway.
