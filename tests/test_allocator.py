@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from toolguard import allocator
 from toolguard.allocator import return_large_blocks
 
 GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
@@ -69,3 +70,11 @@ def test_parsing_a_large_document_repeatedly_peaks_where_json_loads_does(tmp_pat
     floor = peak_kib(document, "json.loads", MALLOC_MMAP_THRESHOLD_=str(128 * 1024))
     added = peak_kib(document, "parse") - floor
     assert added < size_kib // 2, (added, size_kib)
+
+
+def test_trimming_the_heap_is_harmless_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`trim_heap` may run at any time, twice, and does nothing where `malloc_trim` is missing."""
+    allocator.trim_heap()
+    allocator.trim_heap()
+    monkeypatch.setattr(allocator, "_malloc_trim", lambda: None)
+    allocator.trim_heap()

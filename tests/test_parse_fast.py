@@ -221,27 +221,60 @@ LONG = [
 ]
 
 
+@st.composite
+def long_documents(draw: st.DrawFn, limits: Limits) -> bytes:
+    """Many strings around the string budget, with escapes, in a document over 25 KB."""
+    near = limits.max_string_length
+    sizes = st.integers(min_value=near - 2, max_value=near + 1)
+    units = st.sampled_from(STRING_UNITS)
+    texts = [
+        "".join(draw(filled(units, draw(sizes))))
+        for _ in range(draw(st.integers(min_value=1, max_value=4)))
+    ]
+    # Long enough for the screen to check blocks, or (tiny budgets) to split at quotes.
+    count = draw(st.integers(min_value=25_000 // near, max_value=40_000 // near + 1))
+    strings = [texts[i % len(texts)] for i in range(count)]
+    odd = "".join(draw(filled(units, draw(sizes))))
+    strings.insert(draw(st.integers(min_value=0, max_value=count)), odd)
+    spacer = b"," + b"0," * draw(st.integers(min_value=0, max_value=3 * near))
+    return b"[" + spacer.join(b'"%s"' % text.encode() for text in strings) + b"]"
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), limits=st.sampled_from(LONG))
 def test_parse_agrees_with_the_strict_path_on_long_documents(
     data: st.DataObject, limits: Limits
 ) -> None:
     """Many strings around the string budget, in a long document: the length screen is exact."""
-    near = limits.max_string_length
-    sizes = st.integers(min_value=near - 2, max_value=near + 1)
-    units = st.sampled_from(STRING_UNITS)
-    texts = [
-        "".join(data.draw(filled(units, data.draw(sizes))))
-        for _ in range(data.draw(st.integers(min_value=1, max_value=4)))
-    ]
-    # Long enough for the screen to check blocks, or (tiny budgets) to split at quotes.
-    count = data.draw(st.integers(min_value=25_000 // near, max_value=40_000 // near + 1))
-    strings = [texts[i % len(texts)] for i in range(count)]
-    odd = "".join(data.draw(filled(units, data.draw(sizes))))
-    strings.insert(data.draw(st.integers(min_value=0, max_value=count)), odd)
-    spacer = b"," + b"0," * data.draw(st.integers(min_value=0, max_value=3 * near))
-    raw = b"[" + spacer.join(b'"%s"' % text.encode() for text in strings) + b"]"
-    assert_same_outcome(raw, limits)
+    assert_same_outcome(data.draw(long_documents(limits)), limits)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), limits=st.sampled_from(LONG), chunk=st.sampled_from([1, 7, 100, 1_000]))
+def test_the_screen_in_chunks_agrees_with_the_screen_at_once(
+    data: st.DataObject, limits: Limits, chunk: int
+) -> None:
+    """However a long document is cut, the screen says the same: a string is measured whole."""
+    raw = data.draw(long_documents(limits))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "_CHUNK", len(raw))
+        at_once = fast_parse._screen(raw, limits)
+        patch.setattr(fast_parse, "_CHUNK", chunk)
+        assert (fast_parse._screen(raw, limits) is None) == (at_once is None)
+        assert_same_outcome(raw, limits)
+
+
+@DIFFERENTIAL
+@given(data=st.data(), limits=st.sampled_from(LIMITS), chunk=st.sampled_from([1, 2, 5, 16]))
+def test_parse_in_small_chunks_agrees_with_the_strict_path(
+    data: st.DataObject, limits: Limits, chunk: int
+) -> None:
+    """Chunks of a few bytes (every string, escape and container across their edges): still
+    the same value or the same rejection."""
+    raw = data.draw(st.one_of(hostile_texts(limits), spaced_values(limits), st.binary(max_size=64)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "_CHUNK", chunk)
+        assert_same_outcome(raw, limits)
 
 
 @DIFFERENTIAL
@@ -330,6 +363,36 @@ def test_garbage_collection_is_restored_after_the_fast_path() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+LARGE = Limits(max_bytes=4 << 20, max_container_items=100_000)
+
+
+def _large_document() -> bytes:
+    """Over a MiB of small objects: the size from which the fast path ages what it built."""
+    records = [{"id": i, "tags": ["a", "b"], "x": i / 7} for i in range(40_000)]
+    raw = json.dumps(records).encode()
+    assert len(raw) >= fast_parse._LARGE
+    return raw
+
+
+def test_a_large_parsed_document_is_not_left_to_a_young_collection() -> None:
+    """After a large document, the collector's young generation holds none of its objects."""
+    raw = _large_document()
+    value = parse(raw, LARGE)
+    assert gc.get_count()[0] < 700  # the default threshold: no collection walks the document
+    assert len(value) == 40_000
+
+
+def test_a_freeze_made_by_someone_else_is_kept() -> None:
+    """Objects frozen before the parse (a server before it forks) stay frozen after it."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        parse(_large_document(), LARGE)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_ijson_is_imported_only_when_the_strict_path_runs() -> None:

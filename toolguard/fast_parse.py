@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 
-from toolguard.allocator import return_large_blocks
+from toolguard.allocator import return_large_blocks, trim_heap
 from toolguard.errors import ParseError
 from toolguard.json_codec import Decoder
 from toolguard.limits import INTEGER_DIGITS_CEILING, Limits
@@ -21,6 +21,7 @@ from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 DEFER: Any = object()
@@ -55,6 +56,7 @@ _MAX_EXPONENTS = 256
 _MAX_BLOCKS = 4096
 _MAX_FRACTIONS = 256
 _NARROW = 1 << 16  # bytes of structure below which every pass is cheap anyway
+_CHUNK = 1 << 16  # bytes the screen reads at a time (`_chunks`)
 _LARGE = 1 << 20  # a document whose buffers should go back to the system (`allocator`)
 
 
@@ -82,12 +84,30 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     # re-traverses it (a quarter of json's time on a 10 MB document).
     gc.disable()
     try:
-        return decoder.decode(raw.decode() if text is None else text)
+        value = decoder.decode(raw.decode() if text is None else text)
     except (ValueError, RecursionError, ParseError):
         return DEFER
     finally:
         if collecting:
             gc.enable()
+    if len(raw) >= _LARGE:
+        _count_as_old()
+    return value
+
+
+def _count_as_old() -> None:
+    """Count the objects of a large parsed value as old, so no young collection walks them.
+
+    Every container json built while the collector was off is still counted as young: the
+    first allocation after `accept` (in validation, usually) would start a collection that
+    traverses the whole document, a fifth of json's own time on 10 MB, to find no cycle.
+    `gc.freeze()` then `gc.unfreeze()` moves every tracked object to the oldest generation
+    and resets the young count, in constant time. NOTE: not when something else froze
+    objects (a server before it forks): unfreezing would undo its freeze.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _small(raw: bytes, limits: Limits) -> bool:
@@ -113,26 +133,37 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
 
     Exact for valid JSON, which is all that matters: invalid JSON fails in `json` and defers.
     An integer run as long as the budget may also be a float's integer part: both are read.
+    NOTE: the document is read in chunks of about `_CHUNK` bytes (`_chunks`), so that each
+    pass works in the CPU cache, on buffers the allocator reuses, instead of on fresh
+    document-sized copies (which the system maps page by page: see `allocator`).
     """
-    shape = raw.translate(_CLASSES)
     digits = min(limits.max_integer_digits, INTEGER_DIGITS_CEILING)
-    careful = (
-        _INTEGERS
-        if _long_digit_run(shape, digits)
-        else _FLOATS
-        if _floats_unsure(shape)
-        else _PLAIN_NUMBERS
-    )
-    if b"\\" in shape:
-        # An escaped backslash or quote becomes two filler bytes: quotes then delimit strings,
-        # and no string is shorter in `shape` than its length in characters (an escape counts
-        # two, as `\n` does). NOTE: two replaces, not one regex sub, which is faster but holds
-        # a bytes object per match; of the same length, so each is one copy, not two passes.
-        shape = shape.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
-    if not _strings_fit(shape, limits.max_string_length):
-        return None
-    brackets = shape.translate(None, _NOT_STRUCTURE)
-    del shape
+    careful = _PLAIN_NUMBERS
+    strings = _Strings(limits.max_string_length)
+    # NOTE: one growing buffer, not a list of pieces: pieces would be left as holes in the
+    # heap, resident beside the value `json` builds next.
+    structure = bytearray()
+    for start, end in _chunks(raw):
+        shape = raw[start:end].translate(_CLASSES)
+        if careful != _INTEGERS:
+            if _long_digit_run(shape, digits):
+                careful = _INTEGERS
+            elif careful == _PLAIN_NUMBERS and _floats_unsure(shape):
+                careful = _FLOATS
+        if b"\\" in shape:
+            # An escaped backslash or quote becomes two filler bytes: quotes then delimit
+            # strings, and no string is shorter in `shape` than its length in characters (an
+            # escape counts two, as `\n` does). NOTE: two replaces, not one regex sub, which is
+            # faster but holds a bytes object per match.
+            shape = shape.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
+        brackets = shape.translate(None, _NOT_STRUCTURE)
+        if not strings.fit(shape, start, brackets.count(b'"')):
+            return None
+        structure += brackets
+    brackets = bytes(structure)
+    del structure
+    if len(raw) >= _LARGE:
+        trim_heap()  # NOTE: as `return_large_blocks`: `ctypes` for a large document only
     if b'"' in brackets:
         # Adjacent quotes end one string and open the next (or are an empty string): dropping
         # them merges strings, whose content is dropped next anyway.
@@ -140,6 +171,46 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
     if not _containers_fit(brackets, limits):
         return None
     return careful
+
+
+def _chunks(raw: bytes) -> Iterator[tuple[int, int]]:
+    """Spans of `raw`, about `_CHUNK` bytes each, that end just after a comma (or at the end).
+
+    No number token and no escape (a backslash and what follows) spans two chunks, so each
+    chunk's checks see exactly what they would in the whole document; a string may.
+    """
+    start = 0
+    while start < len(raw):
+        end = raw.find(b",", start + _CHUNK) + 1 or len(raw)
+        yield start, end
+        start = end
+
+
+class _Strings:
+    """Whether every string fits, over a document whose shape is seen chunk by chunk."""
+
+    __slots__ = ("max_length", "opened")
+
+    def __init__(self, max_length: int) -> None:
+        self.max_length = max_length
+        self.opened = -1  # where the string still open at the last chunk's end starts (its quote)
+
+    def fit(self, shape: bytes, at: int, quotes: int) -> bool:
+        """Whether no string in the chunk `shape` (at `at`, `quotes` quotes) is too long."""
+        start = 0
+        if self.opened >= 0:
+            close = shape.find(b'"')
+            end = at + (len(shape) if close < 0 else close)
+            if end - self.opened - 1 > self.max_length:
+                return False
+            if close < 0:
+                return True
+            self.opened, start, quotes = -1, close + 1, quotes - 1
+        if not _strings_fit(shape[start:] if start else shape, self.max_length):
+            return False
+        if quotes % 2:
+            self.opened = at + shape.rfind(b'"')
+        return True
 
 
 def _floats_unsure(shape: bytes) -> bool:

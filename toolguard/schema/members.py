@@ -18,6 +18,10 @@ from fastjsonschema.exceptions import JsonSchemaDefinitionException
 from toolguard.schema.generator_base import GeneratorBase, literal
 from toolguard.schema.matcher import Matcher
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # What fastjsonschema drops from a member name to name its variable (`data__<name>`).
 _NOT_IN_NAME = re.compile(r"($[^a-zA-Z]|[^a-zA-Z0-9])")
 
@@ -51,15 +55,33 @@ class Members(GeneratorBase):
             return
         names = self._names(required)
         self.create_variable_is_dict()
-        with (
-            self.l("if {variable}_is_dict:"),
-            self.l("if not {variable}.keys() >= {}:", names),
-        ):
-            self.l("{variable}__missing_keys = {} - {variable}.keys()", names)
-            dynamic = 'str(sorted({variable}__missing_keys)) + " properties"'
-            self.exc(
-                "{name} must contain ", self.e(required), rule="required", append_to_msg=dynamic
-            )
+        with self.l("if {variable}_is_dict:"):
+            test = "if not {variable}.keys() >= {}:"
+            if self._exactly_named():
+                # NOTE: one comparison settles this and `additionalProperties` for a valid
+                # object; the usual tests still run (and report) when it fails.
+                self.l("{variable}_keys_exact = {variable}.keys() == {}", names)
+                test = "if not {variable}_keys_exact and not {variable}.keys() >= {}:"
+            with self.l(test, names):
+                self._missing(required, names)
+
+    def _missing(self, required: list[Any] | tuple[Any, ...], names: str) -> None:
+        self.l("{variable}__missing_keys = {} - {variable}.keys()", names)
+        dynamic = 'str(sorted({variable}__missing_keys)) + " properties"'
+        self.exc("{name} must contain ", self.e(required), rule="required", append_to_msg=dynamic)
+
+    def _exactly_named(self) -> bool:
+        """Whether a valid object has exactly the members `properties` names, all required.
+
+        `additionalProperties: false`, no `patternProperties`, `required` naming every one.
+        """
+        here = self._here
+        return (
+            here.get("additionalProperties", True) is False
+            and not here.get("patternProperties")
+            and bool(here.get("required"))
+            and set(here["required"]) == set(here.get("properties", {}))
+        )
 
     def generate_properties(self) -> None:
         """`properties`: each member it names that is present must match its schema."""
@@ -96,10 +118,10 @@ class Members(GeneratorBase):
             return
         names = self._names(self._here.get("properties", {}))
         self.create_variable_is_dict()
-        with (
-            self.l("if {variable}_is_dict:"),
-            self.l("if not {variable}.keys() <= {}:", names),
-        ):
+        test = "if not {variable}.keys() <= {}:"
+        if self._exactly_named():  # `generate_required` compared the keys (it runs first)
+            test = "if not {variable}_keys_exact and not {variable}.keys() <= {}:"
+        with self.l("if {variable}_is_dict:"), self.l(test, names):
             # NOTE: the same set fastjsonschema reports, its members in the same order: the
             # object's keys, with the named members removed in place.
             self.l("{variable}_keys = set({variable}.keys())")
