@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import Any, NoReturn
 
@@ -39,11 +38,6 @@ from toolguard.shipped import shipped_schema
 
 # The record schema these checks mirror; another schema turns the screen off (see `_enabled`).
 SCHEMA_SHA256 = "c2b1347357be4759966067c80d8e8db024ffb4b142c2ba60b412d3c1d5d12637"
-
-Test = Callable[[Any], object]  # truthy: valid
-# A member's rule: the exact type its value must have (None: any), then either a test of the
-# value or, for what holds objects, a conversion of its member pairs (None: not valid).
-Rule = tuple[type | None, Test | None, bool]
 
 # Integers of at most 18 digits: within 64 bits (yajl) and the record integer budget.
 _INTEGER: int = 10 ** min(18, RECORD_LIMITS.max_integer_digits)
@@ -62,7 +56,9 @@ _DECODER = json.JSONDecoder(
     parse_float=float_reader(RECORD_LIMITS.max_integer_digits),
     parse_constant=_refuse,
 )
-_read = _DECODER.raw_decode  # `decode` without its trailing-data check, made below
+# NOTE: the scanner itself, not `raw_decode` (`decode` without its trailing-data check, made
+# below), which only wraps it in a frame that turns StopIteration into a ValueError.
+_read = _DECODER.scan_once
 
 
 def vouched(line: bytes) -> dict[str, Any] | None:
@@ -70,15 +66,14 @@ def vouched(line: bytes) -> dict[str, Any] | None:
     if (
         len(line) > RECORD_LIMITS.max_bytes
         or not line.isascii()
-        or b"\\ud" in line
-        or b"\\uD" in line
+        or (b"\\" in line and (b"\\ud" in line or b"\\uD" in line))  # memchr first
         or not _enabled()
     ):
         return None
     text = line.decode("ascii")
     try:
-        pairs, end = _read(text)
-    except (ValueError, RecursionError, ParseError):
+        pairs, end = _read(text, 0)
+    except (StopIteration, ValueError, RecursionError, ParseError):
         return None
     if end != len(text) or type(pairs) is not tuple:
         return None
@@ -92,45 +87,294 @@ def _enabled() -> bool:
     return hashlib.sha256(schema).hexdigest() == SCHEMA_SHA256
 
 
-def _object(members: dict[str, Rule], required: tuple[str, ...]) -> Callable[[Any], Any]:
-    """Member pairs -> the closed object; None unless `members` alone, `required` present.
+# NOTE: what follows mirrors the schema member by member in straight-line code (no table of
+# rules walked per member): this walk is most of what a vouched line costs beyond `json`.
+# Each object's member pairs become a dict; a shorter dict than its pairs is a repeated name.
+_COMMANDS = frozenset({"check", "run", "serve", "mcp"})
+_OUTCOMES = frozenset({"success", "failure", "internal"})
+_ERROR_CODES = frozenset({"NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"})
+_LAYERS = frozenset(
+    {"upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"}
+)
+_ADAPTER_KINDS = frozenset({"json", "lines", "jc"})
+_UPSTREAM_KINDS = frozenset({"stdin", "file", "command", "mcp"})
+_HEX = b"0123456789abcdef"
+_REQUIRED = frozenset(
+    {
+        "format",
+        "timestamp",
+        "request_id",
+        "toolguard",
+        "command",
+        "contract",
+        "adapter",
+        "context",
+        "upstream",
+        "outcome",
+        "duration_ms",
+        "envelope_sha256",
+    }
+)
+_MEMBERS = _REQUIRED | {
+    "input",
+    "raw",
+    "error_code",
+    "retryable",
+    "layer",
+    "reason",
+    "rule",
+    "schema_path",
+    "instance_path",
+    "offset",
+    "message",
+    "projected_fields",
+    "projected_values",
+    "truncated",
+}
+_CONTRACT = frozenset({"path", "tool", "version", "sha256"})
+_ADAPTER = frozenset({"kind", "parser", "version"})
+_UPSTREAM = frozenset(
+    {"kind", "file", "argv", "tool", "jsonrpc_id", "exit_status", "signal", "duration_ms"}
+    | {"attempts"}
+)
+_INPUT = frozenset({"size", "sha256"})
+_RAW = frozenset({"sha256", "kept", "why"})
+_ATTEMPT_REQUIRED = frozenset({"number", "outcome", "duration_ms", "stdout_size", "stderr_size"})
+_ATTEMPT = _ATTEMPT_REQUIRED | {
+    "exit_status",
+    "signal",
+    "timed_out",
+    "over_limit",
+    "spawn_error",
+    "stdout_sha256",
+    "stderr",
+    "error_code",
+    "layer",
+    "reason",
+}
+_ATTEMPT_STRINGS = ("spawn_error", "stderr", "reason")
+_TOP_STRINGS = ("reason", "rule", "schema_path", "instance_path", "message")
 
-    The names must be unique and each value valid by its rule.
-    """
-    needed = frozenset(required)
 
-    def convert(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-        value = dict(pairs)
-        if len(value) != len(pairs) or not needed <= value.keys():
-            return None
-        for name, member in pairs:
-            rule = members.get(name)
-            if rule is None:
-                return None
-            kind, test, converts = rule
-            if kind is not None and type(member) is not kind:
-                return None
-            if converts:
-                value[name] = converted = test(member)  # type: ignore[misc]
-                if converted is None:
-                    return None
-            elif test is not None and not test(member):
-                return None
+def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    """Every constraint of the record schema, `dependentRequired` included."""
+    record = dict(pairs)
+    names = record.keys()
+    if len(record) != len(pairs) or not names >= _REQUIRED or not names <= _MEMBERS:
+        return None
+    value = record["format"]
+    if type(value) is not int or value != 1:  # `const: 1`
+        return None
+    value = record["timestamp"]
+    if type(value) is not str or not _timestamp(value):
+        return None
+    value = record["request_id"]
+    if type(value) is not str or not _REQUEST_ID(value):  # `^...$`: `$` is the end of the text
+        return None
+    value = record["toolguard"]
+    if type(value) is not str or len(value) > 64:
+        return None
+    if not _one_of(record["command"], _COMMANDS) or not _one_of(record["outcome"], _OUTCOMES):
+        return None
+    if not _number(record["duration_ms"]) or not _sha256(record["envelope_sha256"]):
+        return None
+    value = record["contract"]
+    if type(value) is not tuple:
+        return None
+    record["contract"] = value = _contract(value)
+    if value is None:
+        return None
+    value = record["adapter"]
+    if type(value) is not tuple:
+        return None
+    record["adapter"] = value = _adapter(value)
+    if value is None:
+        return None
+    value = record["context"]
+    if type(value) is not tuple:
+        return None
+    record["context"] = value = _context(value)
+    if value is None:
+        return None
+    value = record["upstream"]
+    if type(value) is not tuple:
+        return None
+    record["upstream"] = value = _upstream(value)
+    if value is None:
+        return None
+    if len(record) > len(_REQUIRED) and not _optional(record):
+        return None
+    return record
+
+
+def _optional(record: dict[str, Any]) -> bool:
+    """The optional members of a record in place (objects made dicts); False if not valid."""
+    if "error_code" in record and (
+        "retryable" not in record or not _one_of(record["error_code"], _ERROR_CODES)
+    ):
+        return False  # `dependentRequired`: error_code needs retryable
+    if "retryable" in record and type(record["retryable"]) is not bool:
+        return False
+    if "layer" in record and not _one_of(record["layer"], _LAYERS):
+        return False
+    for name in _TOP_STRINGS:
+        if name in record and type(record[name]) is not str:
+            return False
+    if "input" in record:
+        value = record["input"]
+        if type(value) is not tuple:
+            return False
+        record["input"] = value = _input(value)
+        if value is None:
+            return False
+    if "raw" in record:
+        value = record["raw"]
+        if type(value) is not list:
+            return False
+        record["raw"] = value = _raws(value)
+        if value is None:
+            return False
+    if "offset" in record and not _size(record["offset"]):
+        return False
+    if "projected_fields" in record:
+        value = record["projected_fields"]
+        if type(value) is not list or not _strings(value):
+            return False
+    if "projected_values" in record:
+        value = record["projected_values"]
+        if type(value) is not tuple:
+            return False
+        record["projected_values"] = value = _plain(value, RECORD_LIMITS.max_depth - 1)
+        if value is None:
+            return False
+    return "truncated" not in record or record["truncated"] is True  # `const: true`
+
+
+def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or value.keys() != _CONTRACT
+        or type(value["path"]) is not str
+        or type(value["tool"]) is not str
+        or type(value["version"]) is not str
+        or not _sha256(value["sha256"])
+    ):
+        return None
+    return value
+
+
+def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or not value.keys() <= _ADAPTER
+        or not _one_of(value.get("kind"), _ADAPTER_KINDS)
+        or type(value.get("parser", "")) is not str
+        or type(value.get("version", "")) is not str
+    ):
+        return None
+    return value
+
+
+def _upstream(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or not value.keys() <= _UPSTREAM
+        or not _one_of(value.get("kind"), _UPSTREAM_KINDS)
+    ):
+        return None
+    if len(value) == 1:
         return value
-
-    return convert
-
-
-def _objects(convert: Callable[[Any], Any], *, min_items: int = 0) -> Callable[[Any], Any]:
-    """An array of objects: each converted, or None."""
-
-    def convert_all(items: list[Any]) -> list[Any] | None:
-        if len(items) < min_items or any(type(item) is not tuple for item in items):
+    if type(value.get("file", "")) is not str or type(value.get("tool", "")) is not str:
+        return None
+    if "argv" in value:
+        argv = value["argv"]
+        if type(argv) is not list or not _strings(argv):
             return None
-        converted = list(map(convert, items))
-        return None if None in converted else converted
+    if "jsonrpc_id" in value:
+        given = value["jsonrpc_id"]
+        if type(given) is not str and not _integer(given):
+            return None
+    if not _integer(value.get("exit_status", 0)) or not _integer(value.get("signal", 0)):
+        return None
+    if "duration_ms" in value and not _number(value["duration_ms"]):
+        return None
+    if "attempts" in value:
+        attempts = value["attempts"]
+        if type(attempts) is not list or not attempts:  # `minItems: 1`
+            return None
+        converted = [_attempt(item) if type(item) is tuple else None for item in attempts]
+        if None in converted:
+            return None
+        value["attempts"] = converted
+    return value
 
-    return convert_all
+
+def _attempt(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    names = value.keys()
+    if len(value) != len(pairs) or not names >= _ATTEMPT_REQUIRED or not names <= _ATTEMPT:
+        return None
+    number = value["number"]
+    if type(number) is not int or not 1 <= number < _INTEGER:
+        return None
+    if not _one_of(value["outcome"], _OUTCOMES) or not _number(value["duration_ms"]):
+        return None
+    if not _size(value["stdout_size"]) or not _size(value["stderr_size"]):
+        return None
+    if len(value) == len(_ATTEMPT_REQUIRED):
+        return value
+    if not _integer(value.get("exit_status", 0)) or not _integer(value.get("signal", 0)):
+        return None
+    if value.get("timed_out", True) is not True or value.get("over_limit", True) is not True:
+        return None  # `const: true`
+    for name in _ATTEMPT_STRINGS:
+        if type(value.get(name, "")) is not str:
+            return None
+    if "stdout_sha256" in value and not _sha256(value["stdout_sha256"]):
+        return None
+    if "error_code" in value and not _one_of(value["error_code"], _ERROR_CODES):
+        return None
+    if "layer" in value and not _one_of(value["layer"], _LAYERS):
+        return None
+    return value
+
+
+def _input(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or value.keys() != _INPUT
+        or not _size(value["size"])
+        or not _sha256(value["sha256"])
+    ):
+        return None
+    return value
+
+
+def _raws(items: list[Any]) -> list[dict[str, Any]] | None:
+    converted = []
+    for pairs in items:
+        if type(pairs) is not tuple:
+            return None
+        value = dict(pairs)
+        if (
+            len(value) != len(pairs)
+            or not value.keys() <= _RAW
+            or not _sha256(value.get("sha256"))
+            or type(value.get("kept")) is not bool
+            or type(value.get("why", "")) is not str
+        ):
+            return None
+        converted.append(value)
+    return converted
+
+
+def _one_of(value: Any, names: frozenset[str]) -> bool:
+    """`enum` of strings (the type first: a list or an object cannot be looked up)."""
+    return type(value) is str and value in names
 
 
 def _strings(items: list[Any]) -> bool:
@@ -143,6 +387,16 @@ def _number(value: Any) -> bool:
     return (kind is float and value >= 0.0) or (kind is int and 0 <= value < _INTEGER)
 
 
+def _size(value: Any) -> bool:
+    """`type: integer, minimum: 0`, within the integers both parsers read alike."""
+    return type(value) is int and 0 <= value < _INTEGER
+
+
+def _integer(value: Any) -> bool:
+    """`type: integer`, within the integers both parsers read alike."""
+    return type(value) is int and -_INTEGER < value < _INTEGER
+
+
 def _scalar(value: Any) -> bool:
     """A string, a boolean, null, or a number both parsers read as this value."""
     kind = type(value)
@@ -152,13 +406,14 @@ def _scalar(value: Any) -> bool:
     return kind is str or kind is float or kind is bool or value is None
 
 
-def _string_or_integer(value: Any) -> bool:
-    return type(value) is str or (type(value) is int and -_INTEGER < value < _INTEGER)
-
-
-def _sha256(value: str) -> bool:
+def _sha256(value: Any) -> bool:
     """`^[0-9a-f]{64}$` (JSON Schema's `$`: the end of the text)."""
-    return len(value) == 64 and not value.strip("0123456789abcdef")
+    return (
+        type(value) is str
+        and len(value) == 64
+        and value.isascii()
+        and not value.encode().translate(None, _HEX)
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -183,12 +438,9 @@ def _context(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     for name, member in pairs:
         kind = type(member)
         if kind is tuple:
-            if len(member) != 1 or member[0][0] != "hmac_sha256":
+            if len(member) != 1 or member[0][0] != "hmac_sha256" or not _sha256(member[0][1]):
                 return None
-            digest = member[0][1]
-            if type(digest) is not str or not _sha256(digest):
-                return None
-            value[name] = {"hmac_sha256": digest}
+            value[name] = {"hmac_sha256": member[0][1]}
         elif not (all(map(_scalar, member)) if kind is list else _scalar(member)):
             return None
     return value
@@ -218,125 +470,3 @@ def _plain(container: Any, room: int) -> Any:
         else:
             result.append(item)
     return result
-
-
-def _projected_values(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-    return _plain(pairs, RECORD_LIMITS.max_depth - 1)  # type: ignore[no-any-return]
-
-
-def _one_of(*names: str) -> Rule:
-    return str, frozenset(names).__contains__, False
-
-
-def _integer(minimum: int) -> Rule:
-    return int, range(minimum, _INTEGER).__contains__, False
-
-
-def _nested(kind: type, convert: Callable[[Any], Any]) -> Rule:
-    return kind, convert, True
-
-
-_STRING: Rule = (str, None, False)
-_BOOLEAN: Rule = (bool, None, False)
-_TRUE: Rule = (bool, bool, False)  # `const: true`: a boolean that is true
-_SHA256: Rule = (str, _sha256, False)
-_NUMBER: Rule = (None, _number, False)
-_ANY_INTEGER = _integer(1 - _INTEGER)
-_ERROR_CODE = _one_of("NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE")
-_LAYER = _one_of("upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit")
-_OUTCOME = _one_of("success", "failure", "internal")
-_ATTEMPT = _object(
-    {
-        "number": _integer(1),
-        "outcome": _OUTCOME,
-        "duration_ms": _NUMBER,
-        "exit_status": _ANY_INTEGER,
-        "signal": _ANY_INTEGER,
-        "timed_out": _TRUE,
-        "over_limit": _TRUE,
-        "spawn_error": _STRING,
-        "stdout_size": _integer(0),
-        "stdout_sha256": _SHA256,
-        "stderr_size": _integer(0),
-        "stderr": _STRING,
-        "error_code": _ERROR_CODE,
-        "layer": _LAYER,
-        "reason": _STRING,
-    },
-    ("number", "outcome", "duration_ms", "stdout_size", "stderr_size"),
-)
-_RAW = _object({"sha256": _SHA256, "kept": _BOOLEAN, "why": _STRING}, ("sha256", "kept"))
-_CONTRACT = _object(
-    {"path": _STRING, "tool": _STRING, "version": _STRING, "sha256": _SHA256},
-    ("path", "tool", "version", "sha256"),
-)
-_ADAPTER = _object(
-    {"kind": _one_of("json", "lines", "jc"), "parser": _STRING, "version": _STRING}, ("kind",)
-)
-_UPSTREAM = _object(
-    {
-        "kind": _one_of("stdin", "file", "command", "mcp"),
-        "file": _STRING,
-        "argv": (list, _strings, False),
-        "tool": _STRING,
-        "jsonrpc_id": (None, _string_or_integer, False),
-        "exit_status": _ANY_INTEGER,
-        "signal": _ANY_INTEGER,
-        "duration_ms": _NUMBER,
-        "attempts": _nested(list, _objects(_ATTEMPT, min_items=1)),
-    },
-    ("kind",),
-)
-_INPUT = _object({"size": _integer(0), "sha256": _SHA256}, ("size", "sha256"))
-_RECORD = _object(
-    {
-        "format": (int, (1).__eq__, False),  # `const: 1`
-        "timestamp": (str, _timestamp, False),
-        "request_id": (str, _REQUEST_ID, False),  # `^...$`: `$` is the end of the text
-        "toolguard": (str, lambda value: len(value) <= 64, False),
-        "command": _one_of("check", "run", "serve", "mcp"),
-        "contract": _nested(tuple, _CONTRACT),
-        "adapter": _nested(tuple, _ADAPTER),
-        "context": _nested(tuple, _context),
-        "upstream": _nested(tuple, _UPSTREAM),
-        "input": _nested(tuple, _INPUT),
-        "raw": _nested(list, _objects(_RAW)),
-        "outcome": _OUTCOME,
-        "duration_ms": _NUMBER,
-        "envelope_sha256": _SHA256,
-        "error_code": _ERROR_CODE,
-        "retryable": _BOOLEAN,
-        "layer": _LAYER,
-        "reason": _STRING,
-        "rule": _STRING,
-        "schema_path": _STRING,
-        "instance_path": _STRING,
-        "offset": _integer(0),
-        "message": _STRING,
-        "projected_fields": (list, _strings, False),
-        "projected_values": _nested(tuple, _projected_values),
-        "truncated": _TRUE,
-    },
-    (
-        "format",
-        "timestamp",
-        "request_id",
-        "toolguard",
-        "command",
-        "contract",
-        "adapter",
-        "context",
-        "upstream",
-        "outcome",
-        "duration_ms",
-        "envelope_sha256",
-    ),
-)
-
-
-def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-    """Every constraint of the record schema, `dependentRequired` included."""
-    record: dict[str, Any] | None = _RECORD(pairs)
-    if record is None or ("error_code" in record and "retryable" not in record):
-        return None
-    return record
