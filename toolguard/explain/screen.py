@@ -58,7 +58,7 @@ _DECODER = json.JSONDecoder(
 )
 # NOTE: the scanner itself, not `raw_decode` (`decode` without its trailing-data check, made
 # below), which only wraps it in a frame that turns StopIteration into a ValueError.
-_read = _DECODER.scan_once
+_read = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder, not typed
 
 
 def vouched(line: bytes) -> dict[str, Any] | None:
