@@ -27,7 +27,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache
+from itertools import repeat
 from typing import Any, NoReturn
 
 from toolguard import rfc3339
@@ -42,9 +44,9 @@ SCHEMA_SHA256 = "c2b1347357be4759966067c80d8e8db024ffb4b142c2ba60b412d3c1d5d1263
 # Integers of at most 18 digits: within 64 bits (yajl) and the record integer budget.
 _INTEGER: int = 10 ** min(18, RECORD_LIMITS.max_integer_digits)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}").fullmatch
-_TIMESTAMP = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
-).fullmatch
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}").fullmatch
+_TIME = re.compile(r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z").fullmatch
+_DATES: set[str] = set()  # dates `_timestamp` found real
 
 
 def _refuse(name: str) -> NoReturn:
@@ -152,6 +154,7 @@ _ATTEMPT = _ATTEMPT_REQUIRED | {
     "layer",
     "reason",
 }
+_REMEMBERED = 256  # objects remembered per kind (contract, adapter)
 _ATTEMPT_STRINGS = ("spawn_error", "stderr", "reason")
 _TOP_STRINGS = ("reason", "rule", "schema_path", "instance_path", "message")
 
@@ -250,6 +253,34 @@ def _optional(record: dict[str, Any]) -> bool:
     return "truncated" not in record or record["truncated"] is True  # `const: true`
 
 
+def _remembered(
+    convert: Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None],
+) -> Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None]:
+    """`convert`, remembering the objects of strings alone it found valid (a log repeats them).
+
+    Member pairs equal to remembered ones have the same names in the same order and, as a
+    string equals nothing but a string, the same values of the same types: the same verdict.
+    """
+    known: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def remembered(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+        try:
+            value = known.get(pairs)
+        except TypeError:  # an array inside: never remembered
+            return convert(pairs)
+        if value is not None:
+            return value.copy()
+        value = convert(pairs)
+        if value is not None and all(type(member) is str for member in value.values()):
+            if len(known) >= _REMEMBERED:
+                known.clear()
+            known[pairs] = value.copy()
+        return value
+
+    return remembered
+
+
+@_remembered
 def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     value = dict(pairs)
     if (
@@ -264,6 +295,7 @@ def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     return value
 
 
+@_remembered
 def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     value = dict(pairs)
     if (
@@ -378,7 +410,8 @@ def _one_of(value: Any, names: frozenset[str]) -> bool:
 
 
 def _strings(items: list[Any]) -> bool:
-    return all(type(item) is str for item in items)
+    # NOTE: `json` makes exact types: an instance of str is a str (no generator frame).
+    return all(map(isinstance, items, repeat(str)))
 
 
 def _number(value: Any) -> bool:
@@ -416,18 +449,19 @@ def _sha256(value: Any) -> bool:
     )
 
 
-@lru_cache(maxsize=1024)
-def _real_date(date: str) -> bool:
-    return rfc3339.is_date(date)
-
-
 def _timestamp(value: str) -> bool:
     """`format: date-time` and `pattern: Z$`, for timestamps as toolguard writes them.
 
     Other spellings (no fraction, a leap second, an offset) are left to the strict path.
     """
-    match = _TIMESTAMP(value)
-    return match is not None and _real_date(match[1])
+    date = value[:10]
+    if date not in _DATES:  # a log's records share their dates: each is checked once
+        if not _DATE(date) or not rfc3339.is_date(date):
+            return False
+        if len(_DATES) >= _REMEMBERED:
+            _DATES.clear()
+        _DATES.add(date)
+    return _TIME(value, 10) is not None
 
 
 def _context(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
