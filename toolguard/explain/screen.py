@@ -154,7 +154,8 @@ _ATTEMPT = _ATTEMPT_REQUIRED | {
     "layer",
     "reason",
 }
-_REMEMBERED = 256  # objects remembered per kind (contract, adapter)
+_REMEMBERED = 256  # objects remembered per kind (contract, adapter, context, input)
+_REMEMBERED_TYPES = frozenset({str, int})
 _ATTEMPT_STRINGS = ("spawn_error", "stderr", "reason")
 _TOP_STRINGS = ("reason", "rule", "schema_path", "instance_path", "message")
 
@@ -165,46 +166,34 @@ def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     names = record.keys()
     if len(record) != len(pairs) or not names >= _REQUIRED or not names <= _MEMBERS:
         return None
-    value = record["format"]
-    if type(value) is not int or value != 1:  # `const: 1`
+    # NOTE: an enum's value is looked up without its type checked first: only strings are in
+    # the sets, and an unhashable value (an array) raises the TypeError caught below.
+    try:
+        if (
+            record["format"] != 1  # `const: 1`: not 1.0 nor true
+            or type(record["format"]) is not int
+            or type(timestamp := record["timestamp"]) is not str
+            or not _timestamp(timestamp)
+            or type(request_id := record["request_id"]) is not str
+            or not _REQUEST_ID(request_id)  # `^...$`: `$` is the end of the text
+            or type(version := record["toolguard"]) is not str
+            or len(version) > 64
+            or record["command"] not in _COMMANDS
+            or record["outcome"] not in _OUTCOMES
+            or not _number(record["duration_ms"])
+            or not _sha256(record["envelope_sha256"])
+            or (contract := _contract(record["contract"])) is None
+            or (adapter := _adapter(record["adapter"])) is None
+            or (context := _context(record["context"])) is None
+            or (upstream := _upstream(record["upstream"])) is None
+        ):
+            return None
+    except TypeError:
         return None
-    value = record["timestamp"]
-    if type(value) is not str or not _timestamp(value):
-        return None
-    value = record["request_id"]
-    if type(value) is not str or not _REQUEST_ID(value):  # `^...$`: `$` is the end of the text
-        return None
-    value = record["toolguard"]
-    if type(value) is not str or len(value) > 64:
-        return None
-    if not _one_of(record["command"], _COMMANDS) or not _one_of(record["outcome"], _OUTCOMES):
-        return None
-    if not _number(record["duration_ms"]) or not _sha256(record["envelope_sha256"]):
-        return None
-    value = record["contract"]
-    if type(value) is not tuple:
-        return None
-    record["contract"] = value = _contract(value)
-    if value is None:
-        return None
-    value = record["adapter"]
-    if type(value) is not tuple:
-        return None
-    record["adapter"] = value = _adapter(value)
-    if value is None:
-        return None
-    value = record["context"]
-    if type(value) is not tuple:
-        return None
-    record["context"] = value = _context(value)
-    if value is None:
-        return None
-    value = record["upstream"]
-    if type(value) is not tuple:
-        return None
-    record["upstream"] = value = _upstream(value)
-    if value is None:
-        return None
+    record["contract"] = contract
+    record["adapter"] = adapter
+    record["context"] = context
+    record["upstream"] = upstream
     if len(record) > len(_REQUIRED) and not _optional(record):
         return None
     return record
@@ -224,11 +213,8 @@ def _optional(record: dict[str, Any]) -> bool:
         if name in record and type(record[name]) is not str:
             return False
     if "input" in record:
-        value = record["input"]
-        if type(value) is not tuple:
-            return False
-        record["input"] = value = _input(value)
-        if value is None:
+        record["input"] = converted = _input(record["input"])
+        if converted is None:
             return False
     if "raw" in record:
         value = record["raw"]
@@ -256,25 +242,34 @@ def _optional(record: dict[str, Any]) -> bool:
 def _remembered(
     convert: Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None],
 ) -> Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None]:
-    """`convert`, remembering the objects of strings alone it found valid (a log repeats them).
+    """`convert`, remembering the objects of strings and integers it found valid.
 
-    Member pairs equal to remembered ones have the same names in the same order and, as a
-    string equals nothing but a string, the same values of the same types: the same verdict.
+    A log repeats them (a contract, an adapter, a response's size and digest). Member pairs
+    equal to remembered ones have the same names in the same order, and values equal to
+    theirs: a string equals nothing but a string; an integer could equal a float or a boolean,
+    so those members' types are checked again. Same names, values and types: same verdict.
     """
-    known: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+    known: dict[tuple[tuple[str, Any], ...], tuple[dict[str, Any], tuple[int, ...]]] = {}
 
     def remembered(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
         try:
-            value = known.get(pairs)
+            hit = known.get(pairs)
         except TypeError:  # an array inside: never remembered
             return convert(pairs)
-        if value is not None:
-            return value.copy()
+        if hit is not None:
+            remembered_value, integers = hit
+            for at in integers:
+                if type(pairs[at][1]) is not int:
+                    return convert(pairs)
+            return remembered_value.copy()
         value = convert(pairs)
-        if value is not None and all(type(member) is str for member in value.values()):
-            if len(known) >= _REMEMBERED:
-                known.clear()
-            known[pairs] = value.copy()
+        if value is not None:
+            kinds = [type(member) for _, member in pairs]
+            if set(kinds) <= _REMEMBERED_TYPES:
+                if len(known) >= _REMEMBERED:
+                    known.clear()
+                integers = tuple(at for at, kind in enumerate(kinds) if kind is int)
+                known[pairs] = (value.copy(), integers)
         return value
 
     return remembered
@@ -282,6 +277,8 @@ def _remembered(
 
 @_remembered
 def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if (
         len(value) != len(pairs)
@@ -297,6 +294,8 @@ def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
 
 @_remembered
 def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if (
         len(value) != len(pairs)
@@ -310,6 +309,8 @@ def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
 
 
 def _upstream(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if (
         len(value) != len(pairs)
@@ -374,7 +375,10 @@ def _attempt(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     return value
 
 
+@_remembered
 def _input(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if (
         len(value) != len(pairs)
@@ -464,8 +468,11 @@ def _timestamp(value: str) -> bool:
     return _TIME(value, 10) is not None
 
 
+@_remembered
 def _context(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     """Any names; each value a scalar, an array of scalars, or a secret's keyed hash."""
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if len(value) != len(pairs):
         return None
