@@ -268,6 +268,10 @@ EDITS = [
     pytest.param(edited("command", "explain"), False, id="unknown command"),
     pytest.param(edited("extra", 1), False, id="unknown member"),
     pytest.param(edited("upstream/extra", 1), False, id="unknown nested member"),
+    pytest.param(edited("upstream", {"kind": "stdin"}), True, id="upstream kind alone"),
+    pytest.param(edited("upstream", {"kind": "exec"}), False, id="upstream unknown kind alone"),
+    pytest.param(edited("upstream", {"tool": "t"}), False, id="upstream tool alone"),
+    pytest.param(edited("upstream", {"kind": ["stdin"]}), False, id="upstream kind an array"),
     pytest.param(edited("contract/tool", drop=True), False, id="missing nested member"),
     pytest.param(edited("envelope_sha256", drop=True), False, id="missing member"),
     pytest.param(edited("raw/0/kept", "yes"), False, id="raw kept a string"),
@@ -635,7 +639,8 @@ def test_an_object_like_one_remembered_is_read_as_the_strict_path_reads_it(
 def test_records_read_from_the_same_line_share_no_object() -> None:
     """Two records vouched for from one line are separate values: changing one leaves the other."""
     first, second = screen.vouched(BASE), screen.vouched(BASE)
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     first["contract"]["tool"] = "changed"
     first["input"]["size"] = 2
     first["context"]["a"] = 2

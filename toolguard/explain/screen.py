@@ -18,6 +18,12 @@ line is taken on trust. The screen vouches only when
   mirror that schema; `SCHEMA_SHA256` is the schema they were written for, and any other turns
   the screen off (every line then goes the strict way).
 
+The checks are straight-line code, one function per object of the schema. A log repeats most
+of its objects byte for byte (the contract, the adapter, often the context and the input):
+those made only of strings and integers are remembered once vouched for, and an object whose
+member pairs equal a remembered one's (the same names in the same order, equal values, each
+integer still an integer) gets the same verdict without its checks (see `_remembered`).
+
 What the screen does not vouch for is deferred, never judged: it can make reading faster,
 never change a verdict. tests/explain/test_screen.py holds it to that, differentially.
 """
@@ -117,22 +123,6 @@ _REQUIRED = frozenset(
         "envelope_sha256",
     }
 )
-_MEMBERS = _REQUIRED | {
-    "input",
-    "raw",
-    "error_code",
-    "retryable",
-    "layer",
-    "reason",
-    "rule",
-    "schema_path",
-    "instance_path",
-    "offset",
-    "message",
-    "projected_fields",
-    "projected_values",
-    "truncated",
-}
 _CONTRACT = frozenset({"path", "tool", "version", "sha256"})
 _ADAPTER = frozenset({"kind", "parser", "version"})
 _UPSTREAM = frozenset(
@@ -157,17 +147,16 @@ _ATTEMPT = _ATTEMPT_REQUIRED | {
 _REMEMBERED = 256  # objects remembered per kind (contract, adapter, context, input)
 _REMEMBERED_TYPES = frozenset({str, int})
 _ATTEMPT_STRINGS = ("spawn_error", "stderr", "reason")
-_TOP_STRINGS = ("reason", "rule", "schema_path", "instance_path", "message")
 
 
 def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     """Every constraint of the record schema, `dependentRequired` included."""
     record = dict(pairs)
-    names = record.keys()
-    if len(record) != len(pairs) or not names >= _REQUIRED or not names <= _MEMBERS:
+    if len(record) != len(pairs):
         return None
-    # NOTE: an enum's value is looked up without its type checked first: only strings are in
-    # the sets, and an unhashable value (an array) raises the TypeError caught below.
+    # NOTE: a required member missing raises the KeyError caught below; an enum's value is
+    # looked up without its type checked first: only strings are in the sets, and an
+    # unhashable value (an array) raises the TypeError caught below.
     try:
         if (
             record["format"] != 1  # `const: 1`: not 1.0 nor true
@@ -188,55 +177,18 @@ def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
             or (upstream := _upstream(record["upstream"])) is None
         ):
             return None
-    except TypeError:
+    except (KeyError, TypeError):
         return None
     record["contract"] = contract
     record["adapter"] = adapter
     record["context"] = context
     record["upstream"] = upstream
-    if len(record) > len(_REQUIRED) and not _optional(record):
-        return None
+    if len(record) > len(_REQUIRED):
+        for name in record.keys() - _REQUIRED:
+            check = _OPTIONAL.get(name)  # None: a member the schema does not allow
+            if check is None or not check(record):
+                return None
     return record
-
-
-def _optional(record: dict[str, Any]) -> bool:
-    """The optional members of a record in place (objects made dicts); False if not valid."""
-    if "error_code" in record and (
-        "retryable" not in record or not _one_of(record["error_code"], _ERROR_CODES)
-    ):
-        return False  # `dependentRequired`: error_code needs retryable
-    if "retryable" in record and type(record["retryable"]) is not bool:
-        return False
-    if "layer" in record and not _one_of(record["layer"], _LAYERS):
-        return False
-    for name in _TOP_STRINGS:
-        if name in record and type(record[name]) is not str:
-            return False
-    if "input" in record:
-        record["input"] = converted = _input(record["input"])
-        if converted is None:
-            return False
-    if "raw" in record:
-        value = record["raw"]
-        if type(value) is not list:
-            return False
-        record["raw"] = value = _raws(value)
-        if value is None:
-            return False
-    if "offset" in record and not _size(record["offset"]):
-        return False
-    if "projected_fields" in record:
-        value = record["projected_fields"]
-        if type(value) is not list or not _strings(value):
-            return False
-    if "projected_values" in record:
-        value = record["projected_values"]
-        if type(value) is not tuple:
-            return False
-        record["projected_values"] = value = _plain(value, RECORD_LIMITS.max_depth - 1)
-        if value is None:
-            return False
-    return "truncated" not in record or record["truncated"] is True  # `const: true`
 
 
 def _remembered(
@@ -311,6 +263,9 @@ def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
 def _upstream(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     if type(pairs) is not tuple:
         return None
+    if len(pairs) == 1:  # `check` and `serve`: the kind alone
+        name, kind = pairs[0]
+        return {"kind": kind} if name == "kind" and _one_of(kind, _UPSTREAM_KINDS) else None
     value = dict(pairs)
     if (
         len(value) != len(pairs)
@@ -391,6 +346,8 @@ def _input(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
 
 
 def _raws(items: list[Any]) -> list[dict[str, Any]] | None:
+    if type(items) is not list:
+        return None
     converted = []
     for pairs in items:
         if type(pairs) is not tuple:
@@ -511,3 +468,45 @@ def _plain(container: Any, room: int) -> Any:
         else:
             result.append(item)
     return result
+
+
+def _converted(name: str, convert: Callable[[Any], Any]) -> Callable[[dict[str, Any]], bool]:
+    """An object-holding member's check: its value converted in place (objects made dicts)."""
+
+    def check(record: dict[str, Any]) -> bool:
+        record[name] = converted = convert(record[name])
+        return converted is not None
+
+    return check
+
+
+def _string(name: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda record: type(record[name]) is str
+
+
+def _projected_values(value: Any) -> dict[str, Any] | None:
+    return _plain(value, RECORD_LIMITS.max_depth - 1) if type(value) is tuple else None
+
+
+# The record's optional members: name -> check of the record (True: valid).
+_OPTIONAL: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "input": _converted("input", _input),
+    "raw": _converted("raw", _raws),
+    # `dependentRequired`: error_code needs retryable
+    "error_code": lambda record: (
+        "retryable" in record and _one_of(record["error_code"], _ERROR_CODES)
+    ),
+    "retryable": lambda record: type(record["retryable"]) is bool,
+    "layer": lambda record: _one_of(record["layer"], _LAYERS),
+    "reason": _string("reason"),
+    "rule": _string("rule"),
+    "schema_path": _string("schema_path"),
+    "instance_path": _string("instance_path"),
+    "offset": lambda record: _size(record["offset"]),
+    "message": _string("message"),
+    "projected_fields": lambda record: (
+        type(fields := record["projected_fields"]) is list and _strings(fields)
+    ),
+    "projected_values": _converted("projected_values", _projected_values),
+    "truncated": lambda record: record["truncated"] is True,  # `const: true`
+}
