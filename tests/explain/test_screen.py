@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import (
     HOSTILE_FRAGMENTS,
@@ -268,6 +268,10 @@ EDITS = [
     pytest.param(edited("command", "explain"), False, id="unknown command"),
     pytest.param(edited("extra", 1), False, id="unknown member"),
     pytest.param(edited("upstream/extra", 1), False, id="unknown nested member"),
+    pytest.param(edited("upstream", {"kind": "stdin"}), True, id="upstream kind alone"),
+    pytest.param(edited("upstream", {"kind": "exec"}), False, id="upstream unknown kind alone"),
+    pytest.param(edited("upstream", {"tool": "t"}), False, id="upstream tool alone"),
+    pytest.param(edited("upstream", {"kind": ["stdin"]}), False, id="upstream kind an array"),
     pytest.param(edited("contract/tool", drop=True), False, id="missing nested member"),
     pytest.param(edited("envelope_sha256", drop=True), False, id="missing member"),
     pytest.param(edited("raw/0/kept", "yes"), False, id="raw kept a string"),
@@ -595,3 +599,71 @@ def test_degenerate_lines_are_never_vouched_for(line: bytes) -> None:
     """What is no record at all is left to the strict path, which refuses it."""
     assert screen.vouched(line) is None
     assert agrees(line) is None
+
+
+# --- objects remembered once vouched for ------------------------------------------------------
+
+BASE = edited("input/size", 1).replace(b'"a":"x"', b'"a":1')  # an integer in context and input
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "valid"),
+    [
+        pytest.param(b'"size":1,', b'"size":1.0,', True, id="input size 1.0"),
+        pytest.param(b'"size":1,', b'"size":true,', False, id="input size true"),
+        pytest.param(b'"a":1,', b'"a":1.0,', True, id="context 1.0"),
+        pytest.param(b'"a":1,', b'"a":true,', True, id="context true"),
+        pytest.param(b'"a":1,', b'"a":-0,', True, id="context -0"),
+        pytest.param(b'"kind":"jc",', b'"kind":"jc","kind":"jc",', False, id="adapter repeated"),
+        pytest.param(b'"tool":"t","version"', b'"tool":1,"version"', False, id="contract number"),
+        pytest.param(
+            b'"path":"/c/contract.toml","tool":"t",',
+            b'"tool":"t","path":"/c/contract.toml",',
+            True,
+            id="contract reordered",
+        ),
+        pytest.param(b"T12:00:00.000000Z", b"T24:00:00.000000Z", False, id="same date, hour 24"),
+    ],
+)
+def test_an_object_like_one_remembered_is_read_as_the_strict_path_reads_it(
+    old: bytes, new: bytes, valid: bool
+) -> None:
+    """After a record is vouched for, one whose object equals a remembered one in value but
+    differs in type, order or repetition is still read exactly as the strict path reads it."""
+    assert BASE.count(old) == 1
+    assert agrees(BASE) is not None
+    assert screen.vouched(BASE) is not None  # its objects are remembered
+    assert (agrees(BASE.replace(old, new)) is not None) == valid
+
+
+def test_records_read_from_the_same_line_share_no_object() -> None:
+    """Two records vouched for from one line are separate values: changing one leaves the other."""
+    first, second = screen.vouched(BASE), screen.vouched(BASE)
+    assert first is not None
+    assert second is not None
+    first["contract"]["tool"] = "changed"
+    first["input"]["size"] = 2
+    first["context"]["a"] = 2
+    assert second == screen.vouched(BASE) == json.loads(BASE)
+
+
+# An integer and the float and booleans it equals in Python, as JSON tokens.
+TWINS = {"0": ["0.0", "-0", "false"], "1": ["1.0", "true", "1e0"], "7": ["7.0", "7E0"]}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records(), st.sampled_from(sorted(TWINS)), st.data())
+def test_a_generated_record_then_its_twin_of_another_type_is_read_as_the_strict_path_reads_it(
+    built: dict[str, Any], integer: str, data: st.DataObject
+) -> None:
+    """A record is vouched for (its objects remembered), then the same record with one integer
+    of its context or input written as an equal float or boolean: both agree."""
+    built["context"]["n"] = int(integer)
+    built["input"] = {"size": int(integer), "sha256": SHA}
+    line = json.dumps(built, separators=(",", ":")).encode()
+    agrees(line)
+    twin = data.draw(st.sampled_from(TWINS[integer]))
+    where = data.draw(st.sampled_from([b'"n":', b'"input":{"size":']))
+    at = line.index(where, line.index(b'"context":{')) + len(where)
+    assume(line[at : at + len(integer) + 1] in {integer.encode() + b",", integer.encode() + b"}"})
+    agrees(line[:at] + twin.encode() + line[at + len(integer) :])

@@ -18,6 +18,12 @@ line is taken on trust. The screen vouches only when
   mirror that schema; `SCHEMA_SHA256` is the schema they were written for, and any other turns
   the screen off (every line then goes the strict way).
 
+The checks are straight-line code, one function per object of the schema. A log repeats most
+of its objects byte for byte (the contract, the adapter, often the context and the input):
+those made only of strings and integers are remembered once vouched for, and an object whose
+member pairs equal a remembered one's (the same names in the same order, equal values, each
+integer still an integer) gets the same verdict without its checks (see `_remembered`).
+
 What the screen does not vouch for is deferred, never judged: it can make reading faster,
 never change a verdict. tests/explain/test_screen.py holds it to that, differentially.
 """
@@ -28,7 +34,8 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import cache
+from itertools import repeat
 from typing import Any, NoReturn
 
 from toolguard import rfc3339
@@ -40,17 +47,12 @@ from toolguard.shipped import shipped_schema
 # The record schema these checks mirror; another schema turns the screen off (see `_enabled`).
 SCHEMA_SHA256 = "c2b1347357be4759966067c80d8e8db024ffb4b142c2ba60b412d3c1d5d12637"
 
-Test = Callable[[Any], object]  # truthy: valid
-# A member's rule: the exact type its value must have (None: any), then either a test of the
-# value or, for what holds objects, a conversion of its member pairs (None: not valid).
-Rule = tuple[type | None, Test | None, bool]
-
 # Integers of at most 18 digits: within 64 bits (yajl) and the record integer budget.
 _INTEGER: int = 10 ** min(18, RECORD_LIMITS.max_integer_digits)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}").fullmatch
-_TIMESTAMP = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z"
-).fullmatch
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}").fullmatch
+_TIME = re.compile(r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z").fullmatch
+_DATES: set[str] = set()  # dates `_timestamp` found real
 
 
 def _refuse(name: str) -> NoReturn:
@@ -62,7 +64,9 @@ _DECODER = json.JSONDecoder(
     parse_float=float_reader(RECORD_LIMITS.max_integer_digits),
     parse_constant=_refuse,
 )
-_read = _DECODER.raw_decode  # `decode` without its trailing-data check, made below
+# NOTE: the scanner itself, not `raw_decode` (`decode` without its trailing-data check, made
+# below), which only wraps it in a frame that turns StopIteration into a ValueError.
+_read = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder, not typed
 
 
 def vouched(line: bytes) -> dict[str, Any] | None:
@@ -70,15 +74,14 @@ def vouched(line: bytes) -> dict[str, Any] | None:
     if (
         len(line) > RECORD_LIMITS.max_bytes
         or not line.isascii()
-        or b"\\ud" in line
-        or b"\\uD" in line
+        or (b"\\" in line and (b"\\ud" in line or b"\\uD" in line))  # memchr first
         or not _enabled()
     ):
         return None
     text = line.decode("ascii")
     try:
-        pairs, end = _read(text)
-    except (ValueError, RecursionError, ParseError):
+        pairs, end = _read(text, 0)
+    except (StopIteration, ValueError, RecursionError, ParseError):
         return None
     if end != len(text) or type(pairs) is not tuple:
         return None
@@ -92,55 +95,300 @@ def _enabled() -> bool:
     return hashlib.sha256(schema).hexdigest() == SCHEMA_SHA256
 
 
-def _object(members: dict[str, Rule], required: tuple[str, ...]) -> Callable[[Any], Any]:
-    """Member pairs -> the closed object; None unless `members` alone, `required` present.
+# NOTE: what follows mirrors the schema member by member in straight-line code (no table of
+# rules walked per member): this walk is most of what a vouched line costs beyond `json`.
+# Each object's member pairs become a dict; a shorter dict than its pairs is a repeated name.
+_COMMANDS = frozenset({"check", "run", "serve", "mcp"})
+_OUTCOMES = frozenset({"success", "failure", "internal"})
+_ERROR_CODES = frozenset({"NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"})
+_LAYERS = frozenset(
+    {"upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"}
+)
+_ADAPTER_KINDS = frozenset({"json", "lines", "jc"})
+_UPSTREAM_KINDS = frozenset({"stdin", "file", "command", "mcp"})
+_HEX = b"0123456789abcdef"
+_REQUIRED = frozenset(
+    {
+        "format",
+        "timestamp",
+        "request_id",
+        "toolguard",
+        "command",
+        "contract",
+        "adapter",
+        "context",
+        "upstream",
+        "outcome",
+        "duration_ms",
+        "envelope_sha256",
+    }
+)
+_CONTRACT = frozenset({"path", "tool", "version", "sha256"})
+_ADAPTER = frozenset({"kind", "parser", "version"})
+_UPSTREAM = frozenset(
+    {"kind", "file", "argv", "tool", "jsonrpc_id", "exit_status", "signal", "duration_ms"}
+    | {"attempts"}
+)
+_INPUT = frozenset({"size", "sha256"})
+_RAW = frozenset({"sha256", "kept", "why"})
+_ATTEMPT_REQUIRED = frozenset({"number", "outcome", "duration_ms", "stdout_size", "stderr_size"})
+_ATTEMPT = _ATTEMPT_REQUIRED | {
+    "exit_status",
+    "signal",
+    "timed_out",
+    "over_limit",
+    "spawn_error",
+    "stdout_sha256",
+    "stderr",
+    "error_code",
+    "layer",
+    "reason",
+}
+_REMEMBERED = 256  # objects remembered per kind (contract, adapter, context, input)
+_REMEMBERED_TYPES = frozenset({str, int})
+_ATTEMPT_STRINGS = ("spawn_error", "stderr", "reason")
 
-    The names must be unique and each value valid by its rule.
-    """
-    needed = frozenset(required)
 
-    def convert(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-        value = dict(pairs)
-        if len(value) != len(pairs) or not needed <= value.keys():
+def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    """Every constraint of the record schema, `dependentRequired` included."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        return None
+    # NOTE: a required member missing raises the KeyError caught below; an enum's value is
+    # looked up without its type checked first: only strings are in the sets, and an
+    # unhashable value (an array) raises the TypeError caught below.
+    try:
+        if (
+            record["format"] != 1  # `const: 1`: not 1.0 nor true
+            or type(record["format"]) is not int
+            or type(timestamp := record["timestamp"]) is not str
+            or not _timestamp(timestamp)
+            or type(request_id := record["request_id"]) is not str
+            or not _REQUEST_ID(request_id)  # `^...$`: `$` is the end of the text
+            or type(version := record["toolguard"]) is not str
+            or len(version) > 64
+            or record["command"] not in _COMMANDS
+            or record["outcome"] not in _OUTCOMES
+            or not _number(record["duration_ms"])
+            or not _sha256(record["envelope_sha256"])
+            or (contract := _contract(record["contract"])) is None
+            or (adapter := _adapter(record["adapter"])) is None
+            or (context := _context(record["context"])) is None
+            or (upstream := _upstream(record["upstream"])) is None
+        ):
             return None
-        for name, member in pairs:
-            rule = members.get(name)
-            if rule is None:
+    except (KeyError, TypeError):
+        return None
+    record["contract"] = contract
+    record["adapter"] = adapter
+    record["context"] = context
+    record["upstream"] = upstream
+    if len(record) > len(_REQUIRED):
+        for name in record.keys() - _REQUIRED:
+            check = _OPTIONAL.get(name)  # None: a member the schema does not allow
+            if check is None or not check(record):
                 return None
-            kind, test, converts = rule
-            if kind is not None and type(member) is not kind:
-                return None
-            if converts:
-                value[name] = converted = test(member)  # type: ignore[misc]
-                if converted is None:
-                    return None
-            elif test is not None and not test(member):
-                return None
+    return record
+
+
+def _remembered(
+    convert: Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None],
+) -> Callable[[tuple[tuple[str, Any], ...]], dict[str, Any] | None]:
+    """`convert`, remembering the objects of strings and integers it found valid.
+
+    A log repeats them (a contract, an adapter, a response's size and digest). Member pairs
+    equal to remembered ones have the same names in the same order, and values equal to
+    theirs: a string equals nothing but a string; an integer could equal a float or a boolean,
+    so those members' types are checked again. Same names, values and types: same verdict.
+    """
+    known: dict[tuple[tuple[str, Any], ...], tuple[dict[str, Any], tuple[int, ...]]] = {}
+
+    def remembered(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+        try:
+            hit = known.get(pairs)
+        except TypeError:  # an array inside: never remembered
+            return convert(pairs)
+        if hit is not None:
+            remembered_value, integers = hit
+            for at in integers:
+                if type(pairs[at][1]) is not int:
+                    return convert(pairs)
+            return remembered_value.copy()
+        value = convert(pairs)
+        if value is not None:
+            kinds = [type(member) for _, member in pairs]
+            if set(kinds) <= _REMEMBERED_TYPES:
+                if len(known) >= _REMEMBERED:
+                    known.clear()
+                integers = tuple(at for at, kind in enumerate(kinds) if kind is int)
+                known[pairs] = (value.copy(), integers)
         return value
 
-    return convert
+    return remembered
 
 
-def _objects(convert: Callable[[Any], Any], *, min_items: int = 0) -> Callable[[Any], Any]:
-    """An array of objects: each converted, or None."""
+@_remembered
+def _contract(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or value.keys() != _CONTRACT
+        or type(value["path"]) is not str
+        or type(value["tool"]) is not str
+        or type(value["version"]) is not str
+        or not _sha256(value["sha256"])
+    ):
+        return None
+    return value
 
-    def convert_all(items: list[Any]) -> list[Any] | None:
-        if len(items) < min_items or any(type(item) is not tuple for item in items):
+
+@_remembered
+def _adapter(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or not value.keys() <= _ADAPTER
+        or not _one_of(value.get("kind"), _ADAPTER_KINDS)
+        or type(value.get("parser", "")) is not str
+        or type(value.get("version", "")) is not str
+    ):
+        return None
+    return value
+
+
+def _upstream(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
+    if len(pairs) == 1:  # `check` and `serve`: the kind alone
+        name, kind = pairs[0]
+        return {"kind": kind} if name == "kind" and _one_of(kind, _UPSTREAM_KINDS) else None
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or not value.keys() <= _UPSTREAM
+        or not _one_of(value.get("kind"), _UPSTREAM_KINDS)
+    ):
+        return None
+    if len(value) == 1:
+        return value
+    if type(value.get("file", "")) is not str or type(value.get("tool", "")) is not str:
+        return None
+    if "argv" in value:
+        argv = value["argv"]
+        if type(argv) is not list or not _strings(argv):
             return None
-        converted = list(map(convert, items))
-        return None if None in converted else converted
+    if "jsonrpc_id" in value:
+        given = value["jsonrpc_id"]
+        if type(given) is not str and not _integer(given):
+            return None
+    if not _integer(value.get("exit_status", 0)) or not _integer(value.get("signal", 0)):
+        return None
+    if "duration_ms" in value and not _number(value["duration_ms"]):
+        return None
+    if "attempts" in value:
+        attempts = value["attempts"]
+        if type(attempts) is not list or not attempts:  # `minItems: 1`
+            return None
+        converted = [_attempt(item) if type(item) is tuple else None for item in attempts]
+        if None in converted:
+            return None
+        value["attempts"] = converted
+    return value
 
-    return convert_all
+
+def _attempt(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    value = dict(pairs)
+    names = value.keys()
+    if len(value) != len(pairs) or not names >= _ATTEMPT_REQUIRED or not names <= _ATTEMPT:
+        return None
+    number = value["number"]
+    if type(number) is not int or not 1 <= number < _INTEGER:
+        return None
+    if not _one_of(value["outcome"], _OUTCOMES) or not _number(value["duration_ms"]):
+        return None
+    if not _size(value["stdout_size"]) or not _size(value["stderr_size"]):
+        return None
+    if len(value) == len(_ATTEMPT_REQUIRED):
+        return value
+    if not _integer(value.get("exit_status", 0)) or not _integer(value.get("signal", 0)):
+        return None
+    if value.get("timed_out", True) is not True or value.get("over_limit", True) is not True:
+        return None  # `const: true`
+    for name in _ATTEMPT_STRINGS:
+        if type(value.get(name, "")) is not str:
+            return None
+    if "stdout_sha256" in value and not _sha256(value["stdout_sha256"]):
+        return None
+    if "error_code" in value and not _one_of(value["error_code"], _ERROR_CODES):
+        return None
+    if "layer" in value and not _one_of(value["layer"], _LAYERS):
+        return None
+    return value
+
+
+@_remembered
+def _input(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
+    if type(pairs) is not tuple:
+        return None
+    value = dict(pairs)
+    if (
+        len(value) != len(pairs)
+        or value.keys() != _INPUT
+        or not _size(value["size"])
+        or not _sha256(value["sha256"])
+    ):
+        return None
+    return value
+
+
+def _raws(items: list[Any]) -> list[dict[str, Any]] | None:
+    if type(items) is not list:
+        return None
+    converted = []
+    for pairs in items:
+        if type(pairs) is not tuple:
+            return None
+        value = dict(pairs)
+        if (
+            len(value) != len(pairs)
+            or not value.keys() <= _RAW
+            or not _sha256(value.get("sha256"))
+            or type(value.get("kept")) is not bool
+            or type(value.get("why", "")) is not str
+        ):
+            return None
+        converted.append(value)
+    return converted
+
+
+def _one_of(value: Any, names: frozenset[str]) -> bool:
+    """`enum` of strings (the type first: a list or an object cannot be looked up)."""
+    return type(value) is str and value in names
 
 
 def _strings(items: list[Any]) -> bool:
-    return all(type(item) is str for item in items)
+    # NOTE: `json` makes exact types: an instance of str is a str (no generator frame).
+    return all(map(isinstance, items, repeat(str)))
 
 
 def _number(value: Any) -> bool:
     """`type: number, minimum: 0`: a float as the strict parser reads it, or a small integer."""
     kind = type(value)
     return (kind is float and value >= 0.0) or (kind is int and 0 <= value < _INTEGER)
+
+
+def _size(value: Any) -> bool:
+    """`type: integer, minimum: 0`, within the integers both parsers read alike."""
+    return type(value) is int and 0 <= value < _INTEGER
+
+
+def _integer(value: Any) -> bool:
+    """`type: integer`, within the integers both parsers read alike."""
+    return type(value) is int and -_INTEGER < value < _INTEGER
 
 
 def _scalar(value: Any) -> bool:
@@ -152,18 +400,14 @@ def _scalar(value: Any) -> bool:
     return kind is str or kind is float or kind is bool or value is None
 
 
-def _string_or_integer(value: Any) -> bool:
-    return type(value) is str or (type(value) is int and -_INTEGER < value < _INTEGER)
-
-
-def _sha256(value: str) -> bool:
+def _sha256(value: Any) -> bool:
     """`^[0-9a-f]{64}$` (JSON Schema's `$`: the end of the text)."""
-    return len(value) == 64 and not value.strip("0123456789abcdef")
-
-
-@lru_cache(maxsize=1024)
-def _real_date(date: str) -> bool:
-    return rfc3339.is_date(date)
+    return (
+        type(value) is str
+        and len(value) == 64
+        and value.isascii()
+        and not value.encode().translate(None, _HEX)
+    )
 
 
 def _timestamp(value: str) -> bool:
@@ -171,24 +415,30 @@ def _timestamp(value: str) -> bool:
 
     Other spellings (no fraction, a leap second, an offset) are left to the strict path.
     """
-    match = _TIMESTAMP(value)
-    return match is not None and _real_date(match[1])
+    date = value[:10]
+    if date not in _DATES:  # a log's records share their dates: each is checked once
+        if not _DATE(date) or not rfc3339.is_date(date):
+            return False
+        if len(_DATES) >= _REMEMBERED:
+            _DATES.clear()
+        _DATES.add(date)
+    return _TIME(value, 10) is not None
 
 
+@_remembered
 def _context(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
     """Any names; each value a scalar, an array of scalars, or a secret's keyed hash."""
+    if type(pairs) is not tuple:
+        return None
     value = dict(pairs)
     if len(value) != len(pairs):
         return None
     for name, member in pairs:
         kind = type(member)
         if kind is tuple:
-            if len(member) != 1 or member[0][0] != "hmac_sha256":
+            if len(member) != 1 or member[0][0] != "hmac_sha256" or not _sha256(member[0][1]):
                 return None
-            digest = member[0][1]
-            if type(digest) is not str or not _sha256(digest):
-                return None
-            value[name] = {"hmac_sha256": digest}
+            value[name] = {"hmac_sha256": member[0][1]}
         elif not (all(map(_scalar, member)) if kind is list else _scalar(member)):
             return None
     return value
@@ -220,123 +470,43 @@ def _plain(container: Any, room: int) -> Any:
     return result
 
 
-def _projected_values(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-    return _plain(pairs, RECORD_LIMITS.max_depth - 1)  # type: ignore[no-any-return]
+def _converted(name: str, convert: Callable[[Any], Any]) -> Callable[[dict[str, Any]], bool]:
+    """An object-holding member's check: its value converted in place (objects made dicts)."""
+
+    def check(record: dict[str, Any]) -> bool:
+        record[name] = converted = convert(record[name])
+        return converted is not None
+
+    return check
 
 
-def _one_of(*names: str) -> Rule:
-    return str, frozenset(names).__contains__, False
+def _string(name: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda record: type(record[name]) is str
 
 
-def _integer(minimum: int) -> Rule:
-    return int, range(minimum, _INTEGER).__contains__, False
+def _projected_values(value: Any) -> dict[str, Any] | None:
+    return _plain(value, RECORD_LIMITS.max_depth - 1) if type(value) is tuple else None
 
 
-def _nested(kind: type, convert: Callable[[Any], Any]) -> Rule:
-    return kind, convert, True
-
-
-_STRING: Rule = (str, None, False)
-_BOOLEAN: Rule = (bool, None, False)
-_TRUE: Rule = (bool, bool, False)  # `const: true`: a boolean that is true
-_SHA256: Rule = (str, _sha256, False)
-_NUMBER: Rule = (None, _number, False)
-_ANY_INTEGER = _integer(1 - _INTEGER)
-_ERROR_CODE = _one_of("NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE")
-_LAYER = _one_of("upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit")
-_OUTCOME = _one_of("success", "failure", "internal")
-_ATTEMPT = _object(
-    {
-        "number": _integer(1),
-        "outcome": _OUTCOME,
-        "duration_ms": _NUMBER,
-        "exit_status": _ANY_INTEGER,
-        "signal": _ANY_INTEGER,
-        "timed_out": _TRUE,
-        "over_limit": _TRUE,
-        "spawn_error": _STRING,
-        "stdout_size": _integer(0),
-        "stdout_sha256": _SHA256,
-        "stderr_size": _integer(0),
-        "stderr": _STRING,
-        "error_code": _ERROR_CODE,
-        "layer": _LAYER,
-        "reason": _STRING,
-    },
-    ("number", "outcome", "duration_ms", "stdout_size", "stderr_size"),
-)
-_RAW = _object({"sha256": _SHA256, "kept": _BOOLEAN, "why": _STRING}, ("sha256", "kept"))
-_CONTRACT = _object(
-    {"path": _STRING, "tool": _STRING, "version": _STRING, "sha256": _SHA256},
-    ("path", "tool", "version", "sha256"),
-)
-_ADAPTER = _object(
-    {"kind": _one_of("json", "lines", "jc"), "parser": _STRING, "version": _STRING}, ("kind",)
-)
-_UPSTREAM = _object(
-    {
-        "kind": _one_of("stdin", "file", "command", "mcp"),
-        "file": _STRING,
-        "argv": (list, _strings, False),
-        "tool": _STRING,
-        "jsonrpc_id": (None, _string_or_integer, False),
-        "exit_status": _ANY_INTEGER,
-        "signal": _ANY_INTEGER,
-        "duration_ms": _NUMBER,
-        "attempts": _nested(list, _objects(_ATTEMPT, min_items=1)),
-    },
-    ("kind",),
-)
-_INPUT = _object({"size": _integer(0), "sha256": _SHA256}, ("size", "sha256"))
-_RECORD = _object(
-    {
-        "format": (int, (1).__eq__, False),  # `const: 1`
-        "timestamp": (str, _timestamp, False),
-        "request_id": (str, _REQUEST_ID, False),  # `^...$`: `$` is the end of the text
-        "toolguard": (str, lambda value: len(value) <= 64, False),
-        "command": _one_of("check", "run", "serve", "mcp"),
-        "contract": _nested(tuple, _CONTRACT),
-        "adapter": _nested(tuple, _ADAPTER),
-        "context": _nested(tuple, _context),
-        "upstream": _nested(tuple, _UPSTREAM),
-        "input": _nested(tuple, _INPUT),
-        "raw": _nested(list, _objects(_RAW)),
-        "outcome": _OUTCOME,
-        "duration_ms": _NUMBER,
-        "envelope_sha256": _SHA256,
-        "error_code": _ERROR_CODE,
-        "retryable": _BOOLEAN,
-        "layer": _LAYER,
-        "reason": _STRING,
-        "rule": _STRING,
-        "schema_path": _STRING,
-        "instance_path": _STRING,
-        "offset": _integer(0),
-        "message": _STRING,
-        "projected_fields": (list, _strings, False),
-        "projected_values": _nested(tuple, _projected_values),
-        "truncated": _TRUE,
-    },
-    (
-        "format",
-        "timestamp",
-        "request_id",
-        "toolguard",
-        "command",
-        "contract",
-        "adapter",
-        "context",
-        "upstream",
-        "outcome",
-        "duration_ms",
-        "envelope_sha256",
+# The record's optional members: name -> check of the record (True: valid).
+_OPTIONAL: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "input": _converted("input", _input),
+    "raw": _converted("raw", _raws),
+    # `dependentRequired`: error_code needs retryable
+    "error_code": lambda record: (
+        "retryable" in record and _one_of(record["error_code"], _ERROR_CODES)
     ),
-)
-
-
-def _record(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any] | None:
-    """Every constraint of the record schema, `dependentRequired` included."""
-    record: dict[str, Any] | None = _RECORD(pairs)
-    if record is None or ("error_code" in record and "retryable" not in record):
-        return None
-    return record
+    "retryable": lambda record: type(record["retryable"]) is bool,
+    "layer": lambda record: _one_of(record["layer"], _LAYERS),
+    "reason": _string("reason"),
+    "rule": _string("rule"),
+    "schema_path": _string("schema_path"),
+    "instance_path": _string("instance_path"),
+    "offset": lambda record: _size(record["offset"]),
+    "message": _string("message"),
+    "projected_fields": lambda record: (
+        type(fields := record["projected_fields"]) is list and _strings(fields)
+    ),
+    "projected_values": _converted("projected_values", _projected_values),
+    "truncated": lambda record: record["truncated"] is True,  # `const: true`
+}
