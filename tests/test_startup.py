@@ -21,9 +21,11 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "review_status"
 CHECK = ["check", str(EXAMPLE / "contract.toml"), "--context", "change_id=CR-1042"]
+# NOTE: the probe itself imports nothing a check might not (no `json`): arguments come as argv,
+# the answer goes out as a `repr`.
 _PROBE = """
-import io, json, os, sys
-sys.argv = ["toolguard", *json.loads(sys.argv[1])]
+import io, os, sys
+sys.argv = ["toolguard", *sys.argv[1:]]
 stdout = sys.stdout
 sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
 os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
@@ -32,7 +34,7 @@ try:
     main()
 except SystemExit as exit:
     status = exit.code
-stdout.write(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+stdout.write(repr((int(status or 0), sorted(sys.modules))))
 """
 # Never on the check path: the CLI framework and renderers, the schema compiler and its
 # checks, commands other than check, `run`'s process machinery, the audit writer when no
@@ -72,20 +74,23 @@ NEVER = (
 NOT_WHEN_WARM = ("tomllib", "ijson")
 
 
-def _modules(arguments: list[str], cache: Path, response: Path) -> tuple[int, set[str]]:
+def _modules(
+    arguments: list[str], cache: Path, response: Path | bytes | None = None
+) -> tuple[int, set[str]]:
+    """A check's exit status and the modules it imported; `response` (a file, or its bytes
+    through a pipe) on stdin, if given."""
     environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)}
     for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
         environment.pop(name, None)
-    with response.open("rb") as stdin:
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, json.dumps(arguments)],
-            stdin=stdin,
-            capture_output=True,
-            env=environment,
-            check=True,
-        )
-    result = json.loads(done.stdout)
-    return result["status"], set(result["modules"])
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *arguments],
+        input=response.read_bytes() if isinstance(response, Path) else response or b"",
+        capture_output=True,
+        env=environment,
+        check=True,
+    )
+    status, modules = ast.literal_eval(done.stdout.decode())
+    return status, set(modules)
 
 
 @pytest.fixture(scope="module")
@@ -120,20 +125,10 @@ def test_an_oversize_stream_is_refused_without_openssl(tmp_path: Path) -> None:
     contract.write_text(
         'tool = "bench"\nversion = "1"\nschema = "schema.json"\n[projection]\nok = "/ok"\n'
     )
-    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(tmp_path / "cache")}
-    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
-        environment.pop(name, None)
-    for _ in range(2):  # the first run builds the artefact
-        done = subprocess.run(  # a pipe, not a file: read up to the limit, never sized first
-            [sys.executable, "-c", _PROBE, json.dumps(["check", str(contract)])],
-            input=b" " * (2 << 20),
-            capture_output=True,
-            env=environment,
-            check=True,
-        )
-    result = json.loads(done.stdout)
-    assert result["status"] == 1
-    assert sorted(set(result["modules"]) & {"hashlib", "_hashlib"}) == []
+    for _ in range(2):  # the first run builds the artefact; a pipe: never sized first
+        status, modules = _modules(["check", str(contract)], tmp_path / "cache", b" " * (2 << 20))
+    assert status == 1
+    assert sorted(modules & {"hashlib", "_hashlib"}) == []
 
 
 def test_a_cold_check_compiles_but_still_skips_click_and_rich(tmp_path: Path) -> None:
@@ -224,19 +219,6 @@ NOT_FOR_PLAIN_ASCII = frozenset(
 # top-level `_re2` extension, later releases a package holding `re2._re2`.
 PATTERN_ENGINE = frozenset({"re2", "re2._re2", "_re2"})
 _BARE_PROBE = "import io, sys; sys.stdout.write(repr(sorted(sys.modules)))"
-_ALLOW_PROBE = """
-import io, os, sys
-sys.argv = ["toolguard", *sys.argv[1:]]
-stdout = sys.stdout
-sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
-os._exit = sys.exit  # a check leaves with os._exit (`respond.leave`); the probe reports first
-try:
-    from toolguard.cli import main
-    main()
-except SystemExit as exit:
-    status = exit.code
-stdout.write(repr((int(status or 0), sorted(sys.modules))))
-"""
 
 
 def _bundled_cases() -> list[Any]:
@@ -261,21 +243,6 @@ def _bundled_cases() -> list[Any]:
     return cases
 
 
-def _allow_probe(arguments: list[str], cache: Path) -> tuple[int, set[str]]:
-    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)}
-    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
-        environment.pop(name, None)
-    done = subprocess.run(
-        [sys.executable, "-c", _ALLOW_PROBE, *arguments],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        env=environment,
-        check=True,
-    )
-    status, modules = ast.literal_eval(done.stdout.decode())
-    return status, set(modules)
-
-
 @pytest.fixture(scope="module")
 def bare_modules() -> set[str]:
     done = subprocess.run([sys.executable, "-c", _BARE_PROBE], capture_output=True, check=True)
@@ -287,8 +254,8 @@ def test_a_warm_check_imports_only_the_allow_list(
     arguments: list[str], bare_modules: set[str], warm_cache: Path
 ) -> None:
     """An accepted fixture, warm: nothing imported beyond the allow-list and toolguard's own."""
-    _allow_probe(arguments, warm_cache)  # the first run of this contract builds its artefact
-    status, modules = _allow_probe(arguments, warm_cache)
+    _modules(arguments, warm_cache)  # the first run of this contract builds its artefact
+    status, modules = _modules(arguments, warm_cache)
     assert status == 0
     chosen = CHECK_PATH_STANDARD_LIBRARY | PATTERN_ENGINE
     inherited = modules - bare_modules - chosen
@@ -313,8 +280,8 @@ def test_an_ascii_answer_with_plain_patterns_imports_neither_json_nor_re(
 ) -> None:
     """The common case stays light: `_json` without `json`, plain patterns without `re` or
     RE2, `_signal` without `signal` (each would add a tenth or more of Python's start-up)."""
-    _allow_probe(arguments, warm_cache)
-    status, modules = _allow_probe(arguments, warm_cache)
+    _modules(arguments, warm_cache)
+    status, modules = _modules(arguments, warm_cache)
     assert status == 0
     assert sorted(modules & (NOT_FOR_PLAIN_ASCII | PATTERN_ENGINE)) == []
 

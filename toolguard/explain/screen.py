@@ -40,7 +40,7 @@ from typing import Any, NoReturn
 
 from toolguard import rfc3339
 from toolguard.audit.record import RECORD_LIMITS
-from toolguard.errors import ParseError
+from toolguard.errors import ERROR_CODES, LAYERS, ParseError
 from toolguard.number import float_reader
 from toolguard.shipped import shipped_schema
 
@@ -100,10 +100,8 @@ def _enabled() -> bool:
 # Each object's member pairs become a dict; a shorter dict than its pairs is a repeated name.
 _COMMANDS = frozenset({"check", "run", "serve", "mcp"})
 _OUTCOMES = frozenset({"success", "failure", "internal"})
-_ERROR_CODES = frozenset({"NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"})
-_LAYERS = frozenset(
-    {"upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"}
-)
+_ERROR_CODES = frozenset(ERROR_CODES)  # the schema's lists are `errors`' (test_errors.py)
+_LAYERS = frozenset(LAYERS)
 _ADAPTER_KINDS = frozenset({"json", "lines", "jc"})
 _UPSTREAM_KINDS = frozenset({"stdin", "file", "command", "mcp"})
 _HEX = b"0123456789abcdef"
