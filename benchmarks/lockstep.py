@@ -6,7 +6,9 @@ answer, as an agent framework does), stderr a pipe the client drains, audit off:
 - echo: a bare Python line echo, fed serve's request line: the cost of the pipes alone;
 - loop: a Python line loop doing only a check's essential work in one process, over the same
   pipes (`json.loads` of the line, `make_request`, `check_bytes`, the envelope line);
-- serve: `toolguard serve` on the review_status example (its default JSON diagnostics);
+- serve: `toolguard serve` on the review_status example (its default JSON diagnostics, and
+  its default `--busy-poll 100`: stdin polled for 100 us after each answer before it sleeps);
+- serve, no polling: the same with `--busy-poll 0`, which sleeps in `read` at once;
 - direct: a small raw line MCP server (below, no SDK) answering `get_current_time`;
 - bare relay: a Python process that copies lines both ways between the client and that server
   and does nothing else (what any stdio proxy written in Python pays);
@@ -17,8 +19,7 @@ warm-up; the in-process check of each example is timed in the same round. The fl
 paired within a round: serve is held to (echo + its check in process) and to the loop, mcp
 to direct. The check timed in a tight loop runs with every cache warm; between pipe round
 trips (and the other processes they wake) it costs more, which the loop pays as serve does.
-The
-figures are medians per call, and the spread is that of the per-round figures: the machine
+The figures are medians per call, and the spread is that of the per-round figures: the machine
 is shared, and a round's neighbours see the same load.
 
 Used by `mcp.py` and part 2 of `run.py`.
@@ -161,7 +162,7 @@ def _mcp_good(answer: bytes) -> bool:
 
 @contextmanager
 def ways() -> Iterator[dict[str, Way]]:
-    """The six ways, their helper scripts in a temporary folder."""
+    """The seven ways, their helper scripts in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="toolguard-lockstep-") as folder:
         scripts = {}
         for name, text in (("echo", ECHO), ("loop", LOOP), ("server", SERVER), ("relay", RELAY)):
@@ -182,6 +183,12 @@ def ways() -> Iterator[dict[str, Way]]:
             "serve": Way(
                 "serve",
                 [PYTHON, "-m", "toolguard", "serve", str(REVIEW)],
+                lambda _: SERVE_LINE,
+                lambda answer: answer.startswith(b'{"tool"'),
+            ),
+            "serve, no polling": Way(
+                "serve, no polling",
+                [PYTHON, "-m", "toolguard", "serve", str(REVIEW), "--busy-poll", "0"],
                 lambda _: SERVE_LINE,
                 lambda answer: answer.startswith(b'{"tool"'),
             ),
@@ -360,6 +367,7 @@ ROWS = (
     ("check serve", "check_bytes in process, review_status"),
     ("loop", "a Python line loop: json.loads + check_bytes"),
     ("serve", "toolguard serve, review_status"),
+    ("serve, no polling", "the same, --busy-poll 0"),
     ("direct", "direct to the MCP server"),
     ("bare relay", "through a bare Python relay"),
     ("check mcp", "check_bytes in process, get_current_time"),

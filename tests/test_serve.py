@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from click.testing import CliRunner
 from conftest import Run
 
 from toolguard import load_contract
 from toolguard.audit import record
 from toolguard.audit.trail import TrailOptions
+from toolguard.cli.app import cli
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus
 from toolguard.serve import Server
@@ -233,9 +235,11 @@ def test_a_50_mb_line_is_refused_with_bounded_memory_and_the_next_is_answered() 
     assert peak_kib < 200 * 1024
 
 
-def test_sigterm_while_idle_exits_0_promptly() -> None:
+# 0: blocked in read; a million: still polling stdin after the answer (`polled_input`).
+@pytest.mark.parametrize("busy_poll", ["0", "1000000"])
+def test_sigterm_while_idle_exits_0_promptly(busy_poll: str) -> None:
     child = subprocess.Popen(
-        serve_argv(REVIEW_PATH),
+        serve_argv(REVIEW_PATH, "--busy-poll", busy_poll),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
     )  # fmt: skip
     assert child.stdin is not None
@@ -482,3 +486,24 @@ def test_schema_takes_several_contracts_only_with_serve(run_toolguard: Any) -> N
     assert (refused.status, refused.stdout) == (2, b"")
     single = json.loads(run_toolguard("schema", REVIEW_PATH).stdout)
     assert single == load_contract(REVIEW / "contract.toml").envelope_schema
+
+
+@pytest.mark.parametrize(("flag", "window"), [([], 100), (["--busy-poll", "250"], 250)])
+def test_the_busy_poll_flag_reaches_the_server(
+    flag: list[str], window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve` polls for 100 us unless told otherwise; the library's `Server.serve` never does."""
+    seen = []
+
+    def recorded(self: Server, *args: Any) -> ExitStatus:
+        seen.append(args[4:])
+        return ExitStatus.SUCCESS
+
+    monkeypatch.setattr(Server, "serve", recorded)
+    done = CliRunner().invoke(cli, ["serve", str(REVIEW_PATH), *flag])
+    assert done.exit_code == 0, done.output
+    assert seen == [(window,)]
+
+
+def test_a_negative_busy_poll_is_a_usage_error(run_toolguard: Any) -> None:
+    assert run_toolguard("serve", REVIEW_PATH, "--busy-poll", "-1").status == ExitStatus.USAGE

@@ -13,7 +13,14 @@ from toolguard.frozen import frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, BinaryIO
+    from typing import BinaryIO, Protocol
+
+    class LineSource(Protocol):
+        """What the line reader reads from: a binary stream, or a `PolledInput`."""
+
+        def readline(self, size: int = -1, /) -> bytes:
+            """A line, or its first `size` bytes; `b""` at the end."""
+
 
 READ_CHUNK = 65_536
 _BUDGETS = ("max_bytes", "max_depth", "max_string_length", "max_container_items")
@@ -76,7 +83,7 @@ def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
     return raw
 
 
-def read_line(stream: IO[bytes], cap: int) -> tuple[bytes, bool]:
+def read_line(stream: LineSource, cap: int) -> tuple[bytes, bool]:
     """One line of at most `cap` bytes (its newline not counted), and whether it was longer.
 
     An over-long line returns its first `cap + 1` bytes; the caller drops the rest with
@@ -86,7 +93,7 @@ def read_line(stream: IO[bytes], cap: int) -> tuple[bytes, bool]:
     return line, len(line) > cap and not line.endswith(b"\n")
 
 
-def discard_rest(stream: IO[bytes]) -> None:
+def discard_rest(stream: LineSource) -> None:
     """Drop the rest of an over-long line chunk by chunk: memory stays bounded, however long."""
     while (chunk := stream.readline(READ_CHUNK)) and not chunk.endswith(b"\n"):
         pass

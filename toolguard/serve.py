@@ -29,6 +29,7 @@ from toolguard.limits import Limits, discard_rest, read_line
 from toolguard.operator_channel import OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
+from toolguard.polled_input import polled
 from toolguard.request import REQUEST_ID, Request, make_request
 from toolguard.result import Diagnostics, internal, redacted, trace
 
@@ -114,13 +115,22 @@ class Server:
         return Answer(line_out, outcome.diagnostics, warning=warning)
 
     def serve(
-        self, stdin: BinaryIO, stdout: BinaryIO, stderr: IO[str] | None, mode: str = "json"
+        self,
+        stdin: BinaryIO,
+        stdout: BinaryIO,
+        stderr: IO[str] | None,
+        mode: str = "json",
+        busy_poll_us: int = 0,
     ) -> ExitStatus:
         """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT.
 
         0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
         closed. Empty lines are skipped; the rest of an over-long line is read and dropped.
+        With `busy_poll_us`, a pipe or socket `stdin` nothing has read yet is polled that long
+        after each answer before the process sleeps (`polled_input`; the command's default is
+        100, a library caller opts in).
         """
+        source = polled(stdin, busy_poll_us)
         # NOTE: diagnostics go through a writer thread: a caller that never reads stderr
         # must not block the answers (see operator_channel.py).
         channel = OperatorChannel(stderr, farewell=_farewell(mode))
@@ -129,7 +139,7 @@ class Server:
             while not stop.requested:
                 try:
                     with stop.reading():
-                        line, over_long = read_line(stdin, self.line_cap)
+                        line, over_long = read_line(source, self.line_cap)
                 except _Stopped:
                     break
                 except OSError as exc:
@@ -151,7 +161,7 @@ class Server:
                 _tell_operator(answer, mode, channel)
                 if over_long:
                     with contextlib.suppress(_Stopped, OSError), stop.reading():
-                        discard_rest(stdin)
+                        discard_rest(source)
         return ExitStatus.SUCCESS
 
     def _request(self, line: bytes) -> tuple[Contract, bytes, Request]:

@@ -74,7 +74,9 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
     server = guard(lambda: Server(loaded, flags.trail_options(values)), mode)
     if sys.stdin is None or sys.stdout is None:
         fail(UsageError("serve needs both stdin and stdout open"), mode)
-    status = server.serve(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, mode)
+    status = server.serve(
+        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, mode, values["busy_poll_us"]
+    )
     if status == ExitStatus.INTERNAL:  # stdout closed: let the final flush write nowhere
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

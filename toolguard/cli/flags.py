@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from toolguard.audit.trail import TrailOptions
 
 Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
-# "file path", "folder path", "count", "seconds", "repeatable", "repeatable file", "switch",
-# or a tuple of choices
+# "file path", "folder path", "count", "seconds", "microseconds" (0 to 1 s), "repeatable",
+# "repeatable file", "switch", or a tuple of choices
 _PATHS = ("file path", "folder path")  # kinds the audit trail reads as a `Path`
 
 
@@ -170,7 +170,18 @@ RUN = (
     _diagnostics("rich"),
     *AUDIT,
 )
-SERVE = (_diagnostics("json"), *AUDIT)
+SERVE = (
+    _diagnostics("json"),
+    Flag(
+        "--busy-poll",
+        "busy_poll_us",
+        "microseconds",
+        "Poll stdin this long after an answer before sleeping (0: off).",
+        "MICROSECONDS",
+        default=100,
+    ),
+    *AUDIT,
+)
 MCP_LINE_BYTES = 16 << 20
 MCP = (
     Flag(
@@ -364,4 +375,5 @@ _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     "folder path": lambda _: _path_type()(file_okay=False, path_type=_path_class()),
     "count": lambda click: click.IntRange(min=1),
     "seconds": lambda click: click.FloatRange(min=0, min_open=True),
+    "microseconds": lambda click: click.IntRange(min=0, max=1_000_000),
 }

@@ -1,0 +1,89 @@
+"""Lines from a pipe or socket, polled for a moment before the process goes to sleep.
+
+A caller in lock-step (write a request line, wait for its answer, write the next) sends its
+next line within tens of microseconds of reading an answer. A process that blocks in `read`
+as soon as it has answered is put to sleep, and waking it again costs as much as the rest of
+the round trip: on a virtual machine, an idle CPU is handed back to the host. Polling the
+input without blocking for a bounded window first (the way the kernel's own `busy_poll`
+does for sockets) answers a back-to-back request without that sleep; a request that comes
+later costs the window in CPU time, once, and is then waited for as before.
+
+`PolledInput.readline(size)` behaves as `BufferedReader.readline(size)` does for the bounded
+line reader (`limits.read_line`, `limits.discard_rest`); the file descriptor's flags are
+left alone (no `O_NONBLOCK` on a pipe that other processes may share).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import stat
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
+_CHUNK = 1 << 16
+
+
+class PolledInput:
+    """`readline(size)` over a file descriptor, polling for `window_us` before blocking."""
+
+    def __init__(self, fd: int, window_us: int) -> None:
+        self._fd = fd
+        self._window_ns = window_us * 1000
+        self._poller = select.poll()
+        self._poller.register(fd, select.POLLIN)
+        self._buffer = bytearray()
+        self._ended = False
+
+    def readline(self, size: int = -1, /) -> bytes:
+        """The next line, or its first `size` bytes; `b""` at end of input."""
+        searched = 0
+        while True:
+            limit = len(self._buffer) if size < 0 else min(size, len(self._buffer))
+            end = self._buffer.find(b"\n", searched, limit)
+            if end >= 0:
+                return self._take(end + 1)
+            if limit == size or self._ended:
+                return self._take(limit)
+            searched = limit
+            self._fill()
+
+    def _take(self, count: int) -> bytes:
+        line = bytes(self._buffer[:count])
+        del self._buffer[:count]
+        return line
+
+    def _fill(self) -> None:
+        """Read what is there, after polling for the window; block only once it has passed."""
+        if self._window_ns:
+            started = time.perf_counter_ns()
+            while not self._poller.poll(0):
+                if time.perf_counter_ns() - started >= self._window_ns:
+                    break
+        chunk = os.read(self._fd, _CHUNK)
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._ended = True
+
+
+def polled(stream: IO[bytes], window_us: int) -> IO[bytes] | PolledInput:
+    """`stream` read through a `PolledInput` if it is a pipe or a socket, else `stream` itself.
+
+    Only a stream nothing has read from yet may be wrapped (its buffer would be lost): a
+    process's standard input before its first read. A file, a terminal or a stream without a
+    descriptor never waits for a caller in lock-step; a window of 0 turns polling off.
+    """
+    if window_us <= 0:
+        return stream
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):
+        return stream  # no descriptor (a test's BytesIO), or a closed one
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return stream
+    return PolledInput(fd, window_us)
