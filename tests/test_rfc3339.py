@@ -284,3 +284,10 @@ def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     assert parsed == expected
     assert parsed is not None
     assert parsed.utcoffset() == offset
+    beyond_micro = (match["fraction"] or ".")[7:].strip("0")
+    try:
+        ceiling = expected + timedelta(microseconds=1 if beyond_micro else 0)
+    except OverflowError:  # 9999-12-31T23:59:59.9999999Z
+        ceiling = expected
+    assert rfc3339.parse_date_time(text, round_up=True) == ceiling
+    assert rfc3339.instant_bounds(text) == (expected, ceiling)

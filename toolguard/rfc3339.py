@@ -40,22 +40,49 @@ def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
     check that must not under-estimate an instant can ask for the ceiling). A leap second
     (23:59:60 UTC) is returned as the first instant of the next minute.
     """
+    bounds = instant_bounds(text)
+    if bounds is None:
+        return None
+    return bounds[1] if round_up else bounds[0]
+
+
+def instant_bounds(text: str) -> tuple[datetime, datetime] | None:
+    """The instant `text` denotes truncated and rounded up to the microsecond, read once.
+
+    As `parse_date_time` without and with `round_up`: a freshness rule needs both.
+    """
     parts = _date_time(text)
     if parts is None:
         return None
     (year, month, day), (hour, minute, second, fraction, offset_minutes) = parts
     if year == 0:
         return None  # a valid date-time, but no instant `datetime` can hold
-    micro = int((fraction + "000000")[:6])
-    offset = UTC if not offset_minutes else timezone(timedelta(minutes=offset_minutes))
-    beyond_micro = fraction[6:]
-    extra = timedelta(microseconds=1) if round_up and beyond_micro.strip("0") else timedelta()
+    micro = int((fraction + "000000")[:6]) if fraction else 0
+    offset = UTC if not offset_minutes else _zone(offset_minutes)
     leap = second == 60
     local = datetime(year, month, day, hour, minute, 59 if leap else second, micro, offset)
+    beyond_micro = len(fraction) > 6 and fraction[6:].strip("0")
+    if not leap and not beyond_micro:
+        return local, local
     try:
-        return local + timedelta(seconds=1 if leap else 0) + extra
+        floor = local + _ONE_SECOND if leap else local
+        return floor, floor + _ONE_MICROSECOND if beyond_micro else floor
     except OverflowError:  # 9999-12-31T23:59:60Z: valid text, past datetime's range
-        return datetime.max.replace(tzinfo=UTC)
+        latest = datetime.max.replace(tzinfo=UTC)
+        return latest, latest
+
+
+_ONE_SECOND = timedelta(seconds=1)
+_ONE_MICROSECOND = timedelta(microseconds=1)
+_ZONES: dict[int, timezone] = {}
+
+
+def _zone(offset_minutes: int) -> timezone:
+    """The fixed offset, made once: at most 2,878 of them (-23:59 to +23:59)."""
+    zone = _ZONES.get(offset_minutes)
+    if zone is None:
+        zone = _ZONES[offset_minutes] = timezone(timedelta(minutes=offset_minutes))
+    return zone
 
 
 def is_date(text: str) -> bool:
@@ -83,19 +110,18 @@ def _date_time(text: str) -> tuple[tuple[int, int, int], _Clock] | None:
     return None if clock is None else (date, clock)
 
 
-def _number(text: str, start: int, count: int) -> int | None:
-    """The `count` ASCII digits at `start` as a number, or None."""
-    digits = text[start : start + count]
-    if len(digits) == count and digits.isascii() and digits.isdigit():
-        return int(digits)
-    return None
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 def _date(text: str) -> tuple[int, int, int] | None:
     """The real calendar day spelt YYYY-MM-DD at the start of `text` (year 0000 included)."""
-    year, month, day = _number(text, 0, 4), _number(text, 5, 2), _number(text, 8, 2)
-    if year is None or month is None or day is None or text[4] != "-" or text[7] != "-":
+    # NOTE: the fields are read in one go, not one call each: this runs twice per freshness
+    # rule and once per `date-time` format check.
+    digits = text[0:4] + text[5:7] + text[8:10]
+    if len(digits) != 8 or not _digits(digits) or text[4] != "-" or text[7] != "-":
         return None
+    year, month, day = int(digits[0:4]), int(digits[4:6]), int(digits[6:8])
     if not 1 <= month <= 12:
         return None
     # Year 0000 is a leap year in the proleptic calendar, as every multiple of 400.
@@ -106,12 +132,12 @@ def _date(text: str) -> tuple[int, int, int] | None:
 
 def _clock(text: str, start: int) -> _Clock | None:
     """The full-time that is the whole of `text` from `start`, if it is a real clock time."""
-    hour, minute = _number(text, start, 2), _number(text, start + 3, 2)
-    second = _number(text, start + 6, 2)
-    if hour is None or minute is None or second is None:
+    digits = text[start : start + 2] + text[start + 3 : start + 5] + text[start + 6 : start + 8]
+    if len(digits) != 6 or not _digits(digits):
         return None
     if text[start + 2] != ":" or text[start + 5] != ":":
         return None
+    hour, minute, second = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
     at = start + _CLOCK_LENGTH
     fraction = ""
     if text[at : at + 1] == ".":
@@ -136,8 +162,11 @@ def _offset(text: str) -> int | None:
         return 0
     if len(text) != 6 or text[0] not in "+-" or text[3] != ":":
         return None
-    off_hour, off_minute = _number(text, 1, 2), _number(text, 4, 2)
-    if off_hour is None or off_minute is None or off_hour > 23 or off_minute > 59:
+    digits = text[1:3] + text[4:6]
+    if not _digits(digits):
+        return None
+    off_hour, off_minute = int(digits[0:2]), int(digits[2:4])
+    if off_hour > 23 or off_minute > 59:
         return None
     minutes = off_hour * 60 + off_minute
     return -minutes if text[0] == "-" else minutes

@@ -175,14 +175,14 @@ class _Fresh:
 
     def __call__(self, payload: Any, request: Request) -> None:
         value = _field(self, payload, self.pointer)
-        instant = rfc3339.parse_date_time(value) if isinstance(value, str) else None
-        # NOTE: truncated to the microsecond for the age check, rounded up for the future check,
-        # so a timestamp a fraction of a microsecond outside either bound is still outside.
-        latest = rfc3339.parse_date_time(value, round_up=True) if instant else None
-        if instant is None or latest is None:
+        bounds = rfc3339.instant_bounds(value) if isinstance(value, str) else None
+        if bounds is None:
             raise RuleViolation(
                 "not_a_timestamp", f"{self.pointer} is not an RFC 3339 date-time", rule=self.name
             )
+        # NOTE: truncated to the microsecond for the age check, rounded up for the future check,
+        # so a timestamp a fraction of a microsecond outside either bound is still outside.
+        instant, latest = bounds
         now = request.clock()
         if now - instant > timedelta(seconds=self.max_age_seconds):
             raise RuleViolation(
