@@ -353,6 +353,35 @@ def test_a_plain_document_is_accepted_by_the_fast_path() -> None:
     assert same_json(value, json.loads(raw))
 
 
+# Longer than the string budget (8) as a whole, so only the quote-to-quote reading vouches.
+TIGHT = Limits(max_bytes=1024, max_depth=2, max_string_length=8, max_container_items=8)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"zone": "Europe/X", "ok": true}',  # every string fits: no screen needed
+        b'{"zone": "Europe/Xy", "ok": true}',  # one string a character too long
+        '{"zone": "éééééééé"}'.encode(),  # 8 characters in 16 bytes: too long by bytes only
+        b'{"zone": "ab\\"cdefgh"}',  # an escaped quote: the pieces between quotes undercount
+        b'{"zone": "ab\\u0041cdefgh"}',  # an escape: the screen decides
+    ],
+)
+def test_a_short_answer_with_a_tight_string_budget_gets_the_strict_outcome(raw: bytes) -> None:
+    assert_same_outcome(raw, TIGHT)
+
+
+def test_a_short_answer_without_escapes_skips_the_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent-sized answer longer than the string budget is vouched for without the screen."""
+
+    def screen(raw: bytes, limits: Limits) -> str | None:
+        raise AssertionError("screened")
+
+    monkeypatch.setattr(fast_parse, "_screen", screen)
+    raw = b'{"timezone": "Europe/Paris", "is_dst": false}'
+    assert fast_parse.accept(raw, None, Limits(max_string_length=16)) == json.loads(raw)
+
+
 def test_garbage_collection_is_restored_after_the_fast_path() -> None:
     """The collector is re-enabled afterwards, and left off if it was off."""
     parse(b"[1]")

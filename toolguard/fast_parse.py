@@ -113,14 +113,23 @@ def _count_as_old() -> None:
 def _small(raw: bytes, limits: Limits) -> bool:
     """Whether `raw` is too small to break a structural budget, whatever it holds.
 
-    Each count bounds what it stands for (a string has no more characters than the document
-    has bytes; nesting needs an opening bracket per level; items need commas), so the screen
-    would find nothing: for agent-sized answers, skipping it halves the parse.
+    Each count bounds what it stands for (nesting needs an opening bracket per level; items
+    need commas; a string has no more characters than the document has bytes), so the screen
+    would find nothing: for agent-sized answers, skipping it halves the parse. A document
+    longer than the string budget still qualifies when it holds no backslash: each string is
+    then exactly the bytes between a pair of quotes, and no longer in characters.
     """
+    if (
+        raw.count(b"[") + raw.count(b"{") > limits.max_depth
+        or raw.count(b",") >= limits.max_container_items
+    ):
+        return False
+    if len(raw) <= limits.max_string_length:
+        return True
     return (
-        len(raw) <= limits.max_string_length
-        and raw.count(b"[") + raw.count(b"{") <= limits.max_depth
-        and raw.count(b",") < limits.max_container_items
+        len(raw) <= _NARROW
+        and b"\\" not in raw
+        and max(map(len, raw.split(b'"')[1::2]), default=0) <= limits.max_string_length
     )
 
 
