@@ -54,10 +54,13 @@ def lines_of(stream: object, sizes: list[int]) -> list[bytes]:
 @given(
     pieces=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"\n")), max_size=8),
     sizes=st.lists(st.integers(min_value=-1, max_value=30), max_size=12),
+    on_expect=st.booleans(),
 )
-def test_readline_gives_what_a_buffered_reader_gives(pieces: list[bytes], sizes: list[int]) -> None:
+def test_readline_gives_what_a_buffered_reader_gives(
+    pieces: list[bytes], sizes: list[int], on_expect: bool
+) -> None:
     with pipe_fed(pieces) as fd:
-        polled_lines = lines_of(PolledInput(fd, window_us=50), sizes)
+        polled_lines = lines_of(PolledInput(fd, window_us=50, on_expect=on_expect), sizes)
     expected = lines_of(io.BytesIO(b"".join(pieces)), sizes)
     assert polled_lines == expected
 
@@ -88,10 +91,13 @@ class CountingPoller:
         return self.real.poll(timeout)  # type: ignore[attr-defined, no-any-return]
 
 
-def counted(fd: int, window_us: int) -> tuple[PolledInput, CountingPoller]:
-    source = PolledInput(fd, window_us)
-    poller = CountingPoller(source._poller)
-    source._poller = poller  # type: ignore[assignment]
+def counted(
+    fd: int, window_us: int, *, on_expect: bool = False
+) -> tuple[PolledInput, CountingPoller]:
+    """A reader whose look-without-waiting polls are counted."""
+    source = PolledInput(fd, window_us, on_expect=on_expect)
+    poller = CountingPoller(source._ready)
+    source._ready = poller  # type: ignore[assignment]
     return source, poller
 
 
@@ -146,3 +152,47 @@ def test_the_end_of_input_is_the_empty_line(window_us: int) -> None:
         source = polled_input.PolledInput(fd, window_us)
         assert source.readline(-1) == b""
         assert source.readline(5) == b""
+
+
+def test_on_expect_a_reader_sleeps_until_told_a_line_is_due() -> None:
+    """Nothing expected: one look, then it sleeps in the kernel until the line comes."""
+    with pipe_fed([b"unasked\n"], pause=0.05) as fd:
+        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
+        assert source.readline(-1) == b"unasked\n"
+    assert poller.polls == 1
+
+
+def test_expect_wakes_a_sleeping_reader_to_poll_for_the_line() -> None:
+    """`expect()` from another thread: the reader wakes at once and polls until the line."""
+    with pipe_fed([b"answer\n"], pause=0.2) as fd:
+        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
+        told = threading.Timer(0.05, source.expect)
+        told.start()
+        assert source.readline(-1) == b"answer\n"
+        told.join()
+    assert poller.polls > 1  # it polled from the `expect` (0.05 s) to the line (0.2 s)
+
+
+def test_expect_before_the_read_is_kept() -> None:
+    """Told before it reads: the reader polls for the window from the start."""
+    with pipe_fed([b"soon\n"], pause=0.02) as fd:
+        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
+        source.expect()
+        assert source.readline(-1) == b"soon\n"
+    assert poller.polls > 1
+
+
+def test_many_expects_never_block_the_caller() -> None:
+    """The wake-up pipe is the reader's to drain; a caller that fills it is not held up."""
+    with pipe_fed([b"late\n"], pause=0.05) as fd:
+        source = PolledInput(fd, window_us=1, on_expect=True)
+        for _ in range(200_000):
+            source.expect()
+        assert source.readline(-1) == b"late\n"
+
+
+def test_expect_does_nothing_without_on_expect() -> None:
+    with pipe_fed([b"x\n"]) as fd:
+        source = PolledInput(fd, window_us=100)
+        source.expect()
+        assert source.readline(-1) == b"x\n"

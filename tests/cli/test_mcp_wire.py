@@ -241,3 +241,43 @@ def test_sigterm_kills_the_servers_group_and_exits_130() -> None:
         time.sleep(0.05)
     else:
         raise AssertionError("the server outlived toolguard")
+
+
+# 0: each side's reader sleeps at once; 1 s: it polls that long for every answer it is owed.
+@pytest.mark.parametrize("busy_poll", ["0", "1000000"])
+def test_guarded_calls_in_lock_step_are_answered_in_order_however_long_it_polls(
+    busy_poll: str,
+) -> None:
+    client = RawClient("--contract", PROBE, "--busy-poll", busy_poll)
+    assert client.initialize()["id"] == 0
+    for request_id in range(1, 6):
+        client.send(call(request_id, {"zone": "UTC"}))
+        answer = client.receive()
+        assert answer["id"] == request_id
+        assert answer["result"]["isError"] is False
+    assert client.close() == 0
+
+
+def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mcp` polls for 100 us unless told otherwise (`session.Settings.busy_poll_us`)."""
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from toolguard.cli import respond  # noqa: PLC0415
+    from toolguard.cli.app import cli  # noqa: PLC0415
+    from toolguard.mcp import session  # noqa: PLC0415
+
+    seen = []
+
+    def recorded(**parts: Any) -> int:
+        seen.append(parts["settings"].busy_poll_us)
+        return 0
+
+    def leave(status: int) -> None:
+        raise SystemExit(status)
+
+    monkeypatch.setattr(session, "run", recorded)
+    monkeypatch.setattr(respond, "leave", leave)
+    for flag, window in (([], 100), (["--busy-poll", "40"], 40)):
+        done = CliRunner().invoke(cli, ["mcp", "--contract", str(PROBE), *flag, "--", "server"])
+        assert done.exit_code == 0, done.output
+        assert seen.pop() == window

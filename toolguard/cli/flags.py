@@ -170,18 +170,16 @@ RUN = (
     _diagnostics("rich"),
     *AUDIT,
 )
-SERVE = (
-    _diagnostics("json"),
-    Flag(
-        "--busy-poll",
-        "busy_poll_us",
-        "microseconds",
-        "Poll stdin this long after an answer before sleeping (0: off).",
-        "MICROSECONDS",
-        default=100,
-    ),
-    *AUDIT,
+# `serve` and `mcp`: how long a reader polls for a line it expects soon (`polled_input`).
+BUSY_POLL = Flag(
+    "--busy-poll",
+    "busy_poll_us",
+    "microseconds",
+    "Poll this long for an expected line before sleeping (0: off).",
+    "MICROSECONDS",
+    default=100,
 )
+SERVE = (_diagnostics("json"), BUSY_POLL, *AUDIT)
 MCP_LINE_BYTES = 16 << 20
 MCP = (
     Flag(
@@ -220,6 +218,7 @@ MCP = (
         "switch",
         "Pass the server's instructions to the client (default: dropped).",
     ),
+    BUSY_POLL,
     _diagnostics("rich"),
     *AUDIT,
 )

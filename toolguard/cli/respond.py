@@ -123,6 +123,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
         allow_unguarded=tuple(flags["allow_unguarded"]),
         pass_instructions=flags["pass_instructions"],
         mode=mode,
+        busy_poll_us=flags["busy_poll_us"],
     )
     status = guard(
         lambda: session.run(

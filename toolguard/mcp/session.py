@@ -29,6 +29,7 @@ from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
 from toolguard.mcp.relay import Options, Relay
 from toolguard.mcp.wire import Output, read_lines
+from toolguard.polled_input import PolledInput, polled
 from toolguard.result import trace
 
 DRAIN_GRACE = 0.5  # seconds for the server's output to end once it has exited
@@ -44,6 +45,7 @@ class Settings:
     allow_unguarded: tuple[str, ...] = ()
     pass_instructions: bool = False
     mode: str = "rich"
+    busy_poll_us: int = 0  # how long a side's reader polls for the answer to what it was sent
 
 
 def guards(
@@ -113,7 +115,7 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
         )
         session = _Session(child, by_tool, options, client_out, operator)
         with _stop_on_signals(lambda: session.relay.end("signal")):
-            return session.run(client_in)
+            return session.run(client_in, settings.busy_poll_us)
     finally:
         operator.close()
 
@@ -135,14 +137,14 @@ class _Session:
         self.cap = options.max_line_bytes
         self.to_server = Output(child.stdin)
         self.closed_at: float | None = None
-        client = Output(client_out, self.client_gone)
+        self.to_client = Output(client_out, self.client_gone)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
         self.relay = Relay(
             by_tool,
             options,
             server=argv,
             operator=operator,
-            client=client,
+            client=self.to_client,
             to_server=self.to_server,
         )
 
@@ -153,18 +155,31 @@ class _Session:
             self.closed_at = time.monotonic()
         self.to_server.close()  # the spec's shutdown: the server sees the end of its input
 
-    def run(self, client_in: BinaryIO) -> ExitStatus:
-        """Relay until the session ends; stop the server; the exit status."""
+    def run(self, client_in: BinaryIO, busy_poll_us: int = 0) -> ExitStatus:
+        """Relay until the session ends; stop the server; the exit status.
+
+        With `busy_poll_us`, each side's reader polls that long for the answer to what that
+        side was just sent (`polled_input`).
+        """
         child, relay = self.child, self.relay
         server_out, server_err = child.stdout, child.stderr
         assert server_out is not None
         assert server_err is not None
         from_client = _safe(relay.from_client, self.operator)
         from_server = _safe(relay.from_server, self.operator)
+        # NOTE: what is written to a side is usually answered soon: its reader polls for the
+        # answer instead of sleeping (`polled_input`), the other reader sleeps meanwhile.
+        client_source = polled(client_in, busy_poll_us, on_expect=True)
+        server_source = polled(server_out, busy_poll_us, on_expect=True)
+        for output, source in ((self.to_client, client_source), (self.to_server, server_source)):
+            if isinstance(source, PolledInput):
+                output.then = source.expect
         threads = {
-            "client": lambda: _then(read_lines, client_in, self.cap, from_client, self.client_gone),
+            "client": lambda: _then(
+                read_lines, client_source, self.cap, from_client, self.client_gone
+            ),
             "server": lambda: _then(
-                read_lines, server_out, self.cap, from_server, relay.server_gone
+                read_lines, server_source, self.cap, from_server, relay.server_gone
             ),
             "server-stderr": lambda: relay_server_stderr(server_err, self.operator),
             "watchdog": relay.watch,

@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from toolguard.limits import discard_rest, read_line
 
+if TYPE_CHECKING:
+    from toolguard.limits import LineSource
 
-def read_lines(stream: IO[bytes], cap: int, handle: Callable[[bytes, bool], None]) -> None:
+
+def read_lines(stream: LineSource, cap: int, handle: Callable[[bytes, bool], None]) -> None:
     """Call `handle(line, over_long)` for each non-blank line until end of stream.
 
     An over-long line is handled first (its call fails at once), then the rest of it is
@@ -45,6 +48,9 @@ class Output:
         self._stream = stream
         self._lock = threading.Lock()
         self._on_gone = on_gone
+        # Called after each line written: the side written to usually answers soon, and its
+        # reader polls for the answer (`PolledInput.expect`).
+        self.then: Callable[[], None] | None = None
 
     @property
     def gone(self) -> bool:
@@ -64,6 +70,8 @@ class Output:
                 self._stream = None
                 gone = self._on_gone
             else:
+                if self.then is not None:
+                    self.then()
                 return
         if gone is not None:
             gone()
