@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import locale
+import _locale
 from typing import Any
 
 import pytest
@@ -57,10 +57,11 @@ def test_comma_decimal_locale_is_never_misread(
     The fast path reads numbers with Python's parser, which ignores the locale; a document
     that needs the strict path (here a duplicate member) is refused, never misread.
     """
-    # NOTE: the strict path imports `localeconv` when it runs, so the module's is replaced.
-    monkeypatch.setattr(locale, "localeconv", lambda: {"decimal_point": ","})
+    # NOTE: the strict path imports `localeconv` when it runs (from `_locale`, the C module
+    # `locale` wraps), so the module's is replaced.
+    monkeypatch.setattr(_locale, "localeconv", lambda: {"decimal_point": ","})
     assert parse(b"[1.5]", Limits()) == [1.5]
     with pytest.raises(RuntimeError, match="decimal point"):
         parse(b'{"a": 1.5, "a": 2.5}', Limits())
     monkeypatch.undo()
-    assert locale.localeconv()["decimal_point"] == "."
+    assert _locale.localeconv()["decimal_point"] == "."

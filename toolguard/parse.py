@@ -109,7 +109,10 @@ def _admit(raw: bytes, limits: Limits) -> str | None:
 
 def _strict(raw: bytes, limits: Limits) -> Any:
     """The strict path: yajl events, our builder; a rejection gets its exact offset by replay."""
-    from locale import localeconv  # noqa: PLC0415 - the strict path only
+    try:  # NOTE: `locale` wraps this and imports `re` (with `enum`, `functools`): 7 ms
+        from _locale import localeconv  # noqa: PLC0415 - the strict path only
+    except ImportError:  # pragma: no cover - an interpreter without `_locale`
+        from locale import localeconv  # noqa: PLC0415
 
     if localeconv()["decimal_point"] != ".":
         # NOTE: yajl reads floats with C strtod, which follows LC_NUMERIC: under a comma
