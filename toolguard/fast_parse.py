@@ -159,12 +159,13 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
                 careful = _INTEGERS
             elif careful == _PLAIN_NUMBERS and _floats_unsure(shape):
                 careful = _FLOATS
-        if b"\\" in shape:
+        if b'\\"' in shape:
             # An escaped backslash or quote becomes two filler bytes: quotes then delimit
             # strings, and no string is shorter in `shape` than its length in characters (an
-            # escape counts two, as `\n` does). NOTE: two replaces, not one regex sub, which is
-            # faster but holds a bytes object per match.
-            shape = shape.replace(b"\\\\", b"aa").replace(b'\\"', b"aa")
+            # escape counts two, as `\n` does). Without `\"` no quote is escaped: nothing to
+            # do. NOTE: one regex pass, a third of what two `bytes.replace` cost; what it holds
+            # per match (the piece before it) is bounded by the chunk.
+            shape = _patterns().escape.sub(b"aa", shape)
         brackets = shape.translate(None, _NOT_STRUCTURE)
         if not strings.fit(shape, start, brackets.count(b'"')):
             return None
@@ -316,13 +317,14 @@ def _containers_fit(brackets: bytes, limits: Limits) -> bool:
 
 
 class _Patterns:
-    """The screen's two patterns, compiled on the first document large enough to screen."""
+    """The screen's patterns, compiled on the first document large enough to screen."""
 
     def __init__(self) -> None:
         import re  # noqa: PLC0415 - a one-shot check of an agent-sized answer never needs `re`
 
         self.string = re.compile(rb'"[^"]*"')
         self.innermost = re.compile(rb"\[,*\]")
+        self.escape = re.compile(rb'\\[\\"]')
 
 
 @bounded(1)
