@@ -8,8 +8,8 @@ takes at least one character from a disjoint set, a pattern has only one way to 
 takes as many characters as it can. So a greedy left-to-right reading is exact, and linear.
 
 The source is what `regex.translate` emits (RE2 syntax): `^`, then literals (`A`, `\x{2d}`),
-classes (`[0-9a-z]`, `[\x{2d}0-9]`) and counts (`{2,62}`, `{3}`, `+`, `*`, `?`), then `\z` or
-nothing. Anything else (alternation, groups, dots, negated classes, flags, a code point beyond
+classes (`[0-9a-z]`, `[\x{2d}0-9]`, `[^\x{40}]`) and counts (`{2,62}`, `{3}`, `+`, `*`, `?`),
+then `\z` or nothing. Anything else (alternation, groups, dots, flags, a code point beyond
 ASCII, neighbours that overlap) stays RE2's: `plain` says None. `Matcher` asks here first, and
 only for ASCII text, so a string beyond ASCII (or holding a lone surrogate) gets RE2's answer.
 """
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _LITERALS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _COUNTS = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}
 _UNBOUNDED = -1
+_ASCII = "".join(map(chr, range(128)))
 
 
 class PlainPattern:
@@ -33,16 +34,21 @@ class PlainPattern:
     def __init__(self, runs: Sequence[tuple[str, int, int]], *, to_end: bool) -> None:
         self.runs = tuple(runs)
         self.to_end = to_end
-        # NOTE: what runs once, one character each (`run_`), is one literal to compare.
-        steps: list[tuple[str, str, int, int]] = []
+        # NOTE: what runs once, one character each (`run_`), is one literal to compare. A run
+        # of every ASCII character but one (`[^@]`) ends at that one: a `find`, where `lstrip`
+        # would compare each character with the 127 others.
+        steps: list[tuple[str, str, str, int, int]] = []  # literal, characters, stop, low, high
         for characters, low, high in self.runs:
             if low == high == 1 and len(characters) == 1:
                 if steps and steps[-1][0]:
-                    steps[-1] = (steps[-1][0] + characters, "", 0, 0)
+                    steps[-1] = (steps[-1][0] + characters, "", "", 0, 0)
                     continue
-                steps.append((characters, "", 0, 0))
+                steps.append((characters, "", "", 0, 0))
+            elif len(characters) == len(_ASCII) - 1:
+                stop = next(c for c in _ASCII if c not in characters)
+                steps.append(("", characters, stop, low, high))
             else:
-                steps.append(("", characters, low, high))
+                steps.append(("", characters, "", low, high))
         self.steps = tuple(steps)
 
     def search(self, text: str) -> bool:
@@ -57,14 +63,18 @@ class PlainPattern:
     def _end(self, text: str) -> int | None:
         """Where the one possible match ends, or None if there is none."""
         at = 0
-        for literal, characters, low, high in self.steps:
+        for literal, characters, stop, low, high in self.steps:
             if literal:
                 if not text.startswith(literal, at):
                     return None
                 at += len(literal)
                 continue
             segment = text[at:] if high == _UNBOUNDED else text[at : at + high]
-            taken = len(segment) - len(segment.lstrip(characters))
+            if stop:
+                taken = segment.find(stop)
+                taken = len(segment) if taken < 0 else taken
+            else:
+                taken = len(segment) - len(segment.lstrip(characters))
             if taken < low:
                 return None
             at += taken
@@ -100,10 +110,17 @@ def _greedy_is_exact(runs: list[tuple[str, int, int]]) -> bool:
 
 
 def _atom(body: str, at: int) -> tuple[str, int] | None:
-    """The characters the atom at `at` takes, and where it ends."""
+    """The characters the atom at `at` takes, and where it ends.
+
+    A negated class (`[^@]`) takes every ASCII character but its own: `Matcher` asks only
+    for ASCII text, where that is exactly what RE2's class takes (line ends included).
+    """
     if body[at] != "[":
         return _char(body, at)
     at += 1
+    negated = body.startswith("^", at)
+    if negated:
+        at += 1
     characters: list[str] = []
     while at < len(body) and body[at] != "]":
         first = _char(body, at)
@@ -120,7 +137,12 @@ def _atom(body: str, at: int) -> tuple[str, int] | None:
             characters.append(low)
     if at == len(body) or not characters:
         return None
-    return "".join(sorted(set(characters))), at + 1
+    taken = set(characters)
+    if negated:
+        taken = set(_ASCII) - taken
+        if not taken:
+            return None
+    return "".join(sorted(taken)), at + 1
 
 
 def _char(body: str, at: int) -> tuple[str, int] | None:
