@@ -196,3 +196,11 @@ def test_expect_does_nothing_without_on_expect() -> None:
         source = PolledInput(fd, window_us=100)
         source.expect()
         assert source.readline(-1) == b"x\n"
+
+
+def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where `select` has no `poll` (Windows), nothing is wrapped: reads block as before."""
+    monkeypatch.setattr(polled_input, "select", object())
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
+        assert polled(pipe, 100) is pipe

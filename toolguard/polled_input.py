@@ -124,7 +124,7 @@ def polled(
     a stream without a descriptor never waits for a caller in lock-step; a window of 0 turns
     polling off.
     """
-    if window_us <= 0:
+    if window_us <= 0 or not hasattr(select, "poll"):  # NOTE: no `poll` on Windows
         return stream
     try:
         fd = stream.fileno()

@@ -265,6 +265,7 @@ def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch)
     from toolguard.cli import respond  # noqa: PLC0415
     from toolguard.cli.app import cli  # noqa: PLC0415
     from toolguard.mcp import session  # noqa: PLC0415
+    from toolguard.run import reaper  # noqa: PLC0415
 
     seen = []
 
@@ -277,6 +278,8 @@ def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(session, "run", recorded)
     monkeypatch.setattr(respond, "leave", leave)
+    # NOTE: not in the test process: a subreaper's sweep would end other tests' children.
+    monkeypatch.setattr(reaper, "become_subreaper", lambda: None)
     for flag, window in (([], 100), (["--busy-poll", "40"], 40)):
         done = CliRunner().invoke(cli, ["mcp", "--contract", str(PROBE), *flag, "--", "server"])
         assert done.exit_code == 0, done.output
