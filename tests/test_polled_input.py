@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import gc
 import io
 import os
 import socket
@@ -86,8 +88,9 @@ class CountingPoller:
     def register(self, fd: int, events: int) -> None:
         self.real.register(fd, events)  # type: ignore[attr-defined]
 
-    def poll(self, timeout: int) -> list[tuple[int, int]]:
-        self.polls += 1
+    def poll(self, timeout: int | None = None) -> list[tuple[int, int]]:
+        if timeout == 0:
+            self.polls += 1
         return self.real.poll(timeout)  # type: ignore[attr-defined, no-any-return]
 
 
@@ -204,3 +207,43 @@ def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatc
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
         assert polled(pipe, 100) is pipe
+
+
+@pytest.mark.parametrize("on_expect", [False, True])
+def test_a_pipe_someone_made_non_blocking_is_still_waited_on(on_expect: bool) -> None:
+    """O_NONBLOCK belongs to the open pipe, shared with other processes: it is not an end."""
+    with pipe_fed([b"late\n"], pause=0.05) as fd:
+        os.set_blocking(fd, False)
+        source = PolledInput(fd, window_us=10, on_expect=on_expect)
+        assert source.readline(-1) == b"late\n"
+        assert source.readline(-1) == b""
+        assert not os.get_blocking(fd)  # left as it was found
+
+
+def test_the_wake_up_pipe_goes_with_the_reader() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        source = PolledInput(read_end, window_us=10, on_expect=True)
+        wake = source._wake
+        assert wake is not None
+        del source
+        gc.collect()
+        for fd in wake:
+            with pytest.raises(OSError):
+                os.fstat(fd)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_without_a_descriptor_for_the_wake_up_pipe_the_stream_is_read_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_pipe() -> tuple[int, int]:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(polled_input.os, "pipe", no_pipe)
+    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
+        assert polled(pipe, 100, on_expect=True) is pipe
+        assert isinstance(polled(pipe, 100), PolledInput)

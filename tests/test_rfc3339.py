@@ -7,7 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolguard import rfc3339
@@ -160,6 +160,14 @@ def test_leap_second_with_an_offset_maps_to_the_same_instant() -> None:
     assert parsed.utcoffset() == timedelta(hours=-8)
 
 
+def test_a_ceiling_past_the_range_leaves_the_floor_as_written() -> None:
+    """Only the bound that overflows is the last instant; the other is the one written."""
+    text = "9999-12-31T23:59:59.9999999+05:00"
+    floor = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=timezone(timedelta(hours=5)))
+    assert rfc3339.parse_date_time(text) == floor
+    assert rfc3339.instant_bounds(text) == (floor, datetime.max.replace(tzinfo=UTC))
+
+
 def test_last_representable_leap_second_does_not_crash() -> None:
     """9999-12-31T23:59:60Z is valid text past datetime's range: it parses to the last instant."""
     parsed = rfc3339.parse_date_time("9999-12-31T23:59:60Z")
@@ -257,6 +265,8 @@ def test_the_reader_accepts_exactly_what_the_grammar_and_calendar_accept(text: s
 
 @settings(max_examples=400, deadline=None)
 @given(_NEAR_MISSES)
+@example("9999-12-31T23:59:59.9999999-01:00")  # a ceiling past datetime's range
+@example("1998-12-31T23:59:60.0000001Z")  # a leap second and digits past the microsecond
 def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     """`parse_date_time` returns the instant the matched fields spell, or None for no match."""
     match = _GRAMMAR[rfc3339.is_date_time].fullmatch(text)
@@ -287,7 +297,7 @@ def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     beyond_micro = (match["fraction"] or ".")[7:].strip("0")
     try:
         ceiling = expected + timedelta(microseconds=1 if beyond_micro else 0)
-    except OverflowError:  # 9999-12-31T23:59:59.9999999Z
-        ceiling = expected
+    except OverflowError:  # 9999-12-31T23:59:59.9999999Z: the last instant
+        ceiling = datetime.max.replace(tzinfo=UTC)
     assert rfc3339.parse_date_time(text, round_up=True) == ceiling
     assert rfc3339.instant_bounds(text) == (expected, ceiling)

@@ -82,6 +82,13 @@ class PolledInput:
         with suppress(BlockingIOError):  # the reader has wake-ups enough waiting
             os.write(self._wake[1], b"!")
 
+    def __del__(self) -> None:
+        # NOTE: the wake-up pipe goes with the reader: `expect` is a method of this object,
+        # so nothing can write to the pipe once it is collected.
+        for fd in getattr(self, "_wake", None) or ():
+            with suppress(OSError):
+                os.close(fd)
+
     def _take(self, count: int) -> bytes:
         line = bytes(self._buffer[:count])
         del self._buffer[:count]
@@ -99,11 +106,23 @@ class PolledInput:
                     os.read(self._wake[0], _CHUNK)  # then poll until `expect`'s deadline
                     continue
                 break
-        chunk = os.read(self._fd, _CHUNK)
+        chunk = self._read()
         if chunk:
             self._buffer += chunk
         else:
             self._ended = True
+
+    def _read(self) -> bytes:
+        """The input's next bytes, waited for even where the descriptor does not block.
+
+        NOTE: a process sharing the pipe may have set `O_NONBLOCK` on it (the flag belongs to
+        the open file, not to a process): a read then fails where it would have waited.
+        """
+        while True:
+            try:
+                return os.read(self._fd, _CHUNK)
+            except BlockingIOError:
+                self._ready.poll()
 
     def _poll(self, until: int) -> bool:
         """Whether the input can be read, polling without blocking until `until`."""
@@ -133,4 +152,7 @@ def polled(
         return stream  # no descriptor (a test's BytesIO), or a closed one
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return stream
-    return PolledInput(fd, window_us, on_expect=on_expect)
+    try:
+        return PolledInput(fd, window_us, on_expect=on_expect)
+    except OSError:  # no descriptor left for the wake-up pipe: read as before
+        return stream

@@ -64,14 +64,19 @@ def instant_bounds(text: str) -> tuple[datetime, datetime] | None:
     beyond_micro = len(fraction) > 6 and fraction[6:].strip("0")
     if not leap and not beyond_micro:
         return local, local
+    # NOTE: past datetime's range (9999-12-31T23:59:60Z; a ceiling a microsecond past the
+    # last instant), a bound is the last instant: each bound on its own.
     try:
         floor = local + _ONE_SECOND if leap else local
+    except OverflowError:
+        return _LAST, _LAST
+    try:
         return floor, floor + _ONE_MICROSECOND if beyond_micro else floor
-    except OverflowError:  # 9999-12-31T23:59:60Z: valid text, past datetime's range
-        latest = datetime.max.replace(tzinfo=UTC)
-        return latest, latest
+    except OverflowError:
+        return floor, _LAST
 
 
+_LAST = datetime.max.replace(tzinfo=UTC)
 _ONE_SECOND = timedelta(seconds=1)
 _ONE_MICROSECOND = timedelta(microseconds=1)
 _ZONES: dict[int, timezone] = {}
