@@ -126,11 +126,7 @@ def _small(raw: bytes, limits: Limits) -> bool:
         return False
     if len(raw) <= limits.max_string_length:
         return True
-    return (
-        len(raw) <= _NARROW
-        and b"\\" not in raw
-        and max(map(len, raw.split(b'"')[1::2]), default=0) <= limits.max_string_length
-    )
+    return len(raw) <= _NARROW and b"\\" not in raw and _strings_fit(raw, limits.max_string_length)
 
 
 # What `_screen` says numbers need: nothing, their float tokens read, or every number read.
