@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import toolguard.cache_folder
 import toolguard.schema.cache
 import toolguard.schema.generator
 import toolguard.schema.keywords
@@ -273,7 +274,7 @@ OTHER_UID = 65534  # nobody
 @pytest.fixture
 def warnings(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
     """The warnings this test's process writes on stderr (the once-per-process flag reset)."""
-    monkeypatch.setattr(toolguard.schema.cache, "_warned", False, raising=False)
+    monkeypatch.setattr(toolguard.cache_folder, "_warned", False, raising=False)
     return lambda: [line for line in capsys.readouterr().err.splitlines() if line]
 
 
@@ -442,14 +443,14 @@ def test_the_path_is_walked_once_per_process(
 ) -> None:
     """Loads and stores after the first reuse the folder opened then: one walk per process."""
     walks: list[str] = []
-    real = toolguard.schema.cache.open_folder
+    real = toolguard.cache_folder.open_folder
 
     def counted(path: str, **options: bool) -> int:
         walks.append(path)
         return real(path, **options)
 
-    monkeypatch.setattr(toolguard.schema.cache, "open_folder", counted)
-    monkeypatch.setattr(toolguard.schema.cache, "_opened", None)
+    monkeypatch.setattr(toolguard.cache_folder, "open_folder", counted)
+    monkeypatch.setattr(toolguard.cache_folder, "_opened", None)
     for maximum in range(3):
         compile_schema({"type": "integer", "maximum": maximum})  # a load and a store each
     assert walks == [str(cache_dir)]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 
+from toolguard import one_shot
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal as _signal
@@ -30,18 +32,14 @@ def main() -> None:
         from toolguard.cli.respond import flush_stdout, leave  # noqa: PLC0415 - after the command
 
         flush_stdout(arguments)
-        if arguments[:1] in _ONE_SHOT:
+        one_shot.finish()
+        if arguments[:1] and arguments[0] in one_shot.COMMANDS:
             leave(exited.code)
         raise
     except BaseException as exc:  # noqa: BLE001 - the last catch-all: the exit-status table holds
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 
         last_resort(exc, arguments)
-
-
-# NOTE: the commands that answer once and end: once stdout and stderr are flushed, their answer
-# is whole (every file they write is written with `os.write` and closed before they exit).
-_ONE_SHOT = (["check"], ["run"])
 
 
 def _interrupted(signum: int, frame: object) -> None:

@@ -10,18 +10,11 @@ miss, never a stale validator. The cache is an optimisation, never a point of fa
 anything odd (a corrupt or truncated entry, a full disk, a schema `marshal` cannot write)
 falls back to compiling in memory.
 
-An entry is code this process will run, so who can write it matters more than what it says.
-Layout: `$TOOLGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`;
-used only if only this user (and root) can change it or any folder above it
-(`files.open_folder`: a sticky `/tmp` may be an ancestor, not the parent); otherwise the cache
-is bypassed with one warning on stderr. The folder is opened once per process; entries are
-opened relative to it, without following links, and read only if they are regular files of
-this user's with one link and closed to others. Entries are `<key>.bin`: 32 bytes of SHA-256
-over the rest, then the marshalled value. That digest detects corruption (a torn or flipped
-entry); it proves nothing about who wrote the entry, since a writer computes it too: the
-folder checks are what keep other users' code out. Entries are written to a private
-temporary file and renamed into place, so two processes that race write the same bytes and
-a reader never sees half an entry.
+An entry is code this process will run: it lives in the folder `cache_folder.py` keeps, read
+and written under its rules (who may have changed the folder, the file, one atomic rename).
+Entries are `<key>.bin`: 32 bytes of SHA-256 over the rest, then the marshalled value. That
+digest detects corruption (a flipped byte); it proves nothing about who wrote the entry,
+since a writer computes it too: the folder checks are what keep other users' code out.
 """
 
 from __future__ import annotations
@@ -30,16 +23,15 @@ import marshal
 import os
 import sys
 
+from toolguard import cache_folder
 from toolguard.digest import sha256, sha256_hex
 from toolguard.errors import SchemaError
-from toolguard.files import Untrusted, absolute_text, open_folder, refusal, write_atomic
+from toolguard.files import absolute_text
 from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
 from toolguard.schema.runtime import dynamic_scope, is_multiple, unique_key
 from toolguard.standins import cache as remember
-from toolguard.standins import suppress
-from toolguard.text import clean
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,9 +48,6 @@ _FASTJSONSCHEMA_IMPORT = (
 # ... and `decimal`, which it needs only where it also names `Decimal` in a check.
 _DECIMAL_IMPORT = "from decimal import Decimal\n"
 _DIGEST = 32
-_ENTRY_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_opened: tuple[str, int | None] | None = None  # the configured path and its open folder
-_warned = False
 
 
 class SchemaViolation(ValueError):
@@ -303,55 +292,12 @@ def _package_folder(name: str) -> str | None:
     return None
 
 
-def _folder() -> int | None:
-    """The cache folder, opened once per process; None if it is off, unusable or untrusted.
-
-    Where someone else could change the folder or one above it (see `files.open_folder`),
-    the cache is bypassed: everything compiles in memory, nothing is written, and stderr
-    says so once. A folder that simply cannot be made (a read-only home) is bypassed quietly.
-    """
-    global _opened  # noqa: PLW0603 - one descriptor per process, for the configured path
-    configured = os.environ.get("TOOLGUARD_CACHE_DIR")
-    if configured == "":
-        return None  # an empty value turns the cache off
-    if not configured:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")  # noqa: PTH111 - a string, no Path
-        if base.startswith("~"):
-            return None  # no home to cache in
-        configured = f"{base}/toolguard"
-    if _opened is not None:
-        if _opened[0] == configured:
-            return _opened[1]
-        if _opened[1] is not None:
-            os.close(_opened[1])
-    fd = None
-    try:
-        fd = open_folder(configured, parents=True)
-    except Untrusted as exc:
-        _warn(f"compile cache not used: {exc}; compiling in memory")
-    except (OSError, ValueError):
-        pass  # missing, unmakeable, or a NUL in the path: only costs compile time
-    _opened = (configured, fd)
-    return fd
-
-
-def _warn(message: str) -> None:
-    """Say once per process, on stderr, why the cache is bypassed."""
-    global _warned  # noqa: PLW0603
-    if _warned:
-        return
-    _warned = True
-    with suppress(OSError, ValueError, AttributeError):
-        sys.stderr.write(f"toolguard: warning: {clean(message)}\n")
-        sys.stderr.flush()
-
-
 def load(key: str) -> Any:
     """The value stored under `key`, or None if absent, corrupt or not this user's alone."""
-    folder = _folder()
+    folder = cache_folder.opened()
     if folder is None:
         return None
-    blob = _read(folder, f"{key}.bin")
+    blob = cache_folder.read(folder, f"{key}.bin")
     if blob is None:
         return None
     body = blob[_DIGEST:]
@@ -363,38 +309,16 @@ def load(key: str) -> Any:
         return None
 
 
-def _read(folder: int, name: str) -> bytes | None:
-    """An entry's bytes, if it is a regular file of this user's, one link, closed to others."""
-    try:
-        fd = os.open(name, _ENTRY_FLAGS, dir_fd=folder)
-    except OSError:
-        return None
-    try:
-        if refusal(os.fstat(fd)) is not None:
-            return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def store(key: str, value: Any) -> None:
     """Store `value` (plain data and code) under `key`, atomically; failures only cost time."""
-    folder = _folder()
+    folder = cache_folder.opened()
     if folder is None:
         return
     try:
         body = marshal.dumps(value)
     except ValueError:
         return
-    try:
-        write_atomic(f"{key}.bin", sha256(body).digest() + body, dir_fd=folder)
-    except OSError:
-        return  # a full disk or a vanished folder only costs the next call a compile
+    cache_folder.write(folder, f"{key}.bin", sha256(body).digest() + body)
 
 
 def _load(key: str) -> Entry | None:

@@ -1,0 +1,108 @@
+"""The folder where toolguard keeps code between processes, and who may have written it.
+
+What is kept there (compiled validators and contract artefacts, `schema/cache.py`; the
+command's own byte-code, `one_shot.py`) is code a later process runs, so who can write
+it matters more than what it says. Layout: `$TOOLGUARD_CACHE_DIR` (empty: no cache), else
+`$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`, used only if only this user (and root)
+can change it or any folder above it (`files.open_folder`: a sticky `/tmp` may be an ancestor,
+not the parent); otherwise it is bypassed, with one warning on stderr from the first user that
+is not `quiet`. The folder is opened once per process; files are opened relative to it,
+without following links, and read only if they are regular files of this user's with one
+link and closed to others. Files are written to a private temporary name and renamed into
+place, so a reader never sees half of one. Nothing here is a point of failure: a folder or a
+file that cannot be used only costs the time the cache would have saved.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from toolguard.files import Untrusted, open_folder, refusal, write_atomic
+from toolguard.standins import suppress
+from toolguard.text import clean
+
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# The configured path, its open folder, and why it is not used (said once, see `opened`).
+_opened: tuple[str, int | None, str] | None = None
+_warned = False
+
+
+def opened(*, quiet: bool = False) -> int | None:
+    """The cache folder, opened once per process; None if it is off, unusable or untrusted.
+
+    Where someone else could change the folder or one above it, the cache is bypassed and,
+    unless `quiet`, stderr says so once per process. A folder that simply cannot be made (a
+    read-only home) is bypassed quietly.
+    """
+    global _opened  # noqa: PLW0603 - one descriptor per process, for the configured path
+    configured = os.environ.get("TOOLGUARD_CACHE_DIR")
+    if configured == "":
+        return None  # an empty value turns the cache off
+    if not configured:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")  # noqa: PTH111 - a string, no Path
+        if base.startswith("~"):
+            return None  # no home to cache in
+        configured = f"{base}/toolguard"
+    if _opened is None or _opened[0] != configured:
+        if _opened is not None and _opened[1] is not None:
+            os.close(_opened[1])
+        fd, why = None, ""
+        try:
+            fd = open_folder(configured, parents=True)
+        except Untrusted as exc:
+            why = str(exc)
+        except (OSError, ValueError):
+            pass  # missing, unmakeable, or a NUL in the path: only costs compile time
+        _opened = (configured, fd, why)
+    if _opened[2] and not quiet:
+        _warn(f"compile cache not used: {_opened[2]}; compiling in memory")
+    return _opened[1]
+
+
+def _warn(message: str) -> None:
+    """Say once per process, on stderr, why the cache is bypassed."""
+    global _warned  # noqa: PLW0603
+    if _warned:
+        return
+    _warned = True
+    with suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"toolguard: warning: {clean(message)}\n")
+        sys.stderr.flush()
+
+
+def read(folder: int, name: str) -> bytes | None:
+    """A file's bytes, if it is a regular file of this user's, one link, closed to others."""
+    fd = open_file(folder, name)
+    if fd is None:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def open_file(folder: int, name: str) -> int | None:
+    """A file opened for reading (the caller closes it), under the same rules as `read`."""
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if refusal(os.fstat(fd)) is None:
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def write(folder: int, name: str, data: bytes) -> None:
+    """Put `data` in place as `name`, atomically; a full disk only costs the next call time."""
+    with suppress(OSError):
+        write_atomic(name, data, dir_fd=folder)

@@ -1,0 +1,220 @@
+"""How a one-shot command (`check`, `run`) starts: its code from one file, no collector passes.
+
+A 1 KB `check` is mostly start-up, and about 50 of toolguard's modules are on its path. Each
+import through Python's path finder costs about 66 µs of machinery (a spec built, folders
+listed, a `.pyc` opened, checked and read) before its code runs: together about a tenth of
+starting Python. And the collector, at its default threshold, walks what start-up builds
+(modules, functions, classes: none of it garbage) six times: about a millisecond. The
+`toolguard` command (`bin/toolguard`, `python -m toolguard`) calls `start` first: a one-shot
+command then reads toolguard's modules from one file, the module bundle, and collects only
+after 50,000 new objects, not 700. `finish` writes the bundle again when the process had to
+import some of them the usual way (the first run, or a changed source).
+
+Served code is what the usual import runs: `importlib`'s own `SourceFileLoader.get_code` gave
+it (the `.pyc`, or the source compiled), with the same file names, specs and attributes.
+
+Staleness: a module is served only while its source file has the size and the modification
+time (in nanoseconds) it had when its code was taken, CPython's own rule for a `.pyc`, at a
+finer grain. Otherwise it is imported the usual way and `finish` takes it again. The bundle
+is named after toolguard's folder, the interpreter's cache tag, the optimisation level and the
+command, so two installs that share a cache never read each other's.
+
+Trust: the bundle is code this process runs, so it lives in the cache folder and is read and
+written under its rules (`cache_folder.py`: only this user may have changed the folder or the
+file). It carries no digest of its own: hashing half a megabyte costs what the bundle saves,
+and it is written by one rename, so no reader sees half of it; a `.pyc` has no digest either.
+Anything odd (no cache, an unreadable or malformed bundle, a changed source) costs time only.
+"""
+
+from __future__ import annotations
+
+import _frozen_importlib_external
+import gc
+import marshal
+import os
+import sys
+
+from toolguard import cache_folder
+from toolguard.digest import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import CodeType, ModuleType
+
+# The commands that answer once and end: start-up is most of what they cost (a long-running
+# `serve` or `mcp` starts once; the other commands are for people). Once their stdout and
+# stderr are flushed their answer is whole (each file they write is written with `os.write` and
+# closed before they exit), so they also end without tearing down (`cli`).
+COMMANDS = frozenset({"check", "run"})
+# NOTE: the collector's first threshold for them (Python's is 700): a warm check's start-up
+# leaves some 4,500 objects that live as long as the process, which the default threshold
+# walked six times. Garbage is still collected, in larger steps.
+_COLLECT_AFTER = 50_000
+_PACKAGE = "toolguard"
+# The file: the length of the index (4 bytes, little-endian), the marshalled index, then each
+# module's marshalled code, read one module at a time (`os.pread`), so that modules this process
+# never imports cost nothing. The index maps a module's name to its source file, that file's
+# size and st_mtime_ns, whether it is a package, and where its code is after the index.
+_Entry = tuple[str, int, int, bool, int, int]
+_LENGTH = 4
+_FIRST_READ = 1 << 16
+
+
+class _Loader(_frozen_importlib_external.SourceFileLoader):
+    """`importlib`'s loader for a source file, whose code comes from the bundle."""
+
+    def __init__(self, fullname: str, path: str, code: bytes) -> None:
+        super().__init__(fullname, path)
+        self.code = code
+
+    def get_code(self, fullname: str) -> CodeType:
+        """The module's code, as the bundle holds it."""
+        code: CodeType = marshal.loads(self.code)  # noqa: S302 - from the trusted cache folder
+        return code
+
+
+class _Finder:
+    """Serves toolguard's modules from the bundle and notes those it could not serve."""
+
+    def __init__(self, folder: int, name: str, bundle: int | None) -> None:
+        self.folder = folder
+        self.name = name
+        self.bundle = bundle  # the open file, kept for the process (a rename leaves it whole)
+        self.start, self.entries = _index(bundle) if bundle is not None else (0, {})
+        self.missed: set[str] = set()
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        """The spec of a bundled module whose source is unchanged; None for all others."""
+        if not fullname.startswith(f"{_PACKAGE}."):
+            return None
+        entry = self.entries.get(fullname)
+        code = self.code(entry) if entry is not None and _unchanged(entry) else None
+        if entry is None or code is None:
+            self.missed.add(fullname)
+            return None
+        source, package = entry[0], entry[3]
+        return _frozen_importlib_external.spec_from_file_location(
+            fullname,
+            source,
+            loader=_Loader(fullname, source, code),
+            submodule_search_locations=[] if package else None,
+        )
+
+    def code(self, entry: _Entry) -> bytes | None:
+        """An entry's marshalled code; None if the file does not hold all of it."""
+        offset, length = self.start + entry[4], entry[5]
+        try:
+            code = os.pread(self.bundle, length, offset)  # type: ignore[arg-type]
+        except (OSError, TypeError, ValueError, OverflowError):
+            return None
+        return code if len(code) == length else None
+
+
+_finder: _Finder | None = None
+
+
+def start(arguments: Sequence[str]) -> None:
+    """Set up a one-shot command (`arguments`: the command line, argv): see the module's note."""
+    global _finder  # noqa: PLW0603 - one finder per process
+    command = arguments[1] if len(arguments) > 1 else ""
+    if _finder is not None or command not in COMMANDS:
+        return
+    gc.set_threshold(_COLLECT_AFTER, *gc.get_threshold()[1:])
+    folder = cache_folder.opened(quiet=True)  # the cache's own use says why it is not used
+    if folder is None:
+        return
+    name = _name(command)
+    _finder = _Finder(folder, name, cache_folder.open_file(folder, name))
+    sys.meta_path.insert(0, _finder)
+
+
+def finish() -> None:
+    """Write the bundle again if this process imported some of toolguard's modules itself."""
+    finder = _finder
+    if finder is None or not finder.missed:
+        return
+    codes: dict[str, tuple[str, int, int, bool, bytes]] = {}
+    for name, entry in finder.entries.items():
+        code = finder.code(entry) if _unchanged(entry) else None
+        if code is not None:
+            codes[name] = (*entry[:4], code)
+    for name in sorted(finder.missed):
+        taken = _taken(name)
+        if taken is not None:
+            codes[name] = taken
+    finder.missed.clear()
+    index, offset = {}, 0
+    for name, (source, size, mtime, package, code) in sorted(codes.items()):
+        index[name] = (source, size, mtime, package, offset, len(code))
+        offset += len(code)
+    head = marshal.dumps(index)
+    body = b"".join(codes[name][4] for name in sorted(codes))
+    data = len(head).to_bytes(_LENGTH, "little") + head + body
+    cache_folder.write(finder.folder, finder.name, data)
+
+
+def _name(command: str) -> str:
+    """The bundle's file name for `command` of this toolguard, interpreter and optimisation."""
+    package = os.path.dirname(__file__)  # noqa: PTH120 - no pathlib at start-up
+    tag = f"{package}\0{sys.implementation.cache_tag}\0{sys.flags.optimize}\0{command}"
+    return f"modules-{sha256_hex(tag.encode())}.bin"
+
+
+def _index(bundle: int) -> tuple[int, dict[str, _Entry]]:
+    """Where the modules' code starts, and the bundle's index (empty if it is malformed)."""
+    try:
+        head = os.pread(bundle, _FIRST_READ, 0)
+        start = _LENGTH + int.from_bytes(head[:_LENGTH], "little")
+        if start > len(head):
+            head = os.pread(bundle, start, 0)
+        entries = marshal.loads(head[_LENGTH:start])  # noqa: S302 - from the trusted cache folder
+    except (OSError, ValueError, EOFError, TypeError, OverflowError, MemoryError):
+        return 0, {}
+    if type(entries) is not dict or not all(map(_well_formed, entries.items())):
+        return 0, {}
+    return start, entries
+
+
+def _well_formed(item: tuple[object, object]) -> bool:
+    name, entry = item
+    return (
+        type(name) is str
+        and name.startswith(f"{_PACKAGE}.")
+        and type(entry) is tuple
+        and [type(part) for part in entry] == [str, int, int, bool, int, int]
+    )
+
+
+def _unchanged(entry: _Entry) -> bool:
+    """Whether the entry's source file still has the size and modification time it had."""
+    try:
+        info = os.stat(entry[0])  # noqa: PTH116 - no pathlib at start-up
+    except (OSError, ValueError):
+        return False
+    return info.st_size == entry[1] and info.st_mtime_ns == entry[2]
+
+
+def _taken(name: str) -> tuple[str, int, int, bool, bytes] | None:
+    """The code of a module this process imported from its source file; None if it cannot."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    loader = getattr(spec, "loader", None)
+    if type(loader) is not _frozen_importlib_external.SourceFileLoader:
+        return None  # not found, or not from a source file (an extension, a namespace)
+    source = loader.path
+    try:
+        before = os.stat(source)  # noqa: PTH116
+        code = loader.get_code(name)
+        after = os.stat(source)  # noqa: PTH116
+        data = marshal.dumps(code)
+    except (OSError, ValueError, ImportError, SyntaxError, EOFError, TypeError):
+        return None
+    stamp = (before.st_size, before.st_mtime_ns)
+    if code is None or stamp != (after.st_size, after.st_mtime_ns):
+        return None  # changed while it was read: the next process takes it
+    package = spec.submodule_search_locations is not None  # type: ignore[union-attr]
+    return (source, *stamp, package, data)
