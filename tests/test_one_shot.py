@@ -230,10 +230,40 @@ def test_a_bundle_in_a_folder_others_can_write_is_never_served(tmp_path: Path) -
     assert done.stderr.decode().count("compile cache not used") == 1
 
 
+def _index_only(offset: int, length: int) -> bytes:
+    """A bundle whose one entry, `toolguard.pipeline` (unchanged), claims the code at
+    `offset` for `length` bytes, and which holds 10 bytes of code."""
+    source = REPO / "toolguard" / "pipeline.py"
+    info = source.stat()
+    entry = (str(source), info.st_size, info.st_mtime_ns, False, offset, length)
+    head = marshal.dumps({"toolguard.pipeline": entry})
+    return len(head).to_bytes(4, "little") + head + b"N" * 10
+
+
 @pytest.mark.parametrize(
     "content",
-    [b"", b"\x00", b"\xff\xff\xff\x7f", b"\x05\x00\x00\x00garbage", b"\x03\x00\x00\x00N"],
-    ids=["empty", "short", "huge index", "garbage", "not a dict"],
+    [
+        b"",
+        b"\x00",
+        b"\xff\xff\xff\x7f",
+        b"\x05\x00\x00\x00garbage",
+        b"\x03\x00\x00\x00N",
+        _index_only(0, 11),
+        _index_only(5, -1),
+        _index_only(-1, 2),
+        _index_only(0, 1 << 40),
+    ],
+    ids=[
+        "empty",
+        "short",
+        "huge index",
+        "garbage",
+        "not a dict",
+        "code past the end",
+        "negative length",
+        "negative offset",
+        "absurd length",
+    ],
 )
 def test_a_malformed_bundle_costs_time_only_and_is_written_again(
     tmp_path: Path, content: bytes

@@ -167,25 +167,30 @@ def _name(command: str) -> str:
 def _index(bundle: int) -> tuple[int, dict[str, _Entry]]:
     """Where the modules' code starts, and the bundle's index (empty if it is malformed)."""
     try:
+        size = os.fstat(bundle).st_size
         head = os.pread(bundle, _FIRST_READ, 0)
         start = _LENGTH + int.from_bytes(head[:_LENGTH], "little")
+        if start > size:
+            return 0, {}  # cut short (and no buffer sized by what the file claims)
         if start > len(head):
             head = os.pread(bundle, start, 0)
         entries = marshal.loads(head[_LENGTH:start])  # noqa: S302 - from the trusted cache folder
     except (OSError, ValueError, EOFError, TypeError, OverflowError, MemoryError):
         return 0, {}
-    if type(entries) is not dict or not all(map(_well_formed, entries.items())):
+    room = size - start  # each module's code must lie within the file
+    if type(entries) is not dict or not all(_well_formed(item, room) for item in entries.items()):
         return 0, {}
     return start, entries
 
 
-def _well_formed(item: tuple[object, object]) -> bool:
+def _well_formed(item: tuple[object, object], room: int) -> bool:
     name, entry = item
     return (
         type(name) is str
         and name.startswith(f"{_PACKAGE}.")
         and type(entry) is tuple
         and [type(part) for part in entry] == [str, int, int, bool, int, int]
+        and 0 <= entry[4] <= entry[4] + entry[5] <= room
     )
 
 
