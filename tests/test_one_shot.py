@@ -343,8 +343,10 @@ def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> 
             return None
         assert isinstance(spec.loader, one_shot._Loader)
         assert spec.origin == str(source)
+        code = spec.loader.get_code("toolguard.probe_value")
+        assert spec.loader.code is None  # not kept for the process's life once read
         namespace: dict[str, Any] = {}
-        exec(spec.loader.get_code("toolguard.probe_value"), namespace)
+        exec(code, namespace)
         return namespace["VALUE"]
 
     assert value() == 1
@@ -363,6 +365,20 @@ def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> 
     one_shot._finder.missed.add("toolguard.probe_value")
     one_shot.finish()
     assert value() == 333
+
+
+def test_code_asked_for_again_is_importlibs_own(isolated: Path) -> None:
+    """The bundle's bytes are dropped once read; a second `get_code` reads the source."""
+    source = isolated.parent / "probe.py"
+    source.write_text("VALUE = 7\n")
+    loader = one_shot._Loader(
+        "toolguard.probe_again",
+        str(source),
+        marshal.dumps(compile("VALUE = 7\n", str(source), "exec", dont_inherit=True)),
+    )
+    first = loader.get_code("toolguard.probe_again")
+    assert loader.code is None
+    assert loader.get_code("toolguard.probe_again") == first
 
 
 def test_names_outside_toolguard_are_never_served(isolated: Path) -> None:

@@ -67,11 +67,19 @@ class _Loader(_frozen_importlib_external.SourceFileLoader):
 
     def __init__(self, fullname: str, path: str, code: bytes) -> None:
         super().__init__(fullname, path)
-        self.code = code
+        self.code: bytes | None = code
 
-    def get_code(self, fullname: str) -> CodeType:
-        """The module's code, as the bundle holds it."""
-        code: CodeType = marshal.loads(self.code)  # noqa: S302 - from the trusted cache folder
+    def get_code(self, fullname: str) -> CodeType | None:
+        """The module's code, as the bundle holds it; `importlib`'s own after the first call.
+
+        NOTE: the bytes are dropped once read: kept, every module's would stay in memory for
+        the process's life (half a megabyte of a check's peak). A later call (a tool asking
+        for the code again) reads the source as the usual loader does.
+        """
+        if self.code is None:
+            return super().get_code(fullname)
+        marshalled, self.code = self.code, None
+        code: CodeType = marshal.loads(marshalled)  # noqa: S302 - from the trusted cache folder
         return code
 
 
