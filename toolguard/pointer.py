@@ -14,7 +14,10 @@ def tokens(pointer: str) -> list[str]:
     """Split and unescape a pointer ("" is the whole document)."""
     if pointer == "":
         return []
-    return [token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
+    steps = pointer.split("/")[1:]
+    if "~" not in pointer:
+        return steps  # NOTE: nothing escaped (the common case: a rule's or projection's field)
+    return [token.replace("~1", "/").replace("~0", "~") for token in steps]
 
 
 def escape(token: str) -> str:
