@@ -83,7 +83,12 @@ def _probe(arguments: list[str], cache: Path) -> tuple[int, str, dict[str, str]]
 
 
 def _bundle(cache: Path, command: str = "check") -> Path:
-    return cache / one_shot._name(command)
+    return cache / one_shot._name(str(REPO / "toolguard"), command)
+
+
+def _entry(source: Path, offset: int, length: int) -> tuple[Any, ...]:
+    """An index entry for `source` as it is now."""
+    return (str(source), one_shot._stamp(source.stat()), False, offset, length)
 
 
 def test_the_second_check_runs_toolguard_from_the_bundle_and_answers_the_same(
@@ -124,7 +129,8 @@ def test_a_module_the_bundle_lacks_is_imported_and_then_added(tmp_path: Path) ->
     assert usual == _BEFORE_START | {"toolguard.pipeline"}
     status, _, loaders = _probe(_check_arguments("job_run"), cache)
     assert status == 0
-    assert loaders["toolguard.pipeline"] == "_Loader"
+    usual = {name for name, loader in loaders.items() if loader == "SourceFileLoader"}
+    assert usual == _BEFORE_START  # the others were kept, the missing one added
 
 
 @pytest.mark.parametrize(
@@ -154,7 +160,14 @@ def test_served_and_imported_code_give_the_same_answers(tmp_path: Path, response
             env={**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)},
             check=False,
         )
-    assert _bundle(cache).is_file()
+    written = _bundle(cache).stat()
+    bundled = subprocess.run(
+        [sys.executable, "-m", "toolguard", *arguments],
+        capture_output=True,
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)},
+        check=False,
+    )
+    assert one_shot._stamp(_bundle(cache).stat()) == one_shot._stamp(written)  # all served
     assert (bundled.returncode, bundled.stdout) == (usual.returncode, usual.stdout)
     assert _without_times(bundled.stderr) == _without_times(usual.stderr)
 
@@ -172,10 +185,8 @@ def _without_times(stderr: bytes) -> list[Any]:
 def _poisoned_bundle(cache: Path) -> None:
     """A bundle whose `toolguard.pipeline` writes a marker and stops: served, it shows."""
     source = REPO / "toolguard" / "pipeline.py"
-    info = source.stat()
     code = marshal.dumps(compile("import os\nos.write(1, b'POISON')\nos._exit(42)\n", "x", "exec"))
-    entry = (str(source), info.st_size, info.st_mtime_ns, False, 0, len(code))
-    head = marshal.dumps({"toolguard.pipeline": entry})
+    head = marshal.dumps({"toolguard.pipeline": _entry(source, 0, len(code))})
     cache.mkdir(mode=0o700, exist_ok=True)
     _bundle(cache).write_bytes(len(head).to_bytes(4, "little") + head + code)
     _bundle(cache).chmod(0o600)
@@ -230,14 +241,13 @@ def test_a_bundle_in_a_folder_others_can_write_is_never_served(tmp_path: Path) -
     assert done.stderr.decode().count("compile cache not used") == 1
 
 
-def _index_only(offset: int, length: int) -> bytes:
+def _index_only(offset: int, length: int, code: bytes = b"N" * 10) -> bytes:
     """A bundle whose one entry, `toolguard.pipeline` (unchanged), claims the code at
-    `offset` for `length` bytes, and which holds 10 bytes of code."""
-    source = REPO / "toolguard" / "pipeline.py"
-    info = source.stat()
-    entry = (str(source), info.st_size, info.st_mtime_ns, False, offset, length)
-    head = marshal.dumps({"toolguard.pipeline": entry})
-    return len(head).to_bytes(4, "little") + head + b"N" * 10
+    `offset` for `length` bytes, and which holds `code`."""
+    head = marshal.dumps(
+        {"toolguard.pipeline": _entry(REPO / "toolguard" / "pipeline.py", offset, length)}
+    )
+    return len(head).to_bytes(4, "little") + head + code
 
 
 @pytest.mark.parametrize(
@@ -252,6 +262,9 @@ def _index_only(offset: int, length: int) -> bytes:
         _index_only(5, -1),
         _index_only(-1, 2),
         _index_only(0, 1 << 40),
+        _index_only(0, 1),
+        _index_only(0, 4, b"\xff\xff\xff\xff"),
+        _index_only(0, len(marshal.dumps(b"pass")), marshal.dumps(b"pass")),
     ],
     ids=[
         "empty",
@@ -263,11 +276,15 @@ def _index_only(offset: int, length: int) -> bytes:
         "negative length",
         "negative offset",
         "absurd length",
+        "code that is None",
+        "code that is no marshal data",
+        "code that is bytes",
     ],
 )
 def test_a_malformed_bundle_costs_time_only_and_is_written_again(
     tmp_path: Path, content: bytes
 ) -> None:
+    """Whatever the bundle holds, the check answers; then the bundle is whole again."""
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     _bundle(cache).write_bytes(content)
@@ -287,10 +304,13 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     cache = tmp_path / "cache"
     monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(cache))
     monkeypatch.setattr(cache_folder, "_opened", None)
+    monkeypatch.setattr(cache_folder, "_warned", False)
     monkeypatch.setattr(one_shot, "_finder", None)
     thresholds = gc.get_threshold()
     path = list(sys.meta_path)
     yield cache
+    if cache_folder._opened is not None and cache_folder._opened[1] is not None:
+        os.close(cache_folder._opened[1])
     sys.meta_path[:] = path
     gc.set_threshold(*thresholds)
     for name in [name for name in sys.modules if name.startswith("toolguard.probe_")]:
@@ -311,6 +331,7 @@ def _import_from(source: Path, name: str) -> Any:
 
 
 def test_only_the_one_shot_commands_start_from_a_bundle(isolated: Path) -> None:
+    """`check` and `run` get the finder and the collector's threshold; nothing else does."""
     one_shot.start(["toolguard", "lint", "contract.toml"])
     assert one_shot._finder is None
     one_shot.start(["toolguard"])
@@ -323,7 +344,8 @@ def test_only_the_one_shot_commands_start_from_a_bundle(isolated: Path) -> None:
 
 
 def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> None:
-    """Served while size and mtime hold; a change is a miss, and `finish` takes the new code."""
+    """Served while the file is the one taken; any change is a miss, and `finish` takes the
+    new code."""
     source = isolated.parent / "probe.py"
     source.write_text("VALUE = 1\n")
     one_shot.start(["toolguard", "check"])
@@ -334,7 +356,7 @@ def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> 
 
     def value() -> Any:
         """What a new process's finder serves for the module, or None."""
-        folder, name = cache_folder.opened(), one_shot._name("check")
+        folder, name = cache_folder.opened(), one_shot._name(str(REPO / "toolguard"), "check")
         assert folder is not None
         finder = one_shot._Finder(folder, name, cache_folder.open_file(folder, name))
         spec = finder.find_spec("toolguard.probe_value")
@@ -344,49 +366,130 @@ def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> 
         assert isinstance(spec.loader, one_shot._Loader)
         assert spec.origin == str(source)
         code = spec.loader.get_code("toolguard.probe_value")
-        assert spec.loader.code is None  # not kept for the process's life once read
+        assert spec.loader.code is None  # not kept for the process's life once given
         namespace: dict[str, Any] = {}
         exec(code, namespace)
         return namespace["VALUE"]
 
     assert value() == 1
+    assert value() == 1  # served again: reading it changes nothing
     stamp = source.stat()
-    source.write_text("VALUE = 2\n")  # the same size...
+    source.write_text("VALUE = 2\n")  # the same size, the same times set back...
     os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    assert value() == 1  # ... and the same time: served (the rule is the stat, as for a .pyc)
-    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1))
-    assert value() is None  # a nanosecond later
-    source.write_text("VALUE = 333\n")
-    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    assert value() is None  # another size
+    assert value() is None  # ... but the change time moved: a .pyc's rule would serve 1 here
+    replaced = isolated.parent / "replaced.py"
+    replaced.write_text("VALUE = 3\n")
+    os.utime(replaced, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    replaced.replace(source)  # another file at the same path: a reinstall
+    assert value() is None
 
     del sys.modules["toolguard.probe_value"]
     _import_from(source, "toolguard.probe_value")
     one_shot._finder.missed.add("toolguard.probe_value")
     one_shot.finish()
-    assert value() == 333
+    assert value() == 3
+
+
+def test_nothing_is_written_when_nothing_could_be_taken(isolated: Path) -> None:
+    """A miss with no source file behind it (a sourceless install) leaves the bundle alone."""
+    one_shot.start(["toolguard", "check"])
+    assert one_shot._finder is not None
+    one_shot._finder.missed.add("toolguard.probe_nowhere")
+    one_shot.finish()
+    assert not _bundle(isolated).exists()
+
+
+def test_the_name_tells_installs_commands_and_interpreters_apart() -> None:
+    """Another folder or command is another bundle; a folder need not be UTF-8."""
+    names = {
+        one_shot._name("/opt/a/toolguard", "check"),
+        one_shot._name("/opt/b/toolguard", "check"),
+        one_shot._name("/opt/a/toolguard", "run"),
+        one_shot._name("/opt/\udcff/toolguard", "check"),  # a byte of a non-UTF-8 path
+    }
+    assert len(names) == 4
+
+
+def test_an_optimised_interpreter_has_a_bundle_of_its_own(tmp_path: Path) -> None:
+    """`python -O` runs other byte-code (no asserts): it never reads the plain one's bundle."""
+    cache = tmp_path / "cache"
+    for flags in ([], ["-O"]):
+        done = subprocess.run(
+            [sys.executable, *flags, str(REPO / "bin" / "toolguard"), *_check_arguments("job_run")],
+            capture_output=True,
+            env={**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)},
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    assert len(list(cache.glob("modules-*.bin"))) == 2
+
+
+def test_an_untrusted_cache_is_not_mentioned_by_a_check_that_does_not_use_it(
+    tmp_path: Path,
+) -> None:
+    """The bundle's own look at the folder is quiet: a check refused before any compile says
+    nothing about the cache (the compile cache warns when it is used)."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    cache.chmod(0o770)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bin" / "toolguard"), "check", str(tmp_path / "nothere.toml")],
+        capture_output=True,
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)},
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr  # a contract that cannot be read
+    assert b"compile cache not used" not in done.stderr
 
 
 def test_code_asked_for_again_is_importlibs_own(isolated: Path) -> None:
-    """The bundle's bytes are dropped once read; a second `get_code` reads the source."""
+    """The bundle's code is dropped once given; a second `get_code` reads the source."""
     source = isolated.parent / "probe.py"
     source.write_text("VALUE = 7\n")
-    loader = one_shot._Loader(
-        "toolguard.probe_again",
-        str(source),
-        marshal.dumps(compile("VALUE = 7\n", str(source), "exec", dont_inherit=True)),
-    )
+    code = compile("VALUE = 7\n", str(source), "exec", dont_inherit=True)
+    loader = one_shot._Loader("toolguard.probe_again", str(source), code)
     first = loader.get_code("toolguard.probe_again")
     assert loader.code is None
     assert loader.get_code("toolguard.probe_again") == first
 
 
 def test_names_outside_toolguard_are_never_served(isolated: Path) -> None:
+    """Only `toolguard.*` is looked up, whatever an index holds."""
     one_shot.start(["toolguard", "check"])
     finder = one_shot._finder
     assert finder is not None
     assert finder.find_spec("json") is None
     assert finder.find_spec("toolguardian.x") is None
     assert finder.missed == set()
-    finder.entries["json"] = ("/dev/null", 0, 0, False, 0, 0)  # even if an index said so
+    finder.entries["json"] = _entry(Path("/dev/null"), 0, 0)  # even if an index said so
     assert finder.find_spec("json") is None
+
+
+_INTERRUPTED = """
+import sys
+sys.argv = ["toolguard", *sys.argv[1:]]
+from toolguard import one_shot
+one_shot.start(sys.argv)
+
+def interrupted(name):
+    raise KeyboardInterrupt  # as SIGTERM's handler does, while the bundle is being written
+
+one_shot._taken = interrupted
+from toolguard.cli import main
+main()
+"""
+
+
+def test_an_interrupt_while_the_bundle_is_written_keeps_the_answer_and_its_status(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C or SIGTERM during `finish`: the answer already out, its status, no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED, *_check_arguments("job_run")],
+        capture_output=True,
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": str(tmp_path / "cache")},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b'"outcome":"success"' in done.stdout
+    assert b"Traceback" not in done.stderr

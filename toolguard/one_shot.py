@@ -11,17 +11,22 @@ after 50,000 new objects, not 700. `finish` writes the bundle again when the pro
 import some of them the usual way (the first run, or a changed source).
 
 Served code is what the usual import runs: `importlib`'s own `SourceFileLoader.get_code` gave
-it (the `.pyc`, or the source compiled), with the same file names, specs and attributes.
+it (the `.pyc`, or the source compiled), with the same file names, specs and attributes; only
+the loader's class differs (`_Loader`, a `SourceFileLoader`). A damaged entry (not a code
+object) is a miss, like a changed source.
 
-Staleness: a module is served only while its source file has the size and the modification
-time (in nanoseconds) it had when its code was taken, CPython's own rule for a `.pyc`, at a
-finer grain. Otherwise it is imported the usual way and `finish` takes it again. The bundle
-is named after toolguard's folder, the interpreter's cache tag, the optimisation level and the
-command, so two installs that share a cache never read each other's.
+Staleness: a module is served only while its source file is the same file (device, inode)
+with the size, modification and change times (in nanoseconds) it had when its code was taken:
+stricter than CPython's rule for a `.pyc` (size and second of modification), since the bundle
+outlives an install (`_stamp`). Otherwise it is imported the usual way and `finish` takes it
+again. The bundle is named after toolguard's folder, the interpreter's magic number and cache
+tag, the optimisation level and the command, so two installs that share a cache never read
+each other's. `-B` and `PYTHONDONTWRITEBYTECODE` do not stop it being written: it is the
+cache's, not a `.pyc`.
 
 Trust: the bundle is code this process runs, so it lives in the cache folder and is read and
 written under its rules (`cache_folder.py`: only this user may have changed the folder or the
-file). It carries no digest of its own: hashing half a megabyte costs what the bundle saves,
+file). It carries no digest of its own: hashing its megabyte would cost what the bundle saves,
 and it is written by one rename, so no reader sees half of it; a `.pyc` has no digest either.
 Anything odd (no cache, an unreadable or malformed bundle, a changed source) costs time only.
 """
@@ -56,31 +61,30 @@ _PACKAGE = "toolguard"
 # The file: the length of the index (4 bytes, little-endian), the marshalled index, then each
 # module's marshalled code, read one module at a time (`os.pread`), so that modules this process
 # never imports cost nothing. The index maps a module's name to its source file, that file's
-# size and st_mtime_ns, whether it is a package, and where its code is after the index.
-_Entry = tuple[str, int, int, bool, int, int]
+# stamp (`_stamp`), whether it is a package, and where its code is after the index.
+_Stamp = tuple[int, int, int, int, int]
+_Entry = tuple[str, _Stamp, bool, int, int]
 _LENGTH = 4
 _FIRST_READ = 1 << 16
+_CODE = type((lambda: None).__code__)  # `types.CodeType`, without importing `types`
 
 
 class _Loader(_frozen_importlib_external.SourceFileLoader):
     """`importlib`'s loader for a source file, whose code comes from the bundle."""
 
-    def __init__(self, fullname: str, path: str, code: bytes) -> None:
+    def __init__(self, fullname: str, path: str, code: CodeType) -> None:
         super().__init__(fullname, path)
-        self.code: bytes | None = code
+        self.code: CodeType | None = code
 
     def get_code(self, fullname: str) -> CodeType | None:
-        """The module's code, as the bundle holds it; `importlib`'s own after the first call.
+        """The module's code, as the bundle held it; `importlib`'s own after the first call.
 
-        NOTE: the bytes are dropped once read: kept, every module's would stay in memory for
-        the process's life (half a megabyte of a check's peak). A later call (a tool asking
-        for the code again) reads the source as the usual loader does.
+        NOTE: the code is dropped once given: kept, every module's would stay in memory for the
+        process's life. A later call (a tool asking for the code again) reads the source as the
+        usual loader does.
         """
-        if self.code is None:
-            return super().get_code(fullname)
-        marshalled, self.code = self.code, None
-        code: CodeType = marshal.loads(marshalled)  # noqa: S302 - from the trusted cache folder
-        return code
+        code, self.code = self.code, None
+        return code if code is not None else super().get_code(fullname)
 
 
 class _Finder:
@@ -90,7 +94,7 @@ class _Finder:
         self.folder = folder
         self.name = name
         self.bundle = bundle  # the open file, kept for the process (a rename leaves it whole)
-        self.start, self.entries = _index(bundle) if bundle is not None else (0, {})
+        self.offset, self.entries = _index(bundle) if bundle is not None else (0, {})
         self.missed: set[str] = set()
 
     def find_spec(
@@ -100,11 +104,11 @@ class _Finder:
         if not fullname.startswith(f"{_PACKAGE}."):
             return None
         entry = self.entries.get(fullname)
-        code = self.code(entry) if entry is not None and _unchanged(entry) else None
+        code = _code(self.read(entry)) if entry is not None and _unchanged(entry) else None
         if entry is None or code is None:
-            self.missed.add(fullname)
+            self.missed.add(fullname)  # imported the usual way, then taken again (`finish`)
             return None
-        source, package = entry[0], entry[3]
+        source, package = entry[0], entry[2]
         return _frozen_importlib_external.spec_from_file_location(
             fullname,
             source,
@@ -112,9 +116,9 @@ class _Finder:
             submodule_search_locations=[] if package else None,
         )
 
-    def code(self, entry: _Entry) -> bytes | None:
+    def read(self, entry: _Entry) -> bytes | None:
         """An entry's marshalled code; None if the file does not hold all of it."""
-        offset, length = self.start + entry[4], entry[5]
+        offset, length = self.offset + entry[3], entry[4]
         try:
             code = os.pread(self.bundle, length, offset)  # type: ignore[arg-type]
         except (OSError, TypeError, ValueError, OverflowError):
@@ -135,41 +139,49 @@ def start(arguments: Sequence[str]) -> None:
     folder = cache_folder.opened(quiet=True)  # the cache's own use says why it is not used
     if folder is None:
         return
-    name = _name(command)
+    name = _name(os.path.dirname(__file__), command)  # noqa: PTH120 - no pathlib at start-up
     _finder = _Finder(folder, name, cache_folder.open_file(folder, name))
     sys.meta_path.insert(0, _finder)
 
 
 def finish() -> None:
-    """Write the bundle again if this process imported some of toolguard's modules itself."""
+    """Write the bundle again if this process imported some of toolguard's modules itself.
+
+    Modules it could not take (no source file: a sourceless or zipped install) leave the
+    bundle as it is: rewriting it would change nothing.
+    """
     finder = _finder
     if finder is None or not finder.missed:
         return
-    codes: dict[str, tuple[str, int, int, bool, bytes]] = {}
+    missed, finder.missed = finder.missed, set()
+    codes = {name: taken for name in sorted(missed) if (taken := _taken(name)) is not None}
+    if not codes:
+        return
     for name, entry in finder.entries.items():
-        code = finder.code(entry) if _unchanged(entry) else None
-        if code is not None:
-            codes[name] = (*entry[:4], code)
-    for name in sorted(finder.missed):
-        taken = _taken(name)
-        if taken is not None:
-            codes[name] = taken
-    finder.missed.clear()
+        if name not in missed and _unchanged(entry) and (code := finder.read(entry)) is not None:
+            codes[name] = (*entry[:3], code)
     index, offset = {}, 0
-    for name, (source, size, mtime, package, code) in sorted(codes.items()):
-        index[name] = (source, size, mtime, package, offset, len(code))
+    for name, (source, stamp, package, code) in sorted(codes.items()):
+        index[name] = (source, stamp, package, offset, len(code))
         offset += len(code)
-    head = marshal.dumps(index)
-    body = b"".join(codes[name][4] for name in sorted(codes))
+    try:
+        head = marshal.dumps(index)
+    except ValueError:
+        return
+    body = b"".join(codes[name][3] for name in sorted(codes))
     data = len(head).to_bytes(_LENGTH, "little") + head + body
     cache_folder.write(finder.folder, finder.name, data)
 
 
-def _name(command: str) -> str:
-    """The bundle's file name for `command` of this toolguard, interpreter and optimisation."""
-    package = os.path.dirname(__file__)  # noqa: PTH120 - no pathlib at start-up
-    tag = f"{package}\0{sys.implementation.cache_tag}\0{sys.flags.optimize}\0{command}"
-    return f"modules-{sha256_hex(tag.encode())}.bin"
+def _name(package: str, command: str) -> str:
+    """The bundle's file name for `command` of the toolguard in the folder `package`.
+
+    Also keyed by this interpreter (its byte-code's magic number and cache tag) and its
+    optimisation level.
+    """
+    magic = _frozen_importlib_external.MAGIC_NUMBER.hex()
+    tag = f"{package}\0{sys.implementation.cache_tag}\0{magic}\0{sys.flags.optimize}\0{command}"
+    return f"modules-{sha256_hex(os.fsencode(tag))}.bin"  # a path need not be UTF-8
 
 
 def _index(bundle: int) -> tuple[int, dict[str, _Entry]]:
@@ -197,21 +209,44 @@ def _well_formed(item: tuple[object, object], room: int) -> bool:
         type(name) is str
         and name.startswith(f"{_PACKAGE}.")
         and type(entry) is tuple
-        and [type(part) for part in entry] == [str, int, int, bool, int, int]
-        and 0 <= entry[4] <= entry[4] + entry[5] <= room
+        and [type(part) for part in entry] == [str, tuple, bool, int, int]
+        and [type(part) for part in entry[1]] == [int] * 5
+        and 0 <= entry[3] <= entry[3] + entry[4] <= room
     )
 
 
+def _code(marshalled: bytes | None) -> CodeType | None:
+    """The code object in `marshalled`; None for anything else (a damaged entry is a miss)."""
+    if marshalled is None:
+        return None
+    try:
+        code = marshal.loads(marshalled)  # noqa: S302 - from the trusted cache folder
+    except (ValueError, EOFError, TypeError):
+        return None
+    return code if type(code) is _CODE else None
+
+
+def _stamp(info: os.stat_result) -> _Stamp:
+    """What must not change for a module to be served: the file, its size and times.
+
+    The file is its device and inode; the times, its modification and change. A `.pyc` checks
+    the size and the second of modification alone, but it lives beside its source; the bundle
+    outlives an install, and a reinstall at the same path with normalised times (a
+    reproducible image, `touch -d`) gives a new inode and change time, which no tool sets back.
+    """
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
 def _unchanged(entry: _Entry) -> bool:
-    """Whether the entry's source file still has the size and modification time it had."""
+    """Whether the entry's source file is still the file it was, unchanged."""
     try:
         info = os.stat(entry[0])  # noqa: PTH116 - no pathlib at start-up
     except (OSError, ValueError):
         return False
-    return info.st_size == entry[1] and info.st_mtime_ns == entry[2]
+    return _stamp(info) == entry[1]
 
 
-def _taken(name: str) -> tuple[str, int, int, bool, bytes] | None:
+def _taken(name: str) -> tuple[str, _Stamp, bool, bytes] | None:
     """The code of a module this process imported from its source file; None if it cannot."""
     module = sys.modules.get(name)
     spec = getattr(module, "__spec__", None)
@@ -220,14 +255,13 @@ def _taken(name: str) -> tuple[str, int, int, bool, bytes] | None:
         return None  # not found, or not from a source file (an extension, a namespace)
     source = loader.path
     try:
-        before = os.stat(source)  # noqa: PTH116
+        before = _stamp(os.stat(source))  # noqa: PTH116
         code = loader.get_code(name)
-        after = os.stat(source)  # noqa: PTH116
+        after = _stamp(os.stat(source))  # noqa: PTH116
         data = marshal.dumps(code)
     except (OSError, ValueError, ImportError, SyntaxError, EOFError, TypeError):
         return None
-    stamp = (before.st_size, before.st_mtime_ns)
-    if code is None or stamp != (after.st_size, after.st_mtime_ns):
+    if before != after:
         return None  # changed while it was read: the next process takes it
     package = spec.submodule_search_locations is not None  # type: ignore[union-attr]
-    return (source, *stamp, package, data)
+    return (source, before, package, data)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 from toolguard import one_shot
+from toolguard.standins import suppress
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ def main() -> None:
         from toolguard.cli.respond import flush_stdout, leave  # noqa: PLC0415 - after the command
 
         flush_stdout(arguments)
-        one_shot.finish()
+        # NOTE: the answer is out; the bundle only saves later runs time. Ctrl-C or SIGTERM
+        # while it is written leaves with the answer's status all the same.
+        with suppress(KeyboardInterrupt):
+            one_shot.finish()
         if arguments[:1] and arguments[0] in one_shot.COMMANDS:
             leave(exited.code)
         raise
