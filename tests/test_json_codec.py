@@ -24,6 +24,10 @@ def pairs(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return items
 
 
+def tagged(value: dict[str, Any]) -> list[Any]:
+    return ["object", sorted(value.items())]
+
+
 def reference(text: str, **hooks: Any) -> tuple[str, Any]:
     try:
         return "value", json.JSONDecoder(**hooks).decode(text)
@@ -59,6 +63,7 @@ def test_decode_agrees_with_json_on_mangled_texts(raw: bytes) -> None:
     assert same(ours(text), reference(text))
     hooks = {"object_pairs_hook": pairs, "parse_float": str, "parse_int": str}
     assert same(ours(text, **hooks), reference(text, **hooks))
+    assert same(ours(text, object_hook=tagged), reference(text, object_hook=tagged))
 
 
 @given(st.sampled_from(["", " ", "1 2", "[] x", " {} \n", "\t0\r\n", "nul", '"a', "[1,]"]))

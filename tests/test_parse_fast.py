@@ -394,6 +394,63 @@ def test_garbage_collection_is_restored_after_the_fast_path() -> None:
         gc.enable()
 
 
+SCREENED = Limits(max_bytes=65_536, max_depth=6, max_string_length=12, max_container_items=50)
+
+
+@st.composite
+def screened_objects(draw: st.DrawFn, limits: Limits) -> bytes:
+    """An array of objects, more brackets than the depth budget (so the screen reads it), in
+    which one object may repeat a name: names and values with colons, quotes and escapes."""
+    tricky = st.sampled_from(["a", ":", '":"', "\\", '\\":', "k:1", "é", ""])
+    names = st.lists(tricky, max_size=3).map("".join)
+    objects = draw(
+        st.lists(
+            st.dictionaries(names, st.one_of(names, st.integers(), st.just({"n": ":"}))),
+            min_size=limits.max_depth + 1,
+            max_size=limits.max_depth + 2,
+        )
+    )
+    parts = [json.dumps(item, ensure_ascii=draw(st.booleans())) for item in objects]
+    if draw(st.booleans()):
+        duplicate = draw(objects_with_duplicate_member(limits)).decode()
+        parts[draw(st.integers(0, len(parts) - 1))] = duplicate
+    return ("[" + ",".join(parts) + "]").encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), limits=st.sampled_from([SCREENED, Limits()]))
+def test_a_repeated_name_in_a_screened_document_gets_the_strict_outcome(
+    data: st.DataObject, limits: Limits
+) -> None:
+    """The screen counts members and json's dicts are counted: a repeated name is found."""
+    raw = data.draw(screened_objects(limits))
+    assert not fast_parse._small(raw, limits)
+    assert_same_outcome(raw, limits)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'[{"a":1,"a":2}' + b",{}" * 40 + b"]",
+        b'[{"a:b":1,"a:b":2}' + b",{}" * 40 + b"]",
+        b'[{"\\u0061":1,"\\\\u0061":2,"a":3,"\\u0061":4}' + b",{}" * 40 + b"]",
+        b'[{"x":{"\\"":1,"\\u0022":2}}' + b",{}" * 40 + b"]",
+    ],
+)
+def test_a_screened_document_with_a_repeated_name_is_refused(raw: bytes) -> None:
+    assert not fast_parse._small(raw, Limits())
+    assert fast_parse.accept(raw, None, Limits()) is fast_parse.DEFER
+    with pytest.raises(Rejection, match="duplicate"):
+        parse(raw)
+
+
+def test_a_screened_document_counts_the_members_of_its_objects() -> None:
+    """Colons in names and values, escaped quotes around them: only separators count."""
+    raw = rb'[{"a:":":","\\":":\\\"","\\\":\\\"":{"":[":"]}}' + b",{}" * 40 + b"]"
+    assert fast_parse._screen(raw, Limits()) == ("plain", 4)
+    assert parse(raw)[0] == {"a:": ":", "\\": ':\\"', '\\":\\"': {"": [":"]}}
+
+
 LARGE = Limits(max_bytes=4 << 20, max_container_items=100_000)
 
 

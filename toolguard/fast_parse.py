@@ -6,6 +6,12 @@ its exact reason and offset). A byte-level screen bounds depth, container sizes 
 lengths first; `json` then builds the value, with hooks that refuse duplicate member names,
 `NaN` / `Infinity` and, when the screen saw numbers it cannot vouch for, read them one by one:
 integers against the budgets, float tokens through `number.float_reader` (as the strict parser).
+
+Duplicate names: in a small document, each object's pairs are checked as `json` builds it. A
+screened document is counted instead: the screen counts the name separators (colons outside
+strings), which in valid JSON are its members, one each; `json` builds plain dicts (a third
+of its time goes to the pairs otherwise), and a hook adds up their sizes. A dict keeps one
+member per name, so the two counts differ exactly when some object repeats a name.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 DEFER: Any = object()
@@ -32,9 +38,9 @@ class _Defer(ValueError):
 
 
 def _classes() -> bytes:
-    r"""Screen classes: `"` `\` `[` `]` `,` `.` `0` (digit) `e` `+` `-`, else `a`."""
+    r"""Screen classes: `"` `\` `[` `]` `,` `:` `.` `0` (digit) `e` `+` `-`, else `a`."""
     table = bytearray(b"a" * 256)
-    for byte in b'"\\[],.+-':
+    for byte in b'"\\[],:.+-':
         table[byte] = byte
     table[ord("{")], table[ord("}")] = ord("["), ord("]")
     for byte in b"0123456789":
@@ -70,15 +76,15 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     if b"[" * (limits.max_depth + 1) in raw:
         return DEFER  # the usual nesting attack, found by one memory scan before any pass
     digits = limits.max_integer_digits
+    members = counted = None
     if _small(raw, limits):
-        decoder = _decoder(digits, integers=True)  # per-number hooks cost nothing on it
+        decoder = _decoder(digits)  # per-number hooks cost nothing on it
     else:
-        careful = _screen(raw, limits)
-        if careful is None:
+        screened = _screen(raw, limits)
+        if screened is None:
             return DEFER
-        decoder = (
-            _PLAIN if careful == _PLAIN_NUMBERS else _decoder(digits, integers=careful == _INTEGERS)
-        )
+        careful, members = screened
+        decoder, counted = _counting_decoder(_numbers(digits, careful))
     collecting = gc.isenabled()
     # NOTE: a parsed document holds no reference cycles; collecting while it grows only
     # re-traverses it (a quarter of json's time on a 10 MB document).
@@ -90,6 +96,8 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     finally:
         if collecting:
             gc.enable()
+    if counted is not None and counted() != members:
+        return DEFER  # a repeated member name (the strict parser says which, and where)
     if len(raw) >= _LARGE:
         _count_as_old()
     return value
@@ -133,8 +141,11 @@ def _small(raw: bytes, limits: Limits) -> bool:
 _PLAIN_NUMBERS, _FLOATS, _INTEGERS = "plain", "floats", "integers"
 
 
-def _screen(raw: bytes, limits: Limits) -> str | None:
-    """None if the budgets may be exceeded, else which numbers need reading one by one.
+def _screen(raw: bytes, limits: Limits) -> tuple[str, int] | None:
+    """None if the budgets may be exceeded, else (which numbers to read, the members).
+
+    Which numbers need reading one by one; how many members the document's objects have in
+    all, its name separators (colons outside strings).
 
     Exact for valid JSON, which is all that matters: invalid JSON fails in `json` and defers.
     An integer run as long as the budget may also be a float's integer part: both are read.
@@ -174,9 +185,12 @@ def _screen(raw: bytes, limits: Limits) -> str | None:
         # Adjacent quotes end one string and open the next (or are an empty string): dropping
         # them merges strings, whose content is dropped next anyway.
         brackets = _patterns().string.sub(b"", brackets.replace(b'""', b""))
+    members = brackets.count(b":")
+    if members:
+        brackets = brackets.translate(None, b":")
     if not _containers_fit(brackets, limits):
         return None
-    return careful
+    return careful, members
 
 
 def _chunks(raw: bytes) -> Iterator[tuple[int, int]]:
@@ -339,31 +353,59 @@ def _non_finite(name: str) -> Any:
     raise _Defer(name)
 
 
-_PLAIN = Decoder(object_pairs_hook=_object, parse_constant=_non_finite)
+_Numbers = tuple["Callable[[str], Any] | None", "Callable[[str], Any] | None"]
 
 
 @bounded(64)
-def _decoder(max_integer_digits: int, *, integers: bool) -> Decoder:
-    """A decoder that reads float tokens as the strict parser does, and maybe integers too.
-
-    Float tokens go through `number.float_reader`; with `integers`, integers over the budgets
-    are refused.
-    """
-    bound = integer_bound(max_integer_digits)
-
-    def integer(digits: str) -> int:
-        # NOTE: the length test comes first so that no big-integer conversion ever runs.
-        if (
-            len(digits) > INTEGER_DIGITS_CEILING + 1
-            or not -bound <= (value := int(digits)) <= bound
-        ):
-            raise _Defer("integer over budget")
-        return value
-
-    # NOTE: the reader's `ParseError` defers too (see `accept`): no wrapper, one call per float.
+def _decoder(max_integer_digits: int) -> Decoder:
+    """The decoder of a small document: each object's pairs checked, every number read."""
+    parse_int, parse_float = _numbers(max_integer_digits, _INTEGERS)
     return Decoder(
         object_pairs_hook=_object,
         parse_constant=_non_finite,
-        parse_int=integer if integers else None,
-        parse_float=float_reader(max_integer_digits),
+        parse_int=parse_int,
+        parse_float=parse_float,
     )
+
+
+def _counting_decoder(numbers: _Numbers) -> tuple[Decoder, Callable[[], int]]:
+    """A decoder building plain dicts, and the number of members they hold so far."""
+    members = 0
+
+    def count(value: dict[str, Any]) -> dict[str, Any]:
+        nonlocal members
+        members += len(value)
+        return value
+
+    parse_int, parse_float = numbers
+    decoder = Decoder(
+        object_hook=count, parse_constant=_non_finite, parse_int=parse_int, parse_float=parse_float
+    )
+    return decoder, lambda: members
+
+
+@bounded(64)
+def _numbers(max_integer_digits: int, careful: str) -> _Numbers:
+    """`parse_int` and `parse_float` for the numbers `careful` says need reading (`_screen`).
+
+    Float tokens go through `number.float_reader`; with `_INTEGERS`, integers over the budgets
+    are refused too.
+    """
+    if careful == _PLAIN_NUMBERS:
+        return None, None
+    # NOTE: the reader's `ParseError` defers too (see `accept`): no wrapper, one call per float.
+    parse_float = float_reader(max_integer_digits)
+    if careful == _INTEGERS:
+        bound = integer_bound(max_integer_digits)
+
+        def integer(digits: str) -> int:
+            # NOTE: the length test comes first so that no big-integer conversion ever runs.
+            if (
+                len(digits) > INTEGER_DIGITS_CEILING + 1
+                or not -bound <= (value := int(digits)) <= bound
+            ):
+                raise _Defer("integer over budget")
+            return value
+
+        return integer, parse_float
+    return None, parse_float

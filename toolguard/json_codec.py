@@ -48,6 +48,7 @@ class Decoder:
     def __init__(
         self,
         *,
+        object_hook: Callable[[dict[str, Any]], Any] | None = None,
         object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
         parse_constant: Callable[[str], Any] | None = None,
         parse_int: Callable[[str], Any] | None = None,
@@ -55,7 +56,7 @@ class Decoder:
     ) -> None:
         # NOTE: the attributes `_json.make_scanner` reads from its context, as JSONDecoder's.
         self.strict = True
-        self.object_hook = None
+        self.object_hook = object_hook
         self.object_pairs_hook = object_pairs_hook
         self.parse_constant = parse_constant or _CONSTANTS.__getitem__
         self.parse_int = parse_int or int
