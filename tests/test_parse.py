@@ -557,28 +557,42 @@ def test_form_feed_or_vertical_tab_between_tokens_is_rejected(raw: bytes) -> Non
 # --- surrogate escapes -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [
-        pytest.param(b'"\\ud800"', id="lone-high"),
-        pytest.param(b'"\\udc00"', id="lone-low"),
-        pytest.param(b'"\\udc00\\ud800"', id="reversed-pair"),
-        pytest.param(b'"\\ud800\\u0041"', id="high-then-non-surrogate-escape"),
-        pytest.param(b'"\\ud800\\ud800"', id="high-then-high"),
-        pytest.param(b'"\\ud800\\n"', id="high-then-short-escape"),
-        pytest.param(b'"\\ud800x\\udc00"', id="high-then-text-then-low"),
-        pytest.param(b'"\\ud800"', id="high-at-end"),
-        pytest.param(b'"\\uDBFF"', id="lone-high-uppercase"),
-        pytest.param(b'"\\ud800\\\\udc00"', id="high-then-escaped-backslash"),
-        pytest.param(b'"\\\\\\ud800"', id="escaped-backslash-then-lone-high"),
-        pytest.param(b'["\\ud800","\\udc00"]', id="pair-split-across-strings"),
-        pytest.param(b'{"\\ud800":1}', id="in-member-name"),
-        pytest.param(b'"\\ud800\\ud800\\udc00"', id="extra-high-before-pair"),
-    ],
-)
+UNPAIRED_SURROGATES = [
+    pytest.param(b'"\\ud800"', id="lone-high"),
+    pytest.param(b'"\\udc00"', id="lone-low"),
+    pytest.param(b'"\\udc00\\ud800"', id="reversed-pair"),
+    pytest.param(b'"\\ud800\\u0041"', id="high-then-non-surrogate-escape"),
+    pytest.param(b'"\\ud800\\ud800"', id="high-then-high"),
+    pytest.param(b'"\\ud800\\n"', id="high-then-short-escape"),
+    pytest.param(b'"\\ud800x\\udc00"', id="high-then-text-then-low"),
+    pytest.param(b'"\\ud800"', id="high-at-end"),
+    pytest.param(b'"\\uDBFF"', id="lone-high-uppercase"),
+    pytest.param(b'"\\ud800\\\\udc00"', id="high-then-escaped-backslash"),
+    pytest.param(b'"\\\\\\ud800"', id="escaped-backslash-then-lone-high"),
+    pytest.param(b'["\\ud800","\\udc00"]', id="pair-split-across-strings"),
+    pytest.param(b'{"\\ud800":1}', id="in-member-name"),
+    pytest.param(b'"\\ud800\\ud800\\udc00"', id="extra-high-before-pair"),
+]
+# In a large document, the hint is searched for another way (`parse._surrogate_hint`).
+LARGE_PADDING = b"0," * 40_000
+WIDE = Limits(max_bytes=1 << 20, max_container_items=100_000)
+
+
+@pytest.mark.parametrize("raw", UNPAIRED_SURROGATES)
 def test_unpaired_surrogate_escape_is_rejected(raw: bytes) -> None:
     """A surrogate escape not forming a high-then-low pair is a lone_surrogate parse error."""
     assert_parse_error(raw, "lone_surrogate")
+
+
+@pytest.mark.parametrize("raw", UNPAIRED_SURROGATES)
+@pytest.mark.parametrize("at_end", [False, True])
+def test_unpaired_surrogate_escape_in_a_large_document_is_rejected(
+    raw: bytes, at_end: bool
+) -> None:
+    large = b"[" + (LARGE_PADDING + raw if at_end else raw + b"," + LARGE_PADDING[:-1]) + b"]"
+    with pytest.raises(ParseError) as caught:
+        parse(large, WIDE)
+    assert caught.value.reason == "lone_surrogate"
 
 
 @pytest.mark.parametrize(
@@ -596,6 +610,7 @@ def test_valid_surrogate_pair_escape_decodes_to_the_astral_character(
 ) -> None:
     """A high-then-low surrogate escape pair decodes to its single astral character."""
     assert parse(raw) == expected
+    assert parse(b"[" + LARGE_PADDING + raw + b"]", WIDE)[-1] == expected
 
 
 def test_escaped_backslash_before_u_is_six_characters_of_text() -> None:

@@ -17,9 +17,11 @@ from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept
 from toolguard.limits import Limits
 from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
+from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterator
     from typing import Any, NoReturn
 
@@ -34,8 +36,11 @@ REPLAY_BUDGET = 16_000_000
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all" (and a few more): the exact scan below only
-# runs when it hits. NOTE: two memory scans, not a regex: a check never needs `re` otherwise.
+# runs when it hits. NOTE: two memory scans, not a regex, below `_LARGE_HINTS` bytes: a check
+# of an agent-sized answer never needs `re` otherwise.
 _SURROGATE_HINTS = (b"\\ud", b"\\uD")
+_SURROGATE_HINT = rb"\\u[dD]"  # the same, as one pattern
+_LARGE_HINTS = 1 << 16  # bytes from which `_surrogate_hint` takes the pattern
 _ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
@@ -149,9 +154,28 @@ def _check_encoding(raw: bytes) -> str | None:
         # NOTE: bytes.find is a memchr; a regex class search is ~100x slower on large input.
         if (offset := raw.find(stray)) >= 0:
             raise ParseError("syntax", "raw form feed or vertical tab (not JSON)", offset=offset)
-    if any(hint in raw for hint in _SURROGATE_HINTS):
+    if _surrogate_hint(raw):
         _check_surrogate_escapes(raw)
     return text
+
+
+def _surrogate_hint(raw: bytes) -> bool:
+    """Whether `raw` may hold a surrogate escape (`_SURROGATE_HINTS`), cheaply for its size.
+
+    NOTE: a large document is searched with one pattern, whose scan skips from backslash to
+    backslash: the two substring searches took 14 ms of 10 MB, the pattern 3 ms (and `re`,
+    which the screen of a large document imports anyway).
+    """
+    if len(raw) < _LARGE_HINTS:
+        return any(hint in raw for hint in _SURROGATE_HINTS)
+    return _hint_pattern().search(raw) is not None
+
+
+@bounded(1)
+def _hint_pattern() -> re.Pattern[bytes]:
+    import re  # noqa: PLC0415 - large documents only
+
+    return re.compile(_SURROGATE_HINT)
 
 
 def _check_surrogate_escapes(raw: bytes) -> None:
