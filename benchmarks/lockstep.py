@@ -4,6 +4,9 @@ A raw line client talks to one process at a time, lock-step (write a line, wait 
 answer, as an agent framework does), stderr a pipe the client drains, audit off:
 
 - echo: a bare Python line echo, fed serve's request line: the cost of the pipes alone;
+- echo, busy: the same echo, answering each line only after spinning as long as the round's
+  in-process check took (not a goal's floor: what any process doing the check's work in
+  the middle of the round trip pays, wake-ups included, on this machine);
 - loop: a Python line loop doing only a check's essential work in one process, over the same
   pipes (`json.loads` of the line, `make_request`, `check_bytes`, the envelope line);
 - serve: `toolguard serve` on the review_status example (its default JSON diagnostics, and
@@ -37,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from toolguard import load_contract
@@ -65,6 +68,17 @@ ECHO = r"""
 import sys
 read, out = sys.stdin.buffer.readline, sys.stdout.buffer
 while line := read():
+    out.write(line)
+    out.flush()
+"""
+BUSY_ECHO = r"""
+import sys, time
+spin, clock = int(float(sys.argv[1]) * 1000), time.perf_counter_ns
+read, out = sys.stdin.buffer.readline, sys.stdout.buffer
+while line := read():
+    until = clock() + spin
+    while clock() < until:
+        pass
     out.write(line)
     out.flush()
 """
@@ -162,10 +176,16 @@ def _mcp_good(answer: bytes) -> bool:
 
 @contextmanager
 def ways() -> Iterator[dict[str, Way]]:
-    """The seven ways, their helper scripts in a temporary folder."""
+    """The eight ways, their helper scripts in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="toolguard-lockstep-") as folder:
         scripts = {}
-        for name, text in (("echo", ECHO), ("loop", LOOP), ("server", SERVER), ("relay", RELAY)):
+        for name, text in (
+            ("echo", ECHO),
+            ("busy", BUSY_ECHO),
+            ("loop", LOOP),
+            ("server", SERVER),
+            ("relay", RELAY),
+        ):
             scripts[name] = Path(folder) / f"{name}.py"
             scripts[name].write_text(text)
         direct = [PYTHON, str(scripts["server"])]
@@ -173,6 +193,12 @@ def ways() -> Iterator[dict[str, Way]]:
         yield {
             "echo": Way(
                 "echo", [PYTHON, str(scripts["echo"])], lambda _: SERVE_LINE, SERVE_LINE.__eq__
+            ),
+            "echo, busy": Way(  # its argv gets the round's check time (`measure`)
+                "echo, busy",
+                [PYTHON, str(scripts["busy"])],
+                lambda _: SERVE_LINE,
+                SERVE_LINE.__eq__,
             ),
             "loop": Way(
                 "loop",
@@ -319,6 +345,11 @@ class Results:
             for serve, echo, check in zip(m["serve"], m["echo"], m["check serve"], strict=True)
         ]
 
+    def busy_ratios(self) -> list[float]:
+        """serve / the echo that spins as long as the check, round by round."""
+        m = self.medians
+        return [serve / busy for serve, busy in zip(m["serve"], m["echo, busy"], strict=True)]
+
     def loop_ratios(self) -> list[float]:
         """serve / the one-process loop, round by round."""
         m = self.medians
@@ -338,8 +369,11 @@ def measure(rounds: int = 7, calls: int = 1000, warm_up: int = 100, report: bool
         for number in range(rounds):
             for name, times in in_process_checks(calls).items():
                 results.add(name, statistics.median(times))
+            spin = f"{results.medians['check serve'][-1]:.1f}"
             start = number % len(order)
             for way in order[start:] + order[:start]:
+                if way.name == "echo, busy":
+                    way = replace(way, argv=[*way.argv, spin])  # noqa: PLW2901
                 peer = Peer(way)
                 peer.timed(warm_up)  # start-up, contract loading, first calls: not per call
                 before = peer.cpu_seconds()
@@ -355,16 +389,19 @@ def measure(rounds: int = 7, calls: int = 1000, warm_up: int = 100, report: bool
 def _round_line(results: Results) -> str:
     last = {name: values[-1] for name, values in results.medians.items()}
     ratio, loop = results.serve_ratios()[-1], results.loop_ratios()[-1]
+    busy = results.busy_ratios()[-1]
     overhead = results.mcp_overheads()[-1]
     shown = ", ".join(f"{name} {value:.0f}" for name, value in last.items())
     return (
-        f"{shown} us; serve {ratio:.2f}x its floor ({loop:.2f}x the loop), mcp +{overhead:.0f} us"
+        f"{shown} us; serve {ratio:.2f}x its floor ({loop:.2f}x the loop, {busy:.2f}x the busy"
+        f" echo), mcp +{overhead:.0f} us"
     )
 
 
 ROWS = (
     ("echo", "a bare Python line echo (the pipes)"),
     ("check serve", "check_bytes in process, review_status"),
+    ("echo, busy", "the echo, spinning as long as the check first"),
     ("loop", "a Python line loop: json.loads + check_bytes"),
     ("serve", "toolguard serve, review_status"),
     ("serve, no polling", "the same, --busy-poll 0"),
@@ -396,10 +433,10 @@ HEADER = ["per call, lock-step", "median us", "range over rounds", "CPU us"]
 
 
 def goals(results: Results) -> list[list[str]]:
-    """The two goals, each paired round by round: median and range, met or not."""
+    """The goals, each paired round by round: median and range, met or not (and a reference)."""
     ratios, overheads = results.serve_ratios(), results.mcp_overheads()
     ratio, overhead = statistics.median(ratios), statistics.median(overheads)
-    loops = results.loop_ratios()
+    loops, busy = results.loop_ratios(), results.busy_ratios()
     loop = statistics.median(loops)
     return [
         [
@@ -411,6 +448,11 @@ def goals(results: Results) -> list[list[str]]:
             f"serve <= {SERVE_GOAL}x (echo + check in one process)",
             f"{loop:.2f}x ({min(loops):.2f}-{max(loops):.2f}x)",
             "met" if loop <= SERVE_GOAL else "NOT met",
+        ],
+        [
+            "(no goal) serve / the echo spinning as long as the check",
+            f"{statistics.median(busy):.2f}x ({min(busy):.2f}-{max(busy):.2f}x)",
+            "-",
         ],
         [
             f"mcp <= direct + {MCP_GOAL_US:.0f} us per call",

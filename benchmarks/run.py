@@ -343,7 +343,8 @@ def lock_step(rounds: int, calls: int, batch: int) -> tuple[lockstep.Results, fl
         "\nserver's get_current_time (benchmarks/lockstep.py); audit off. serve's floor is the"
         "\necho plus the check in process, paired round by round, and the loop (the same work"
         "\nin one process, where the check runs between pipe round trips); mcp's is the direct"
-        "\ncall."
+        "\ncall. The busy echo spins as long as the round's check before each answer: what"
+        "\ndoing that much work between the read and the write costs here, wake-ups included."
         f"\nserve reading a batch of {batch:,} lines from a file adds {added:.1f} us per call to"
         " the check."
     )
