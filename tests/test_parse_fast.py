@@ -418,14 +418,21 @@ def screened_objects(draw: st.DrawFn, limits: Limits) -> bytes:
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.data(), limits=st.sampled_from([SCREENED, Limits()]))
+@given(
+    data=st.data(),
+    limits=st.sampled_from([SCREENED, Limits()]),
+    chunk=st.sampled_from([1, 3, 16, fast_parse._CHUNK]),
+)
 def test_a_repeated_name_in_a_screened_document_gets_the_strict_outcome(
-    data: st.DataObject, limits: Limits
+    data: st.DataObject, limits: Limits, chunk: int
 ) -> None:
-    """The screen counts members and json's dicts are counted: a repeated name is found."""
+    """The screen counts members, however the document is cut, and json's dicts are counted:
+    a repeated name is found."""
     raw = data.draw(screened_objects(limits))
     assert not fast_parse._small(raw, limits)
-    assert_same_outcome(raw, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "_CHUNK", chunk)
+        assert_same_outcome(raw, limits)
 
 
 @pytest.mark.parametrize(

@@ -164,7 +164,7 @@ def _surrogate_hint(raw: bytes) -> bool:
 
     NOTE: a large document is searched with one pattern, whose scan skips from backslash to
     backslash: the two substring searches took 14 ms of 10 MB, the pattern 3 ms (and `re`,
-    which the screen of a large document imports anyway).
+    which the screen of most such documents imports anyway).
     """
     if len(raw) < _LARGE_HINTS:
         return any(hint in raw for hint in _SURROGATE_HINTS)
