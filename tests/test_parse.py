@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 import time
 from decimal import Decimal
 from typing import Any
@@ -611,6 +613,26 @@ def test_valid_surrogate_pair_escape_decodes_to_the_astral_character(
     """A high-then-low surrogate escape pair decodes to its single astral character."""
     assert parse(raw) == expected
     assert parse(b"[" + LARGE_PADDING + raw + b"]", WIDE)[-1] == expected
+
+
+# Long, but under its string budget and with too few brackets and commas to be screened.
+_LONG_UNSCREENED = (
+    "import sys\n"
+    "from toolguard.limits import Limits\n"
+    "from toolguard.parse import parse\n"
+    "raw = b'{\"text\":\"' + b'x' * 100_000 + b'\",\"n\":[1,2,3]}'\n"
+    "assert parse(raw, Limits(max_string_length=1 << 20))['n'] == [1, 2, 3]\n"
+    "sys.stdout.write(str('re' in sys.modules))\n"
+)
+
+
+def test_a_long_document_the_fast_path_does_not_screen_never_imports_re() -> None:
+    """Only a screened document's surrogate hint is a pattern: the screen imports `re`
+    anyway, and importing it would cost a one-shot check more than the pattern saves."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LONG_UNSCREENED], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "False"
 
 
 def test_escaped_backslash_before_u_is_six_characters_of_text() -> None:

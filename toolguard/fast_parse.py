@@ -3,9 +3,10 @@
 `accept(raw, text, limits)` -> the value the strict builder in `parse.py` would build, or `DEFER`
 when the document might be rejected or read differently (the strict parser then decides, with
 its exact reason and offset). A byte-level screen bounds depth, container sizes and string
-lengths first; `json` then builds the value, with hooks that refuse duplicate member names,
-`NaN` / `Infinity` and, when the screen saw numbers it cannot vouch for, read them one by one:
-integers against the budgets, float tokens through `number.float_reader` (as the strict parser).
+lengths first; `json` then builds the value, with hooks that refuse duplicate member names
+(below), `NaN` / `Infinity` and, when the screen saw numbers it cannot vouch for, read them one
+by one: integers against the budgets, float tokens through `number.float_reader` (as the strict
+parser).
 
 Duplicate names: in a small document, each object's pairs are checked as `json` builds it. A
 screened document is counted instead: the screen counts the name separators (colons outside
@@ -29,6 +30,8 @@ TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `t
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
+
+    _Numbers = tuple[Callable[[str], Any] | None, Callable[[str], Any] | None]
 
 DEFER: Any = object()
 
@@ -118,6 +121,14 @@ def _count_as_old() -> None:
         gc.unfreeze()
 
 
+def screened_for_size(raw: bytes, limits: Limits) -> bool:
+    """Whether `raw` is screened (not `_small`) for its size alone, whatever it holds.
+
+    `parse` asks too: the screen of such a document nearly always imports `re` (`_Patterns`).
+    """
+    return len(raw) > limits.max_string_length and len(raw) > _NARROW
+
+
 def _small(raw: bytes, limits: Limits) -> bool:
     """Whether `raw` is too small to break a structural budget, whatever it holds.
 
@@ -127,7 +138,7 @@ def _small(raw: bytes, limits: Limits) -> bool:
     longer than the string budget still qualifies when it holds no backslash: each string is
     then exactly the bytes between a pair of quotes, and no longer in characters.
     """
-    if len(raw) > limits.max_string_length and len(raw) > _NARROW:
+    if screened_for_size(raw, limits):
         return False  # NOTE: first: the three counts cost a 10 MB document 11 ms
     if (
         raw.count(b"[") + raw.count(b"{") > limits.max_depth
@@ -353,9 +364,6 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _non_finite(name: str) -> Any:
     raise _Defer(name)
-
-
-_Numbers = tuple["Callable[[str], Any] | None", "Callable[[str], Any] | None"]
 
 
 @bounded(64)

@@ -14,14 +14,12 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 from __future__ import annotations
 
 from toolguard.errors import LimitExceeded, ParseError, Rejection
-from toolguard.fast_parse import DEFER, accept
+from toolguard.fast_parse import DEFER, accept, screened_for_size
 from toolguard.limits import Limits
 from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
-from toolguard.standins import bounded
 
 TYPE_CHECKING = False  # NOTE: not `typing`'s: a one-shot check never imports `typing`
 if TYPE_CHECKING:
-    import re
     from collections.abc import Callable, Iterator
     from typing import Any, NoReturn
 
@@ -36,11 +34,10 @@ REPLAY_BUDGET = 16_000_000
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all" (and a few more): the exact scan below only
-# runs when it hits. NOTE: two memory scans, not a regex, below `_LARGE_HINTS` bytes: a check
-# of an agent-sized answer never needs `re` otherwise.
+# runs when it hits. NOTE: two memory scans, not a regex, unless the document is screened
+# (which imports `re`): a check of an agent-sized answer never needs `re` otherwise.
 _SURROGATE_HINTS = (b"\\ud", b"\\uD")
 _SURROGATE_HINT = rb"\\u[dD]"  # the same, as one pattern
-_LARGE_HINTS = 1 << 16  # bytes from which `_surrogate_hint` takes the pattern
 _ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
@@ -109,7 +106,7 @@ def _admit(raw: bytes, limits: Limits) -> str | None:
             f"response is larger than max_bytes={limits.max_bytes}",
             offset=limits.max_bytes,
         )
-    return _check_encoding(raw)
+    return _check_encoding(raw, screened=screened_for_size(raw, limits))
 
 
 def _strict(raw: bytes, limits: Limits) -> Any:
@@ -133,10 +130,11 @@ def _strict(raw: bytes, limits: Limits) -> Any:
         raise
 
 
-def _check_encoding(raw: bytes) -> str | None:
+def _check_encoding(raw: bytes, *, screened: bool) -> str | None:
     """Reject what yajl would accept or mangle: BOM, bad UTF-8, unpaired surrogate escapes.
 
     Returns the decoded text of non-ASCII input (so that it is decoded once), else None.
+    `screened`: the fast path will screen `raw` (`fast_parse.screened_for_size`).
     """
     text = None
     if not raw.strip(_JSON_WHITESPACE):
@@ -154,28 +152,24 @@ def _check_encoding(raw: bytes) -> str | None:
         # NOTE: bytes.find is a memchr; a regex class search is ~100x slower on large input.
         if (offset := raw.find(stray)) >= 0:
             raise ParseError("syntax", "raw form feed or vertical tab (not JSON)", offset=offset)
-    if _surrogate_hint(raw):
+    if _surrogate_hint(raw, screened):
         _check_surrogate_escapes(raw)
     return text
 
 
-def _surrogate_hint(raw: bytes) -> bool:
-    """Whether `raw` may hold a surrogate escape (`_SURROGATE_HINTS`), cheaply for its size.
+def _surrogate_hint(raw: bytes, screened: bool) -> bool:
+    """Whether `raw` may hold a surrogate escape (`_SURROGATE_HINTS`).
 
-    NOTE: a large document is searched with one pattern, whose scan skips from backslash to
-    backslash: the two substring searches took 14 ms of 10 MB, the pattern 3 ms (and `re`,
-    which the screen of most such documents imports anyway).
+    NOTE: a document the fast path screens is searched with one pattern, whose scan skips
+    from backslash to backslash: the two substring searches took 14 ms of 10 MB, the pattern
+    3 ms. Only there: the screen imports `re` anyway, and importing it costs a one-shot check
+    8 ms, what the pattern saves on several MB.
     """
-    if len(raw) < _LARGE_HINTS:
+    if not screened:
         return any(hint in raw for hint in _SURROGATE_HINTS)
-    return _hint_pattern().search(raw) is not None
+    import re  # noqa: PLC0415 - screened documents only
 
-
-@bounded(1)
-def _hint_pattern() -> re.Pattern[bytes]:
-    import re  # noqa: PLC0415 - large documents only
-
-    return re.compile(_SURROGATE_HINT)
+    return re.search(_SURROGATE_HINT, raw) is not None
 
 
 def _check_surrogate_escapes(raw: bytes) -> None:
