@@ -142,3 +142,25 @@ def test_importing_it_imports_neither_json_nor_re() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
     )
     assert done.stdout.strip() == "[]"
+
+
+# Texts the accelerator refuses with a message (each a different error path of its scanner).
+MALFORMED = ["[1 2]", '{"ok": 1 2}', '{"a" 1}', '"abc', "[1.]", "[1e]", "[-00]", '["a\\x"]', "[1,]"]
+
+
+def test_a_malformed_text_is_a_value_error_where_json_was_never_imported() -> None:
+    """CPython 3.11's scanner finds its exception class only in an imported `json.decoder`."""
+    probe = (
+        "import sys, toolguard.json_codec as c\n"
+        f"for text in {MALFORMED!r}:\n"
+        "    try:\n"
+        "        c.loads(text)\n"
+        "    except ValueError:\n"
+        "        print('refused')\n"
+        "print('json' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, cwd=REPO
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.split() == ["refused"] * len(MALFORMED) + ["False"]

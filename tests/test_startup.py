@@ -117,6 +117,16 @@ def test_a_rejected_response_still_avoids_the_cli_and_the_compiler(warm_cache: P
     assert sorted(modules & set(NEVER)) == []
 
 
+@pytest.mark.parametrize("response", [b"[1 2]", b'{"ok": 1 2}', b'"abc', b"[1.]", b"[-00]"])
+def test_a_malformed_response_is_rejected_not_an_internal_error(
+    warm_cache: Path, response: bytes
+) -> None:
+    """A warm check never imports `json`: its decoder's syntax errors are still rejections."""
+    status, modules = _modules(CHECK, warm_cache, response)
+    assert status == 1
+    assert "json" not in modules
+
+
 def test_an_oversize_stream_is_refused_without_openssl(tmp_path: Path) -> None:
     """A stream over the default 1 MiB: refused, hashed without `hashlib` (OpenSSL's memory)."""
     (tmp_path / "schema.json").write_text(

@@ -7,8 +7,9 @@ shells around `_json.make_scanner` and `_json.make_encoder`, rebuilt here with t
 arguments, so the values read and the text written are the same (a differential test holds
 them to it). Where `_json` lacks them (another interpreter), `json`'s own classes do the work.
 
-Errors: `Decoder.decode` raises `ValueError` for anything that is not one JSON text (the
-accelerator's `JSONDecodeError` is one; building it imports `json.decoder`, on that path only).
+Errors: `Decoder.decode` raises `ValueError` for anything that is not one JSON text: the
+accelerator's `JSONDecodeError` (CPython 3.12 on imports `json.decoder` to build it, on that
+path only), or a plain one where CPython 3.11's accelerator cannot build it (see `decode`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ class Decoder:
             value, end = self._scan(text, start)
         except StopIteration:
             raise ValueError("no JSON value") from None
+        except SystemError:
+            # NOTE: CPython 3.11's scanner raises its syntax errors as `json.decoder`'s
+            # exception, looked up in `sys.modules` only: where `json` was never imported (a
+            # one-shot check), it fails with a SystemError instead, every message lost.
+            raise ValueError("not JSON") from None
         if end < len(text) and text[end:].lstrip(_WHITESPACE):
             raise ValueError("extra data after the JSON value")
         return value
