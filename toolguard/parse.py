@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 # chunk, so while a chunk yields no event (we are inside one long token) the next chunk
 # doubles: the total work stays linear instead of quadratic in the token's length.
 CHUNK = 1024
-# NOTE: counted in bytes yajl re-reads, not in seconds: the same bytes must always get the same
-# diagnostics, whatever the machine's load (about 10 ms at most).
-REPLAY_BUDGET = 16_000_000
+# The offset replay's budget (`_located`), in bytes yajl re-reads (about 20 ms here). NOTE: not
+# in seconds: the same bytes must always get the same diagnostics, whatever the machine's load.
+REPLAY_BUDGET = 4_000_000
 _JSON_WHITESPACE = b" \t\n\r"
 _BOM = b"\xef\xbb\xbf"
 # A cheap test for "any surrogate escape at all" (and a few more): the exact scan below only
@@ -39,6 +39,9 @@ _BOM = b"\xef\xbb\xbf"
 _SURROGATE_HINTS = (b"\\ud", b"\\uD")
 _SURROGATE_HINT = rb"\\u[dD]"  # the same, as one pattern
 _ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
+# The offset replay's runs of inert bytes (`_InertRuns`): what ends each kind of run.
+_IN_STRING, _IN_WHITESPACE, _IN_DIGITS = 0, 1, 2
+_INERT = (rb'["\\\x00-\x1f]', rb"[^ \t\n\r]", rb"[^0-9]")
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity")
 # yajl skips form feed and vertical tab as whitespace; JSON allows them nowhere (a raw one inside
 # a string is a control character), so any such byte is an error wherever it stands.
@@ -121,12 +124,12 @@ def _strict(raw: bytes, limits: Limits) -> Any:
         # locale "1.5" would silently become 1.0. Refuse to parse rather than guess. (The
         # fast path reads numbers with Python's own parser, which ignores the locale.)
         raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
-    window = [0, 0]
+    window = [0, 0, 0]
     try:
         return _build(_events(raw, window), limits, raw)
     except Rejection as rejection:
         if rejection.offset is None:
-            _locate(rejection, raw, window, limits)
+            raise _located(rejection, raw, window, limits) from None
         raise
 
 
@@ -207,12 +210,20 @@ class _OverBudget(Exception):
 
 
 def _events(
-    raw: bytes, window: list[int], replay_from: int = -1, budget: int = 0
+    raw: bytes,
+    window: list[int],
+    replay_from: int = -1,
+    budget: int = 0,
+    token_from: int = 0,
 ) -> Iterator[tuple[str, Any]]:
-    """Yield yajl events for `raw`, recording in `window` the chunk being fed (start, planned end).
+    """Yield yajl events for `raw`, recording in `window` where it is.
 
+    `window`: the chunk being fed (start, planned end), and the start of the last chunk whose
+    events were all built (so a token still open when a chunk starts began after it).
     With `replay_from` set, everything before it is fed at once and the rest byte by byte, so
-    `window[0]` is then the exact offset of the byte that produced each event or error.
+    `window[0]` is then the exact offset of the byte that produced each event or error; bytes
+    that can produce neither (`_InertRuns`) are fed together. `token_from`: where the token
+    open at `replay_from` may have begun, for the budget.
     """
     import ijson  # noqa: PLC0415 - deferred: most documents never reach the strict path
 
@@ -220,28 +231,35 @@ def _events(
     parser = _YAJL.basic_parse_coro(sink, use_float=True)
     size = end = 0
     total = len(raw)
+    inert = _InertRuns(raw) if replay_from >= 0 else None
     try:
         if replay_from > 0:
             parser.send(raw[:replay_from])
             yield from sink
             del sink[:]
             end = replay_from
-        work = pending = 0  # bytes re-read so far; bytes fed since the last event
+        # NOTE: yajl re-reads the token still open from its start on every chunk: `pending`
+        # is what the next chunk makes it re-read, `work` the sum so far.
+        work, pending = 0, max(replay_from - token_from, 0)
         while end < total:
-            # NOTE: checked before every byte: inside a long token one byte costs a re-read of
-            # the token so far, which is what `pending` stands for.
+            start = end
+            if inert is not None:
+                end = inert.end(start)
+            else:
+                size = size * 2 if size and not sink else CHUNK
+                end = min(start + size, total)
             if budget:
-                pending = 0 if sink else pending + 1
+                pending = (0 if sink else pending) + end - start
                 work += pending
                 if work > budget:
                     raise _OverBudget
-            start = end
-            size = 1 if replay_from >= 0 else (size * 2 if size and not sink else CHUNK)
-            end = min(start + size, total)
-            window[0], window[1] = start, start + size  # planned size: long-token mode if large
+            # NOTE: the planned size, not what is left: a large one means long-token mode.
+            window[0], window[1] = start, max(end, start + size)
             del sink[:]
             parser.send(raw[start:end])
             yield from sink
+            if sink:
+                window[2] = start
         window[0] = window[1] = total
         del sink[:]
         try:
@@ -262,6 +280,10 @@ def _events(
 
 
 def _yajl_error(text: str) -> NoReturn:
+    if text.startswith(("b'", 'b"')):
+        # NOTE: ijson gives its message's repr when the context yajl quotes is not UTF-8 (a
+        # character split between two chunks): the first line only, never the document.
+        text = text[2:].split("\\n", 1)[0]
     first = text.splitlines()[0] if text else "parse error"
     if "integer overflow" in first:
         raise LimitExceeded("integer_too_long", "integer does not fit in 64 bits")
@@ -287,25 +309,95 @@ def _refine(rejection: Rejection, raw: bytes) -> None:
             rejection.message = "NaN and Infinity are not JSON"
 
 
-def _locate(rejection: Rejection, raw: bytes, window: list[int], limits: Limits) -> None:
-    """Set the rejection's offset by replaying the failing chunk byte by byte.
+def _located(rejection: Rejection, raw: bytes, window: list[int], limits: Limits) -> Rejection:
+    """The document's first problem, with its offset, found by replaying the failing chunk.
 
-    NOTE: inside a long string or number yajl re-reads the token on every byte fed, so the
-    replay has a time budget; past it the offset is the chunk's start and the message gives
-    the byte range the problem lies in.
+    That may not be `rejection`: yajl reads a whole chunk before we build its events, so its
+    own error comes first even when an event before it breaks a budget. Byte by byte, the
+    replay meets the first. NOTE: inside a long token yajl re-reads the token on every byte
+    fed, so the replay feeds the bytes that cannot end it together, and has a budget of bytes
+    re-read; past it `rejection` is returned with the chunk's start as its offset and the
+    byte range the problem lies in.
     """
-    start, end = window
-    replay = [start, start]
+    start, end, token_from = window
+    replay = [start, start, start]
+    events = _events(raw, replay, start, REPLAY_BUDGET, token_from)
     try:
-        _build(_events(raw, replay, replay_from=start, budget=REPLAY_BUDGET), limits, raw)
-    except Rejection:
-        rejection.offset = replay[0]
-        _refine(rejection, raw)
+        _build(events, limits, raw)
+    except Rejection as first:
+        first.offset = replay[0]
+        _refine(first, raw)
+        return first
     except _OverBudget:
-        rejection.offset = start
         rejection.message += f" (between bytes {start} and {min(end, len(raw))})"
-    else:  # NOTE: unreachable in practice; the replay fails as the first run did
-        rejection.offset = start
+    # NOTE: also if the replay found nothing, which it cannot: it fails as the first run did.
+    rejection.offset = start
+    return rejection
+
+
+class _InertRuns:
+    """Where the offset replay may feed many bytes at once: none of them can end a token.
+
+    At a position where yajl has read everything before without an event or error pending:
+    inside a string (no escape begun in the last 6 bytes), every byte up to the next quote,
+    backslash or control character; between tokens after whitespace, the whitespace that
+    follows; inside a number past its first digits, the digits that follow. Anything else
+    is fed byte by byte. The differential test feeds every byte alone and compares.
+    """
+
+    __slots__ = ("counted", "masked", "patterns", "quotes")
+
+    def __init__(self, raw: bytes) -> None:
+        import re  # noqa: PLC0415 - the strict path's replay only
+
+        # NOTE: same length, so positions hold: an escaped backslash or quote is no quote.
+        self.masked = raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
+        self.patterns = tuple(re.compile(pattern) for pattern in _INERT)
+        self.quotes = self.counted = 0  # quotes in masked[:counted]
+
+    def end(self, at: int) -> int:
+        """Where the run of inert bytes starting at `at` ends (at least one byte is fed)."""
+        masked = self.masked
+        self.quotes += masked.count(b'"', self.counted, at)
+        self.counted = at
+        if self.quotes % 2:
+            kind = _IN_STRING if b"\\" not in masked[max(at - 6, 0) : at] else -1
+        elif at and masked[at - 1] in _JSON_WHITESPACE:
+            kind = _IN_WHITESPACE
+        elif _digits_go_on(masked, at):
+            kind = _IN_DIGITS
+        else:
+            kind = -1
+        if kind < 0:
+            return at + 1
+        found = self.patterns[kind].search(masked, at)
+        return max(found.start() if found else len(masked), at + 1)
+
+
+def _digits_go_on(raw: bytes, at: int) -> bool:
+    """Whether the digit at `at`, after a digit, only lengthens the number token before it.
+
+    Only a leading zero ends an integer token at a digit: `01` is `0`, then `1`, and `001`
+    fails at its second zero. Past three digits, or in a fraction or an exponent, digits
+    only ever lengthen the token.
+    """
+    if not (_is_digit(raw, at) and _is_digit(raw, at - 1)):
+        return False
+    first = at - 1  # where the run of digits before `at` starts, looked for 3 bytes back
+    while first > max(at - 3, 0) and _is_digit(raw, first - 1):
+        first -= 1
+    if at - first >= 3:
+        return True
+    before = raw[first - 1 : first] if first else b""
+    if before in (b".", b"e", b"E", b"+") or (
+        before == b"-" and raw[first - 2 : first - 1] in (b"e", b"E")
+    ):
+        return True
+    return raw[first] != ord("0") or (at - first == 2 and raw[first + 1] != ord("0"))
+
+
+def _is_digit(raw: bytes, at: int) -> bool:
+    return 0 <= at < len(raw) and 0x30 <= raw[at] <= 0x39
 
 
 def _float_tokens(raw: bytes, limits: Limits) -> Callable[[float], float]:
