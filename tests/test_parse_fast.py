@@ -498,7 +498,65 @@ def test_ijson_is_imported_only_when_the_strict_path_runs() -> None:
         "try: parse(b'[1,]')\n"
         "except Exception: print('ijson' in sys.modules)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    assert probe(script).split() == ["False", "True"]
+
+
+def probe(script: str, stdin: bytes = b"") -> str:
+    """What `script` prints, run in a fresh interpreter (nothing imported yet)."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=stdin, capture_output=True, check=True
     )
-    assert result.stdout.split() == ["False", "True"]
+    return done.stdout.decode()
+
+
+# What may come before an attack in the first chunk: containers left open, values, strings
+# holding brackets and digits, and a few of what the strict parser refuses.
+BEFORE_AN_ATTACK = [b"[", b'{"k":', b'{"a":1,"b":', b'"s",', b"1,", b"-5,", b"1.5,", b'"\\"[9",']
+BEFORE_AN_ATTACK += [b" ", b'{"k":1,"k":', b'"xxxxxxxxxx",', b"[],", b"{},", b",", b"0", b"00,"]
+BEFORE_AN_ATTACK += [b"NaN,", b"1e5,", b"{", b'"a":', b" " * 1000, b"true,", b"[1]]", b"99999,"]
+BEFORE_AN_ATTACK += [b"1", b"-", b"1.", b'"', b"\\"]  # what would run into a value put after it
+ATTACKS = [b"[" * 40, b'{"k":' * 40, b'[{"k":' * 20, b"9" * 25, b"-" + b"9" * 19]
+ATTACKS += [b"9223372036854775808", b"-9223372036854775808", b"9223372036854775807"]
+ATTACKS += [b"1" + b"0" * 5000, b"0" + b"9" * 20, b"9" * 20 + b".5", b"9" * 20 + b"e5", b"-"]
+AFTER_AN_ATTACK = [b"", b"]", b"}", b" ", b"x", b",1]", b'"', b".", b"\n", b"0", b"]" * 40]
+
+
+@DIFFERENTIAL
+@given(
+    before=st.lists(st.sampled_from(BEFORE_AN_ATTACK), max_size=12),
+    attack=st.sampled_from(ATTACKS),
+    after=st.sampled_from(AFTER_AN_ATTACK),
+    limits=st.sampled_from(LIMITS),
+)
+@example(before=[b"[", b"[", b"[", b"1"], attack=b"[" * 40, after=b"", limits=SMALL)
+@example(before=[b"[", b"[", b"[", b"-"], attack=b"9" * 25, after=b"]", limits=SMALL)
+@example(before=[b"[", b"1."], attack=b"9" * 25, after=b"]", limits=SMALL)
+def test_parse_agrees_with_the_strict_path_on_the_usual_attacks(
+    before: list[bytes], attack: bytes, after: bytes, limits: Limits
+) -> None:
+    """Deep nesting and integers beyond 64 bits early on, rejected without ijson when certain."""
+    assert_same_outcome(b"".join(before) + attack + after, limits)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(b"[" * 1_000_000, id="deep-arrays"),
+        pytest.param(b'{"a": [1, "[[", {"b": ' + b'[{"k":' * 20, id="deep-mixed"),
+        pytest.param(b'{"ok": ' + b"9" * 5000 + b"}", id="long-integer"),
+        pytest.param(b'[1, -9223372036854775809, "x"]', id="just-beyond-64-bits"),
+    ],
+)
+def test_the_usual_attacks_are_rejected_without_ijson(raw: bytes) -> None:
+    """Importing ijson is as much as the rest of a one-shot check: these never need it."""
+    script = (
+        "import sys; from toolguard.parse import parse, _strict_parse\n"
+        "raw = sys.stdin.buffer.read()\n"
+        "def said(read):\n"
+        "    try: read(raw)\n"
+        "    except Exception as e: return f'{type(e).__name__} {e.reason} {e.offset}'\n"
+        "print(said(parse), 'ijson' in sys.modules)\n"
+        "print(said(_strict_parse))\n"
+    )
+    fast, strict = probe(script, raw).splitlines()
+    assert fast == strict + " False"

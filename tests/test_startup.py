@@ -127,6 +127,18 @@ def test_a_malformed_response_is_rejected_not_an_internal_error(
     assert "json" not in modules
 
 
+@pytest.mark.parametrize(
+    "response", [b"[" * 100_000, b'{"ok": ' + b"9" * 5000 + b"}"], ids=["deep", "long-integer"]
+)
+def test_the_usual_attacks_are_rejected_without_the_strict_parser(
+    warm_cache: Path, response: bytes
+) -> None:
+    """Deep nesting and an integer beyond 64 bits: neither ijson nor `re` (`parse`'s note)."""
+    status, modules = _modules(CHECK, warm_cache, response)
+    assert status == 1
+    assert sorted(modules & {"ijson", "re"}) == []
+
+
 def test_an_oversize_stream_is_refused_without_openssl(tmp_path: Path) -> None:
     """A stream over the default 1 MiB: refused, hashed without `hashlib` (OpenSSL's memory)."""
     (tmp_path / "schema.json").write_text(
