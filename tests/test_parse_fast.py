@@ -518,6 +518,7 @@ BEFORE_AN_ATTACK += [b"1", b"-", b"1.", b'"', b"\\"]  # what would run into a va
 ATTACKS = [b"[" * 40, b'{"k":' * 40, b'[{"k":' * 20, b"9" * 25, b"-" + b"9" * 19]
 ATTACKS += [b"9223372036854775808", b"-9223372036854775808", b"9223372036854775807"]
 ATTACKS += [b"1" + b"0" * 5000, b"0" + b"9" * 20, b"9" * 20 + b".5", b"9" * 20 + b"e5", b"-"]
+ATTACKS += [b"1" + b"0" * 199_990]  # near the longest integer rejected without the strict parser
 AFTER_AN_ATTACK = [b"", b"]", b"}", b" ", b"x", b",1]", b'"', b".", b"\n", b"0", b"]" * 40]
 
 

@@ -1,7 +1,7 @@
 """The strict parser's offset replay: exact, in document order, and linear in long tokens.
 
 A rejection is located by replaying the chunk it arose in byte by byte; bytes that cannot end
-a token (`parse._InertRuns`) are fed together. The reference here feeds every byte alone,
+a token (`parse._Replay`) are fed together. The reference here feeds every byte alone,
 with no budget: the two must give the same reason, message and offset.
 """
 
@@ -44,7 +44,7 @@ def outcome(raw: bytes, limits: Limits) -> tuple[Any, ...]:
 def byte_by_byte(raw: bytes, limits: Limits) -> tuple[Any, ...]:
     """The reference: the replay feeds every byte alone, whatever it costs."""
     with (
-        mock.patch.object(toolguard.parse._InertRuns, "end", lambda _self, at: at + 1),
+        mock.patch.object(toolguard.parse, "_QUIET", REFERENCE_BUDGET),
         mock.patch.object(toolguard.parse, "REPLAY_BUDGET", REFERENCE_BUDGET),
     ):
         return outcome(raw, limits)
@@ -174,7 +174,7 @@ def test_a_long_token_is_replayed_in_a_few_sends_to_its_exact_end(
 ) -> None:
     """A 600 KB token: each byte fed alone would re-read it (12 s for 1 MB); a few sends do."""
     sends = replay_sends(raw, Limits(), monkeypatch)
-    assert len(sends) <= 4
+    assert len(sends) <= 2 * toolguard.parse._QUIET  # a few bytes alone, then the run
     with pytest.raises(Rejection) as caught:
         _strict_parse(raw, Limits())
     assert caught.value.reason == reason
@@ -193,6 +193,19 @@ def test_the_budget_counts_what_the_replay_re_reads_of_a_token_begun_before_it(
         _strict_parse(raw, Limits())
     assert caught.value.offset == 262_144
     assert caught.value.message.endswith("(between bytes 262144 and 300002)")
+
+
+@pytest.mark.parametrize("gap", [10, 100], ids=["bytes-alone", "a-run"])
+def test_whitespace_is_not_counted_as_re_read(gap: int) -> None:
+    """yajl keeps no whitespace between tokens: after a gap, nothing is open to re-read."""
+    raw = b"[1," + b" " * gap + b'"abc"]'
+    replay = toolguard.parse._Replay(raw, 3, REFERENCE_BUDGET)
+    at = 3
+    while at < 3 + gap:
+        at = replay.piece(at, 0)
+    assert at == 3 + gap
+    assert replay.pending == 0
+    assert replay.work == gap
 
 
 @pytest.mark.parametrize(

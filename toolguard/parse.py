@@ -13,6 +13,8 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 
 from __future__ import annotations
 
+import codecs
+
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept, screened_for_size
 from toolguard.limits import Limits
@@ -39,9 +41,17 @@ _BOM = b"\xef\xbb\xbf"
 _SURROGATE_HINTS = (b"\\ud", b"\\uD")
 _SURROGATE_HINT = rb"\\u[dD]"  # the same, as one pattern
 _ESCAPE = rb"\\(?:u([0-9a-fA-F]{4})|[\s\S])"  # compiled on use: a surrogate escape is rare
-# The offset replay's runs of inert bytes (`_InertRuns`): what ends each kind of run.
+# The offset replay's runs of inert bytes (`_Replay`), each kind's, looked for once `_QUIET`
+# bytes have passed without an event.
 _IN_STRING, _IN_WHITESPACE, _IN_DIGITS = 0, 1, 2
-_INERT = (rb'["\\\x00-\x1f]', rb"[^ \t\n\r]", rb"[^0-9]")
+# A string's run takes in valid escapes: yajl checks an escape as it reads it, so only an
+# invalid one can fail.
+_INERT = (
+    rb'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+',
+    rb"[ \t\n\r]*+",
+    rb"[0-9]*+",
+)
+_QUIET = 16
 # `_certain_rejection`: digits as `0`, anything else as `a`; an integer token must end within
 # `_CERTAIN_INTEGER_END` bytes, where the replay surely locates it within its budget.
 _DIGIT_SHAPES = bytes.maketrans(
@@ -216,7 +226,7 @@ def _strict(raw: bytes, limits: Limits) -> Any:
         # locale "1.5" would silently become 1.0. Refuse to parse rather than guess. (The
         # fast path reads numbers with Python's own parser, which ignores the locale.)
         raise RuntimeError("LC_NUMERIC must use '.' as decimal point for yajl to read floats")
-    window = [0, 0, 0]
+    window = [0, 0]
     try:
         return _build(_events(raw, window), limits, raw)
     except Rejection as rejection:
@@ -304,20 +314,13 @@ class _OverBudget(Exception):
 
 
 def _events(
-    raw: bytes,
-    window: list[int],
-    replay_from: int = -1,
-    budget: int = 0,
-    token_from: int = 0,
+    raw: bytes, window: list[int], replay: _Replay | None = None
 ) -> Iterator[tuple[str, Any]]:
-    """Yield yajl events for `raw`, recording in `window` where it is.
+    """Yield yajl events for `raw`, recording in `window` the chunk being fed (start, planned end).
 
-    `window`: the chunk being fed (start, planned end), and the start of the last chunk whose
-    events were all built (so a token still open when a chunk starts began after it).
-    With `replay_from` set, everything before it is fed at once and the rest byte by byte, so
-    `window[0]` is then the exact offset of the byte that produced each event or error; bytes
-    that can produce neither (`_InertRuns`) are fed together. `token_from`: where the token
-    open at `replay_from` may have begun, for the budget.
+    With a `replay`, everything before its start is fed at once and the rest byte by byte
+    (but for runs of inert bytes), so `window[0]` is then the exact offset of the byte that
+    produced each event or error.
     """
     import ijson  # noqa: PLC0415 - deferred: most documents never reach the strict path
 
@@ -325,35 +328,26 @@ def _events(
     parser = _YAJL.basic_parse_coro(sink, use_float=True)
     size = end = 0
     total = len(raw)
-    inert = _InertRuns(raw) if replay_from >= 0 else None
     try:
-        if replay_from > 0:
-            parser.send(raw[:replay_from])
+        if replay is not None and replay.start:
+            parser.send(raw[: replay.start])
             yield from sink
             del sink[:]
-            end = replay_from
-        # NOTE: yajl re-reads the token still open from its start on every chunk: `pending`
-        # is what the next chunk makes it re-read, `work` the sum so far.
-        work, pending = 0, max(replay_from - token_from, 0)
+            end = replay.start
+        piece = replay.piece if replay is not None else None
         while end < total:
             start = end
-            if inert is not None:
-                end = inert.end(start)
-            else:
+            if piece is None:
                 size = size * 2 if size and not sink else CHUNK
                 end = min(start + size, total)
-            if budget:
-                pending = (0 if sink else pending) + end - start
-                work += pending
-                if work > budget:
-                    raise _OverBudget
-            # NOTE: the planned size, not what is left: a large one means long-token mode.
-            window[0], window[1] = start, max(end, start + size)
+                # NOTE: the planned size, not what is left: a large one means long-token mode.
+                window[1] = start + size
+            else:
+                end = piece(start, len(sink))
+            window[0] = start
             del sink[:]
             parser.send(raw[start:end])
             yield from sink
-            if sink:
-                window[2] = start
         window[0] = window[1] = total
         del sink[:]
         try:
@@ -376,8 +370,8 @@ def _events(
 def _yajl_error(text: str) -> NoReturn:
     if text.startswith(("b'", 'b"')):
         # NOTE: ijson gives its message's repr when the context yajl quotes is not UTF-8 (a
-        # character split between two chunks): the first line only, never the document.
-        text = text[2:].split("\\n", 1)[0]
+        # character split between two chunks): its first line only, never the document.
+        text = codecs.escape_decode(text[2:].split("\\n", 1)[0])[0].decode("latin-1")
     first = text.splitlines()[0] if text else "parse error"
     if "integer overflow" in first:
         raise LimitExceeded("integer_too_long", _BEYOND_64_BITS)
@@ -404,20 +398,17 @@ def _refine(rejection: Rejection, raw: bytes) -> None:
 
 
 def _located(rejection: Rejection, raw: bytes, window: list[int], limits: Limits) -> Rejection:
-    """The document's first problem, with its offset, found by replaying the failing chunk.
+    """The first problem the parser meets, with its offset, found by replaying the failing chunk.
 
     That may not be `rejection`: yajl reads a whole chunk before we build its events, so its
     own error comes first even when an event before it breaks a budget. Byte by byte, the
-    replay meets the first. NOTE: inside a long token yajl re-reads the token on every byte
-    fed, so the replay feeds the bytes that cannot end it together, and has a budget of bytes
-    re-read; past it `rejection` is returned with the chunk's start as its offset and the
-    byte range the problem lies in.
+    replay meets the first. Past the replay's budget (`_Replay`), `rejection` is returned
+    with the chunk's start as its offset and the byte range the problem lies in.
     """
-    start, end, token_from = window
-    replay = [start, start, start]
-    events = _events(raw, replay, start, REPLAY_BUDGET, token_from)
+    start, end = window
+    replay = [start, start]
     try:
-        _build(events, limits, raw)
+        _build(_events(raw, replay, _Replay(raw, start, REPLAY_BUDGET)), limits, raw)
     except Rejection as first:
         first.offset = replay[0]
         _refine(first, raw)
@@ -429,43 +420,95 @@ def _located(rejection: Rejection, raw: bytes, window: list[int], limits: Limits
     return rejection
 
 
-class _InertRuns:
-    """Where the offset replay may feed many bytes at once: none of them can end a token.
+class _Replay:
+    """The offset replay's pieces: one byte each, but bytes that cannot end a token together.
 
-    At a position where yajl has read everything before without an event or error pending:
-    inside a string (no escape begun in the last 6 bytes), every byte up to the next quote,
-    backslash or control character; between tokens after whitespace, the whitespace that
-    follows; inside a number past its first digits, the digits that follow. Anything else
-    is fed byte by byte. The differential test feeds every byte alone and compares.
+    Inert bytes, where yajl has read everything before without an event or error pending:
+    inside a string, every byte up to the next quote, control character or invalid escape;
+    between tokens after whitespace, the whitespace that follows; inside a number past its
+    first digits, the digits that follow. Runs are looked for once `_QUIET` bytes have passed
+    without an event (before, bytes go one by one: cheaper than looking). The differential
+    test feeds every byte alone and compares.
+
+    NOTE: yajl re-reads the token still open from its start on every chunk, so the replay has
+    a budget of bytes re-read (`pending`, the open token, per piece); past it, `_OverBudget`.
     """
 
-    __slots__ = ("counted", "masked", "patterns", "quotes")
+    __slots__ = (
+        "budget",
+        "counted",
+        "inside",
+        "masked",
+        "patterns",
+        "pending",
+        "quiet",
+        "quotes",
+        "raw",
+        "start",
+        "work",
+    )
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes, start: int, budget: int) -> None:
         import re  # noqa: PLC0415 - the strict path's replay only
 
-        # NOTE: same length, so positions hold: an escaped backslash or quote is no quote.
+        # NOTE: same length, so positions hold: an escaped backslash or quote is no quote (to
+        # tell strings apart, in what yajl has read without an error; not to tell escapes).
+        self.raw = raw
         self.masked = raw.replace(b"\\\\", b"aa").replace(b'\\"', b"aa") if b"\\" in raw else raw
         self.patterns = tuple(re.compile(pattern) for pattern in _INERT)
         self.quotes = self.counted = 0  # quotes in masked[:counted]
+        self.inside = False  # whether the last position looked at is inside a string
+        self.start, self.budget, self.work = start, budget, 0
+        self.pending = self.quiet = self._open_token(start)
 
-    def end(self, at: int) -> int:
-        """Where the run of inert bytes starting at `at` ends (at least one byte is fed)."""
+    def piece(self, at: int, events: int) -> int:
+        """Where the piece fed from `at` ends; `events`: how many yajl gave for the last one."""
+        if events:  # NOTE: yajl then holds no token, and is in no string
+            self.pending = self.quiet = 0
+            self.inside = False
+        kind = self._kind(at) if self.quiet >= _QUIET else -1
+        if kind < 0:  # NOTE: the usual case, kept short: it runs once per byte
+            self.work += self.pending + 1
+            if self.work > self.budget:
+                raise _OverBudget
+            self.quiet += 1
+            if self.masked[at] in _JSON_WHITESPACE and not self.inside:
+                self.pending = 0  # yajl keeps no whitespace between tokens
+            else:
+                self.pending += 1
+            return at + 1
+        if kind == _IN_STRING:
+            # NOTE: matched from the string's start, so that `at` may be inside an escape.
+            text, begin = self.raw, self.masked.rfind(b'"', 0, at) + 1
+        else:
+            text, begin = self.masked, at
+        end = max(self.patterns[kind].match(text, begin).end(), at + 1)  # type: ignore[union-attr]
+        self.work += self.pending + end - at
+        if self.work > self.budget:
+            raise _OverBudget
+        self.quiet += end - at
+        self.pending = 0 if kind == _IN_WHITESPACE else self.pending + end - at
+        return end
+
+    def _kind(self, at: int) -> int:
+        """The kind of inert run that starts at `at`, or -1."""
         masked = self.masked
         self.quotes += masked.count(b'"', self.counted, at)
         self.counted = at
-        if self.quotes % 2:
-            kind = _IN_STRING if b"\\" not in masked[max(at - 6, 0) : at] else -1
-        elif at and masked[at - 1] in _JSON_WHITESPACE:
-            kind = _IN_WHITESPACE
-        elif _digits_go_on(masked, at):
-            kind = _IN_DIGITS
-        else:
-            kind = -1
-        if kind < 0:
-            return at + 1
-        found = self.patterns[kind].search(masked, at)
-        return max(found.start() if found else len(masked), at + 1)
+        self.inside = self.quotes % 2 == 1
+        if self.inside:
+            return _IN_STRING
+        if at and masked[at - 1] in _JSON_WHITESPACE:
+            return _IN_WHITESPACE
+        return _IN_DIGITS if _digits_go_on(masked, at) else -1
+
+    def _open_token(self, at: int) -> int:
+        """How much of a token is open at `at`: what yajl re-reads on the next piece."""
+        self._kind(at)
+        if self.inside:
+            return at - self.masked.rfind(b'"', 0, at)
+        head = self.masked[:at]
+        return len(head) - len(head.rstrip(b"-+.eE0123456789"))
 
 
 def _digits_go_on(raw: bytes, at: int) -> bool:
