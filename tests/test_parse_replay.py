@@ -167,6 +167,7 @@ def replay_sends(raw: bytes, limits: Limits, monkeypatch: pytest.MonkeyPatch) ->
         pytest.param(b"[0." + b"9" * 600_000 + b"]", "number_too_precise", b"]", id="fraction"),
         pytest.param(b'["' + b"a" * 600_000 + b'"]', "string_too_long", b'"]', id="string"),
         pytest.param(b"[1," + b" " * 600_000 + b"NaN]", "non_finite_number", b"NaN", id="gap"),
+        pytest.param(b"[1" + b"5" * 600_000 + b".5e+5]", "non_finite_number", b"]", id="marks"),
     ],
 )
 def test_a_long_token_is_replayed_in_a_few_sends_to_its_exact_end(
