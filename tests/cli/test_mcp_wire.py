@@ -258,6 +258,31 @@ def test_guarded_calls_in_lock_step_are_answered_in_order_however_long_it_polls(
     assert client.close() == 0
 
 
+def test_large_calls_and_large_answers_at_once_never_stall_the_relay() -> None:
+    """Megabytes both ways: a server writing an answer reads no request meanwhile.
+
+    One thread relays both sides; had it waited to write the next call to the server while
+    the server waited to write its answer, neither would move again.
+    """
+    client = RawClient("--contract", PROBE)
+    assert client.initialize()["id"] == 0
+    calls = [call(n, {"zone": "UTC", "mode": "big", "filler": "f" * (2 << 20)}) for n in (1, 2, 3)]
+    sender = threading.Thread(target=lambda: [client.send(each) for each in calls], daemon=True)
+    answers: list[dict[str, Any]] = []
+    receiver = threading.Thread(
+        target=lambda: answers.extend(client.receive() for _ in calls), daemon=True
+    )
+    sender.start()
+    receiver.start()
+    receiver.join(WAIT)
+    if receiver.is_alive():
+        client.process.kill()  # its server goes once its output has no reader
+        raise AssertionError("the relay stalled")
+    assert [answer["id"] for answer in answers] == [1, 2, 3]
+    assert all(answer["result"]["isError"] for answer in answers)  # too large for the contract
+    assert client.close() == 0
+
+
 def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
     """`mcp` polls for 100 us unless told otherwise (`session.Settings.busy_poll_us`)."""
     from click.testing import CliRunner  # noqa: PLC0415

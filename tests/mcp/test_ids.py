@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from toolguard.contract import load_contract
 from toolguard.mcp.calls import Guard, admit
@@ -30,37 +31,20 @@ def test_an_entry_is_taken_once() -> None:
 
 
 def test_expired_calls_are_taken_at_their_deadline() -> None:
-    """take_expired waits for the earliest deadline and returns only what has passed it."""
+    """take_expired takes only what has passed its deadline, and tells the next one."""
     flight = InFlight()
     flight.settle((False, 1), _pending(1, 0.2))
     flight.settle((False, 2), _pending(2, 30))
-    started = time.monotonic()
-    (late,) = flight.take_expired()
-    assert late.jsonrpc_id == 1
-    assert 0.1 < time.monotonic() - started < 5
+    flight.settle((False, 3), Pending("ping"))  # not a guarded call: never timed
+    now = time.monotonic()
+    assert flight.take_expired(now) == ([], pytest.approx(now + 0.2, abs=0.1))
+    late, upcoming = flight.take_expired(now + 1)
+    assert [call.jsonrpc_id for call in late] == [1]
+    assert upcoming == pytest.approx(now + 30, abs=0.1)
+    assert flight.take_expired(now + 1) == ([], upcoming)
     assert [call.jsonrpc_id for call in flight.take_calls()] == [2]
-
-
-def test_a_call_added_while_the_watchdog_waits_is_still_timed() -> None:
-    """The watchdog, waiting with nothing in flight, still sees a new call's deadline."""
-    flight = InFlight()
-    found: list[int | str] = []
-    watchdog = threading.Thread(
-        target=lambda: found.extend(c.jsonrpc_id for c in flight.take_expired())
-    )
-    watchdog.start()
-    time.sleep(0.1)
-    flight.settle((False, 7), _pending(7, 0.1))
-    watchdog.join(5)
-    assert found == [7]
-
-
-def test_close_ends_the_wait() -> None:
-    """close(): take_expired returns nothing, at once."""
-    flight = InFlight()
-    flight.settle((False, 1), _pending(1, 60))
-    threading.Timer(0.1, flight.close).start()
-    assert flight.take_expired() == []
+    assert flight.take_expired(now + 60) == ([], None)
+    assert flight.take((False, 3)) == Pending("ping")
 
 
 def test_server_requests_are_kept_apart() -> None:

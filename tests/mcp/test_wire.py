@@ -1,66 +1,211 @@
-"""wire.py: lines read within the cap (the rest dropped unread), lines written whole."""
+"""wire.py: lines cut within the cap from any chunks; lines written whole, in order, unwaited."""
 
 from __future__ import annotations
 
 import io
 import os
-import threading
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 
-from toolguard.mcp.wire import Output, read_lines
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolguard.limits import discard_rest, read_line
+from toolguard.mcp.wire import Lines, Output
+
+Seen = list[tuple[bytes, bool]]
 
 
-def test_lines_are_read_within_the_cap_and_blank_lines_skipped() -> None:
-    """An over-long line is handed on as such, cut; the next line is intact."""
-    stream = io.BytesIO(b'{"a":1}\n\n  \r\n' + b"x" * 1000 + b"\n" + b'{"b":2}')
-    seen: list[tuple[bytes, bool]] = []
-    read_lines(stream, 64, lambda line, over: seen.append((line, over)))
-    assert seen == [(b'{"a":1}\n', False), (b"x" * 65, True), (b'{"b":2}', False)]
+def reference(data: bytes, cap: int) -> Seen:
+    """What the bounded line reader (`serve`'s, and `mcp`'s before the loop) makes of `data`."""
+    stream, seen = io.BytesIO(data), []
+    while True:
+        line, over_long = read_line(stream, cap)
+        if not line:
+            return seen
+        if over_long or line.strip(b" \t\r\n"):
+            seen.append((line, over_long))
+        if over_long:
+            discard_rest(stream)
+
+
+def fed(data: bytes, cap: int, cuts: list[int]) -> Seen:
+    seen: Seen = []
+    lines = Lines(cap, lambda line, over: seen.append((line, over)))
+    at = 0
+    for cut in sorted(cuts):
+        lines.feed(data[at:cut])
+        at = cut
+    lines.feed(data[at:])
+    lines.end()
+    return seen
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([b"\n", b"\r\n", b" ", b"\t", b"{}", b"x" * 7, b"y" * 70, b"z" * 9]),
+            st.binary(max_size=20),
+        ),
+        max_size=30,
+    ),
+    st.integers(1, 40),
+    st.lists(st.integers(0, 2_000), max_size=12),
+)
+def test_lines_are_the_bounded_line_readers_whatever_the_chunks(
+    pieces: list[bytes], cap: int, cuts: list[int]
+) -> None:
+    """Every cut, every cap: the lines, the over-long flags and the cut bytes of the reference."""
+    data = b"".join(pieces)
+    assert fed(data, cap, [cut % (len(data) + 1) for cut in cuts]) == reference(data, cap)
+
+
+def test_lines_at_the_cap() -> None:
+    """`cap` bytes and a newline is a line; one byte more is over long, cut to `cap + 1`."""
+    cap = 8
+    for data in (b"a" * 8 + b"\n", b"a" * 9 + b"\n", b"a" * 9, b"a" * 8, b"\n \r\n\t"):
+        for cut in range(len(data) + 1):
+            assert fed(data, cap, [cut]) == reference(data, cap), (data, cut)
+
+
+def test_an_over_long_line_is_handed_on_before_its_rest_comes() -> None:
+    """A line that never ends fails its call at once; its rest is dropped as it comes."""
+    seen: Seen = []
+    lines = Lines(64, lambda line, over: seen.append((line, over)))
+    lines.feed(b"x" * 65)
+    assert seen == [(b"x" * 65, True)]
+    lines.feed(b"x" * 10_000)
+    lines.feed(b"xx\n{}\n")
+    assert seen == [(b"x" * 65, True), (b"{}\n", False)]
+
+
+@contextmanager
+def pipe() -> Iterator[tuple[int, int]]:
+    read, write = os.pipe()
+    try:
+        yield read, write
+    finally:
+        for fd in (read, write):
+            with suppress(OSError):
+                os.close(fd)
+
+
+def drain(read: int) -> bytes:
+    """Everything in the pipe now."""
+    os.set_blocking(read, False)
+    got = bytearray()
+    try:
+        while chunk := os.read(read, 1 << 16):
+            got += chunk
+    except BlockingIOError:
+        pass
+    return bytes(got)
+
+
+def test_a_side_that_does_not_read_never_holds_the_writer() -> None:
+    """Lines past what the pipe holds wait, in order; `full` past the mark; `flush` goes on."""
+    with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream)
+        lines = [bytes([65 + n % 26]) * 100_000 + b"\n" for n in range(12)]
+        for line in lines:
+            output.write(line)  # 1.2 MB into a 64 KiB pipe: never waits
+        assert output.waiting
+        assert output.full
+        got = bytearray()
+        while output.waiting:
+            got += drain(read)
+            output.flush()
+        got += drain(read)
+        assert bytes(got) == b"".join(lines)
+        assert not output.full
+
+
+def test_a_shared_pipe_stays_blocking_for_everyone_else() -> None:
+    """O_NONBLOCK is the open file's: toolguard writes through its own; the caller's stays."""
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream)
+        for _ in range(100):
+            output.write(b"x" * 1000 + b"\n")
+        assert os.get_blocking(write)
+        assert output.fd is not None
+        assert output.fd != write
+        assert not os.get_blocking(output.fd)
+        assert output.waiting
+
+
+def test_a_socket_is_written_without_waiting_and_stays_blocking() -> None:
+    """A socket (Node clients give one) is written with MSG_DONTWAIT: its flags stay."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs, os.fdopen(os.dup(ours.fileno()), "wb") as stream:
+        output = Output(stream)
+        line = b"s" * 100_000 + b"\n"
+        for _ in range(20):
+            output.write(line)
+        assert output.waiting
+        assert ours.getblocking()
+        assert os.get_blocking(ours.fileno())
+        theirs.settimeout(5)
+        got = bytearray()
+        while len(got) < 20 * len(line):
+            got += theirs.recv(1 << 16)
+            output.flush()
+        assert bytes(got) == line * 20
+        output.close()
+        assert stream.closed
+
+
+def test_our_own_pipe_is_made_non_blocking() -> None:
+    """The server's stdin is toolguard's alone: written through its own descriptor."""
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, ours=True)
+        assert output.fd == write
+        assert not os.get_blocking(write)
+        output.write(b"x" * 200_000 + b"\n")
+        assert output.waiting
 
 
 def test_output_marks_itself_gone_when_the_reader_goes() -> None:
-    """A broken pipe: the write is dropped, `on_gone` runs once, later writes do nothing."""
-
-    class Broken(io.BytesIO):
-        def write(self, data: bytes) -> int:  # type: ignore[override]
-            raise BrokenPipeError
-
+    """A broken pipe: what waits is dropped, `on_gone` runs once, later writes do nothing."""
     gone: list[bool] = []
-    output = Output(Broken(), lambda: gone.append(True))
-    output.write(b"one\n")
-    output.write(b"two\n")
-    assert output.gone
-    assert gone == [True]
+    with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, lambda: gone.append(True))
+        output.write(b"x" * 100_000 + b"\n")
+        assert output.waiting
+        os.close(read)
+        output.flush()
+        output.write(b"two\n")
+        assert output.gone
+        assert not output.waiting
+        assert gone == [True]
 
 
-def test_lines_from_several_threads_never_interleave() -> None:
-    """Each write is one whole line."""
+def test_close_waits_for_what_is_waiting() -> None:
+    """The server sees the end of its input only after every line written before it."""
+    read, write = os.pipe()
+    stream = os.fdopen(write, "wb")
+    output = Output(stream, ours=True)
+    output.write(b"x" * 100_000 + b"\n")
+    output.close()
+    assert not stream.closed  # 100 KB wait for room: not yet
+    got = bytearray()
+    while output.waiting:
+        got += drain(read)
+        output.flush()
+    assert stream.closed
+    got += drain(read)
+    os.set_blocking(read, True)
+    assert os.read(read, 1) == b""  # the end of input
+    os.close(read)
+    assert bytes(got) == b"x" * 100_000 + b"\n"
+
+
+def test_a_stream_without_a_descriptor_is_written_as_it_is() -> None:
+    """A test's BytesIO: written at once, nothing ever waits."""
     stream = io.BytesIO()
     output = Output(stream)
-    lines = [bytes([65 + n]) * 5000 + b"\n" for n in range(8)]
-    threads = [
-        threading.Thread(target=lambda line=line: [output.write(line) for _ in range(20)])
-        for line in lines
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    written = stream.getvalue().splitlines(keepends=True)
-    assert len(written) == 160
-    assert set(written) == set(lines)
-
-
-def test_an_over_long_line_is_handled_before_its_rest_is_read() -> None:
-    """A line that never ends: its first bytes are handed on before the rest is dropped."""
-    read, write = os.pipe()
-    handled = threading.Event()
-    os.write(write, b"x" * 200)
-    with os.fdopen(read, "rb") as stream:
-        reader = threading.Thread(target=read_lines, args=(stream, 64, lambda *_: handled.set()))
-        reader.start()
-        try:
-            seen = handled.wait(5)  # the writer end is still open: the line has not ended
-        finally:
-            os.close(write)
-            reader.join(10)
-    assert seen
+    output.write(b"one\n")
+    output.write(b"two\n")
+    assert stream.getvalue() == b"one\ntwo\n"
+    assert output.fd is None
+    assert not output.waiting

@@ -8,7 +8,6 @@ passes as the exact line it came as. Nothing unreadable is forwarded, nothing is
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -65,17 +64,18 @@ class Relay:
         self._limits = jsonrpc.message_limits(options.max_line_bytes)
         self._flight = InFlight()
         self._reported: set[str] = set()
-        self.done = threading.Event()
-        self._ending = threading.Lock()
+        self.done = False  # the session is over: the relay's loop ends
         self.ended_by: Ending | None = None
 
     def end(self, by: Ending) -> None:
-        """Record who ended the session (the first to), and end it if the server or a signal."""
+        """Record who ended the session (the first to), and end it if the server or a signal.
+
+        A signal handler may call it, between any two steps of the relay's thread.
+        """
         if self.ended_by is None:
             self.ended_by = by
         if by != "client":
-            self._flight.close()
-            self.done.set()
+            self.done = True
 
     # -- the client's side ------------------------------------------------------------------
 
@@ -269,29 +269,26 @@ class Relay:
 
     def server_gone(self) -> None:
         """The server's output ended: no call in flight will be answered."""
-        with self._ending:
-            if self.done.is_set():
-                return
-            if self.ended_by is None:
-                self.ended_by = "server"  # first: the client may close on reading the answers
-            self._flight.close()  # no call starts now
-            why = "the server's output ended before it answered"
-            for call in self._flight.take_calls():
-                self._deliver(call, calls.lost(call, "server_exited", why), None)
-            # NOTE: only now: the session's end lets the process exit (`os._exit`), which must
-            # not cut a failure answer short (the client would see the connection close).
-            self.end("server")
+        if self.done:
+            return
+        if self.ended_by is None:
+            self.ended_by = "server"  # first: the client may close on reading the answers
+        why = "the server's output ended before it answered"
+        for call in self._flight.take_calls():
+            self._deliver(call, calls.lost(call, "server_exited", why), None)
+        self.end("server")
 
     # -- guarded calls ----------------------------------------------------------------------
 
-    def watch(self) -> None:
-        """Fail each guarded call the server has not answered in time (a thread, until done)."""
-        while calls_late := self._flight.take_expired():
-            for call in calls_late:
-                why = f"no answer within --call-timeout={self._options.call_timeout} s"
-                self._deliver(call, calls.lost(call, "timeout", why), None)
-                cancel = {"requestId": call.jsonrpc_id, "reason": "toolguard: the call timed out"}
-                self._server.write(jsonrpc.notification_line("notifications/cancelled", cancel))
+    def expire(self, now: float) -> float | None:
+        """Fail each guarded call past its deadline at `now` (monotonic); the next deadline."""
+        late, upcoming = self._flight.take_expired(now)
+        for call in late:
+            why = f"no answer within --call-timeout={self._options.call_timeout} s"
+            self._deliver(call, calls.lost(call, "timeout", why), None)
+            cancel = {"requestId": call.jsonrpc_id, "reason": "toolguard: the call timed out"}
+            self._server.write(jsonrpc.notification_line("notifications/cancelled", cancel))
+        return upcoming
 
     def _deliver(self, call: Call, outcome: Outcome, line: bytes | None) -> None:
         """Record the outcome, then answer the client with its envelope as the tool's result."""

@@ -1,7 +1,7 @@
 """One `toolguard mcp` session: guards from contracts, the server, the relay, the exit status.
 
-The relay's threads run until the client or the server goes (or a signal comes); the server
-is then stopped and its status read.
+The relay's loop runs until the client or the server goes (or a signal comes); the server is
+then stopped and its status read.
 
 Set-up refuses what cannot be guarded before the server starts: two contracts for one server
 tool, a contract whose reader cannot read what its `[mcp] payload` names, a contract
@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, BinaryIO
+from typing import IO, BinaryIO
 
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
@@ -26,10 +26,10 @@ from toolguard.errors import ContractError, ExitStatus, UsageError
 from toolguard.mcp import lifecycle
 from toolguard.mcp.calls import Guard
 from toolguard.mcp.listing import Listed, hidden
+from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
 from toolguard.mcp.relay import Options, Relay
-from toolguard.mcp.wire import Output, read_lines
-from toolguard.polled_input import PolledInput, polled
+from toolguard.mcp.wire import Lines, Output
 from toolguard.result import trace
 
 DRAIN_GRACE = 0.5  # seconds for the server's output to end once it has exited
@@ -121,7 +121,7 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
 
 
 class _Session:
-    """The relay's threads around one server process, and how the session ends."""
+    """The relay's loop around one server process, and how the session ends."""
 
     def __init__(
         self,
@@ -135,8 +135,9 @@ class _Session:
         self.child = child
         self.operator = operator
         self.cap = options.max_line_bytes
-        self.to_server = Output(child.stdin)
+        self.to_server = Output(child.stdin, ours=True)
         self.closed_at: float | None = None
+        self.exited_at: float | None = None
         self.to_client = Output(client_out, self.client_gone)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
         self.relay = Relay(
@@ -158,52 +159,52 @@ class _Session:
     def run(self, client_in: BinaryIO, busy_poll_us: int = 0) -> ExitStatus:
         """Relay until the session ends; stop the server; the exit status.
 
-        With `busy_poll_us`, each side's reader polls that long for the answer to what that
-        side was just sent (`polled_input`).
+        One thread reads both sides, judges and writes (`loop.py`); the server's stderr has a
+        thread of its own, the operator's channel its writer. With `busy_poll_us`, the loop
+        polls that long after relaying a line before it sleeps.
         """
         child, relay = self.child, self.relay
         server_out, server_err = child.stdout, child.stderr
         assert server_out is not None
         assert server_err is not None
-        from_client = _safe(relay.from_client, self.operator)
-        from_server = _safe(relay.from_server, self.operator)
-        # NOTE: what is written to a side is usually answered soon: its reader polls for the
-        # answer instead of sleeping (`polled_input`), the other reader sleeps meanwhile.
-        client_source = polled(client_in, busy_poll_us, on_expect=True)
-        server_source = polled(server_out, busy_poll_us, on_expect=True)
-        for output, source in ((self.to_client, client_source), (self.to_server, server_source)):
-            if isinstance(source, PolledInput):
-                output.then = source.expect
-        threads = {
-            "client": lambda: _then(
-                read_lines, client_source, self.cap, from_client, self.client_gone
-            ),
-            "server": lambda: _then(
-                read_lines, server_source, self.cap, from_server, relay.server_gone
-            ),
-            "server-stderr": lambda: relay_server_stderr(server_err, self.operator),
-            "watchdog": relay.watch,
-        }
-        started = [
-            threading.Thread(target=target, name=name, daemon=True)
-            for name, target in threads.items()
-        ]
-        for thread in started:
-            thread.start()
-        exited_at: float | None = None
-        while not relay.done.wait(_TICK):
-            now = time.monotonic()
-            if self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
-                lifecycle.stop_server(child, grace=0)  # then its output ends: `server_gone`
-            if exited_at is None and child.poll() is not None:
-                exited_at = now
-            if exited_at is not None and now - exited_at > DRAIN_GRACE:
-                relay.server_gone()  # NOTE: something that left its group holds its output
+        stderr = threading.Thread(
+            target=relay_server_stderr, args=(server_err, self.operator), daemon=True
+        )
+        stderr.start()
+        to_client, to_server = self.to_client, self.to_server
+        loop = Loop(busy_poll_us)
+        loop.read(
+            client_in,
+            Lines(self.cap, _safe(relay.from_client, self.operator)),
+            self.client_gone,
+            lambda: to_server.full or to_client.full,
+        )
+        loop.read(
+            server_out,
+            Lines(self.cap, _safe(relay.from_server, self.operator)),
+            relay.server_gone,
+            lambda: to_client.full,
+        )
+        loop.write(to_client)
+        loop.write(to_server)
+        loop.run(lambda: relay.done, self._look)
+        loop.drain(to_client, DRAIN_GRACE)  # the failure answers of the calls the end lost
         # NOTE: no grace here: the server has exited, or a signal or the client's grace asks
         # for it to go now (a client that signals toolguard soon kills it for good).
         returncode = lifecycle.stop_server(child, grace=0)
-        started[2].join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
+        stderr.join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
         return self._status(returncode)
+
+    def _look(self, now: float) -> float:
+        """The session's clock (calls past their deadline, the server's exit); when to look next."""
+        if self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
+            lifecycle.stop_server(self.child, grace=0)  # then its output ends: `server_gone`
+        if self.exited_at is None and self.child.poll() is not None:
+            self.exited_at = now
+        if self.exited_at is not None and now - self.exited_at > DRAIN_GRACE:
+            self.relay.server_gone()  # NOTE: something that left its group holds its output
+        upcoming = self.relay.expire(now)
+        return now + _TICK if upcoming is None else min(now + _TICK, upcoming)
 
     def _status(self, returncode: int | None) -> ExitStatus:
         if self.relay.ended_by == "signal":
@@ -217,14 +218,6 @@ class _Session:
             )
             self.operator.notice("server_exited", f"the server ended the session ({how})")
         return status
-
-
-def _then(read: Callable[..., None], *args: Any) -> None:
-    """`read(*args[:-1])` until the end of its stream, then call `args[-1]`."""
-    try:
-        read(*args[:-1])
-    finally:
-        args[-1]()
 
 
 def _safe(

@@ -1,85 +1,208 @@
-"""The newline-delimited framing: lines read within the byte cap, lines written whole.
+"""The newline-delimited framing: lines cut within the byte cap, lines written whole and in order.
 
-Reading uses the one bounded line reader (`limits.read_line`, shared with `serve`): an
-over-long line is handed on as such (its first bytes, to establish its id) and the rest of it
-is dropped unread into memory. Each side's output is written one whole line at a time, under
-its own lock, so lines from several threads never interleave.
+One thread relays both sides (`session.py`), so neither reading nor writing may ever wait on
+one side while the other has something to say: a server busy writing a large answer reads no
+request, and a relay blocked writing that request to it would never read the answer.
+
+- `Lines` takes whatever bytes a side's pipe holds and hands on each line as it completes. An
+  over-long line is handed on at once as such (its first bytes, to establish its id) and the
+  rest of it is dropped as it comes: memory stays bounded, and its call fails without waiting
+  for a line that may never end. Blank lines are skipped.
+- `Output` writes a line at once as far as the side takes it without waiting, and keeps the
+  rest, in order, for the relay to write when the side has room (`flush`). A line is never
+  split between writes of two lines, and lines are never interleaved.
+
+Writing without waiting needs a descriptor of our own that does not block: the server's stdin
+is ours alone, so it is set non-blocking. toolguard's stdout may be shared with the process
+that started it, and `O_NONBLOCK` belongs to the open file, not to a process: a pipe is opened
+again through `/proc/self/fd` (a new open file, the same pipe), a socket is written with
+`MSG_DONTWAIT`; anything else (a file, a terminal; a pipe where `/proc` is missing) is written
+as it is, which can wait.
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
+import os
+import socket
+import stat
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-from toolguard.limits import discard_rest, read_line
-
-if TYPE_CHECKING:
-    from toolguard.limits import LineSource
+_HIGH = 1 << 20  # bytes waiting for a side beyond which the relay stops reading what feeds it
 
 
-def read_lines(stream: LineSource, cap: int, handle: Callable[[bytes, bool], None]) -> None:
-    """Call `handle(line, over_long)` for each non-blank line until end of stream.
+class Lines:
+    """Lines of at most `cap` bytes (the newline not counted) from chunks, to `handle`.
 
-    An over-long line is handled first (its call fails at once), then the rest of it is
-    dropped: a line that never ends must not hold its call until the timeout.
+    `handle(line, over_long)`: an over-long line comes as its first `cap + 1` bytes, before
+    the rest of it is read, which is then dropped as it comes.
     """
-    while True:
-        try:
-            line, over_long = read_line(stream, cap)
-        except (OSError, ValueError):
-            return  # closed under us: the end of the stream
-        if not line:
-            return
-        if over_long or line.strip(b" \t\r\n"):
-            handle(line, over_long)
-        if over_long:
-            try:
-                discard_rest(stream)
-            except (OSError, ValueError):
+
+    def __init__(self, cap: int, handle: Callable[[bytes, bool], None]) -> None:
+        self._cap = cap
+        self._handle = handle
+        self._start = bytearray()  # the line being read, up to `cap` bytes
+        self._dropping = False  # the rest of an over-long line, until its newline
+
+    def feed(self, chunk: bytes) -> None:
+        """Hand on every line `chunk` completes; keep the start of the next."""
+        at = 0
+        if self._dropping:
+            at = chunk.find(b"\n") + 1
+            if not at:
                 return
+            self._dropping = False
+        while (end := chunk.find(b"\n", at)) >= 0:
+            if self._start:
+                line = bytes(self._start) + chunk[at : end + 1]
+                self._start.clear()
+            else:
+                line = chunk if at == 0 and end == len(chunk) - 1 else chunk[at : end + 1]
+            at = end + 1
+            if len(line) > self._cap + 1:
+                self._handle(line[: self._cap + 1], True)
+            elif line.strip(b" \t\r\n"):
+                self._handle(line, False)
+        if len(self._start) + len(chunk) - at > self._cap:
+            cut = bytes(self._start) + chunk[at : at + self._cap + 1 - len(self._start)]
+            self._start.clear()
+            self._dropping = True
+            self._handle(cut, True)
+        else:
+            self._start += memoryview(chunk)[at:]
+
+    def end(self) -> None:
+        """The end of the stream: what is left is the last line."""
+        line = bytes(self._start)
+        self._start.clear()
+        if line.strip(b" \t\r\n"):
+            self._handle(line, False)
 
 
 class Output:
-    """One side's output: whole lines, one writer at a time; `gone` once it cannot be written."""
+    """One side's output: whole lines in order, never waited on; `gone` once it cannot be written.
 
-    def __init__(self, stream: IO[bytes] | None, on_gone: Callable[[], None] | None = None) -> None:
+    What the side does not take at once waits, and the relay writes it when `fd` has room
+    (`flush`). `on_gone` runs once when the side stops reading (a broken pipe). With `ours`,
+    the stream is this process's alone (a child's stdin). Only the relay's thread writes.
+    """
+
+    def __init__(
+        self,
+        stream: IO[bytes] | None,
+        on_gone: Callable[[], None] | None = None,
+        *,
+        ours: bool = False,
+    ) -> None:
         self._stream = stream
-        self._lock = threading.Lock()
+        self._writer: _Writer | None = None if stream is None else _writer(stream, ours=ours)
+        self.fd = None if self._writer is None else self._writer.fd
         self._on_gone = on_gone
-        # Called after each line written: the side written to usually answers soon, and its
-        # reader polls for the answer (`PolledInput.expect`).
-        self.then: Callable[[], None] | None = None
+        self._waiting = bytearray()  # what the side has not taken yet
+        self._closing = False
 
     @property
     def gone(self) -> bool:
         """Whether nothing more can be written."""
-        return self._stream is None
+        return self._writer is None
+
+    @property
+    def waiting(self) -> bool:
+        """Whether some of what was written waits for room (`flush` writes it)."""
+        return bool(self._waiting)
+
+    @property
+    def full(self) -> bool:
+        """Whether the side is so far behind that what feeds it should not be read for now."""
+        return len(self._waiting) >= _HIGH
 
     def write(self, line: bytes) -> None:
-        """Write one line; if the other side stopped reading, mark the output gone."""
-        with self._lock:
-            stream = self._stream
-            if stream is None:
-                return
-            try:
-                stream.write(line)
-                stream.flush()
-            except (OSError, ValueError):
-                self._stream = None
-                gone = self._on_gone
-            else:
-                if self.then is not None:
-                    self.then()
-                return
-        if gone is not None:
-            gone()
+        """Write one line, or as much of it as the side takes now: the rest waits its turn."""
+        if self._writer is None or self._closing:
+            return
+        if self._waiting:
+            self._waiting += line
+            return
+        sent = self._try(line)
+        if sent < len(line) and self._writer is not None:
+            self._waiting += memoryview(line)[sent:]
+
+    def flush(self) -> None:
+        """Write what waits, as far as the side takes it now."""
+        if self._waiting:
+            del self._waiting[: self._try(self._waiting)]
+        if self._closing and not self._waiting:
+            self._close()
 
     def close(self) -> None:
-        """Close it (the server's stdin: the server sees the end of its input)."""
-        with self._lock:
-            stream, self._stream = self._stream, None
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):  # the reader is gone already
-                    stream.close()
+        """Close it once what waits is written (the server's stdin: it sees the end of input)."""
+        self._closing = True
+        self.flush()
+
+    def _try(self, data: bytes | bytearray) -> int:
+        """Bytes of `data` the side took now (0 if it is gone)."""
+        if self._writer is None:
+            return 0
+        try:
+            return self._writer.send(data)
+        except BlockingIOError:
+            return 0
+        except (OSError, ValueError):
+            self._close(stream=False)
+            if self._on_gone is not None:
+                self._on_gone()
+            return 0
+
+    def _close(self, *, stream: bool = True) -> None:
+        writer, self._writer = self._writer, None
+        self._waiting.clear()
+        if writer is None:
+            return
+        with contextlib.suppress(OSError, ValueError):  # the reader is gone already
+            writer.close()
+            if stream and self._stream is not None:
+                self._stream.close()
+
+
+class _Writer:
+    """Writes without waiting to one descriptor (`send`: bytes taken, or `BlockingIOError`)."""
+
+    def __init__(self, send: Callable[[bytes | bytearray], int], fd: int | None) -> None:
+        self.send = send
+        self.fd = fd  # polled for room; None: a write never waits (or cannot tell)
+        self.close: Callable[[], None] = lambda: None  # what closing it takes besides the stream
+
+
+def _writer(stream: IO[bytes], *, ours: bool) -> _Writer:
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):
+        return _Writer(_blocking(stream), None)  # no descriptor: a test's BytesIO
+    if stat.S_ISSOCK(mode):
+        own = socket.socket(fileno=os.dup(fd))  # a duplicate: closing it leaves fd alone
+        writer = _Writer(lambda data: own.send(data, socket.MSG_DONTWAIT), fd)
+        writer.close = own.close
+        return writer
+    if not stat.S_ISFIFO(mode):
+        return _Writer(_blocking(stream), None)  # a file, a terminal
+    if ours:
+        os.set_blocking(fd, False)
+        return _Writer(lambda data: os.write(fd, data), fd)
+    try:  # the same pipe, opened anew: our own open file, non-blocking
+        own_fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return _Writer(_blocking(stream), None)
+    writer = _Writer(lambda data: os.write(own_fd, data), own_fd)
+    writer.close = lambda: os.close(own_fd)
+    return writer
+
+
+def _blocking(stream: IO[bytes]) -> Callable[[bytes | bytearray], int]:
+    def write(data: bytes | bytearray) -> int:
+        stream.write(data)
+        stream.flush()
+        return len(data)
+
+    return write

@@ -115,6 +115,8 @@ def call(request_id: Any, arguments: dict[str, Any]) -> None:
         sys.stderr.write("fatal: \x1b[31mpanic\x1b[0m in probe\n")
         sys.stderr.flush()
         os._exit(3)
+    elif mode == "big":  # a large answer, written whole before the next request is read
+        result(request_id, structured({"zone": zone, "n": 1, "pad": "p" * (2 << 20)}))
     elif mode == "silent":
         pass  # never answers
     elif mode == "slow":

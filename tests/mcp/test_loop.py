@@ -1,0 +1,154 @@
+"""loop.py: both sides in one thread, a paused side left unread, the clock kept, polling bounded."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from toolguard.mcp.loop import Loop
+from toolguard.mcp.wire import Lines, Output
+
+
+class Recorded:
+    """A poll object that remembers each timeout it was given."""
+
+    def __init__(self, poll: Any) -> None:
+        self._real = poll
+        self.timeouts: list[int] = []
+
+    def poll(self, timeout: int) -> list[tuple[int, int]]:
+        self.timeouts.append(timeout)
+        ready: list[tuple[int, int]] = self._real.poll(timeout)
+        return ready
+
+    def register(self, fd: int, mask: int) -> None:
+        self._real.register(fd, mask)
+
+    def unregister(self, fd: int) -> None:
+        self._real.unregister(fd)
+
+
+def run_for(loop: Loop, seconds: float, done: Callable[[], bool] = lambda: False) -> None:
+    """Run `loop` until `done()` or `seconds` have passed."""
+    until = time.monotonic() + seconds
+    loop.run(lambda: done() or time.monotonic() > until, lambda now: min(until, now + 0.02))
+
+
+def test_lines_from_both_sides_and_the_end_of_each() -> None:
+    """Each side's lines reach its handler; each end is told once, with its last line first."""
+    (a_read, a_write), (b_read, b_write) = os.pipe(), os.pipe()
+    seen: list[Any] = []
+    with os.fdopen(a_read, "rb") as a, os.fdopen(b_read, "rb") as b:
+        loop = Loop()
+        loop.read(a, Lines(64, lambda line, _: seen.append(("a", line))), lambda: seen.append("a"))
+        loop.read(b, Lines(64, lambda line, _: seen.append(("b", line))), lambda: seen.append("b"))
+        os.write(a_write, b"one\ntw")
+        os.write(b_write, b"x" * 100 + b"\n")
+        os.close(b_write)
+        run_for(loop, 0.3)
+        os.write(a_write, b"o\nlast")
+        os.close(a_write)
+        run_for(loop, 5, lambda: "a" in seen)
+    assert [item for item in seen if item[0] == "a"] == [
+        ("a", b"one\n"),
+        ("a", b"two\n"),
+        ("a", b"last"),
+        "a",
+    ]
+    assert [item for item in seen if item[0] == "b"] == [("b", b"x" * 65), "b"]
+
+
+def test_a_paused_side_is_not_read_until_it_may_be() -> None:
+    """While `paused()`, its bytes stay in the pipe (the side that feeds a full output waits)."""
+    read, write = os.pipe()
+    seen: list[bytes] = []
+    paused = True
+    with os.fdopen(read, "rb") as stream:
+        loop = Loop()
+        loop.read(
+            stream, Lines(64, lambda line, _: seen.append(line)), lambda: None, lambda: paused
+        )
+        os.write(write, b"held\n")
+        run_for(loop, 0.3)
+        assert seen == []
+        paused = False
+        run_for(loop, 5, lambda: bool(seen))
+        os.close(write)
+    assert seen == [b"held\n"]
+
+
+def test_an_output_waiting_for_room_is_written_as_the_side_reads() -> None:
+    """What the side could not take at once goes out when it reads, without anyone asking."""
+    read, write = os.pipe()
+    got = bytearray()
+    line = b"w" * 300_000 + b"\n"
+    with os.fdopen(write, "wb") as stream:
+        output = Output(stream, ours=True)
+        output.write(line)
+        loop = Loop()
+        loop.write(output)
+
+        def reader() -> None:
+            while len(got) < len(line):
+                got.extend(os.read(read, 1 << 16))
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        run_for(loop, 10, lambda: not output.waiting)
+        thread.join(10)
+    os.close(read)
+    assert bytes(got) == line
+
+
+def test_the_clock_is_kept_while_nothing_happens() -> None:
+    """`clock(now)` runs again at the time it returned, with no input at all."""
+    read, write = os.pipe()
+    looks: list[float] = []
+    with os.fdopen(read, "rb") as stream:
+        loop = Loop()
+        loop.read(stream, Lines(64, lambda *_: None), lambda: None)
+
+        def clock(now: float) -> float:
+            looks.append(now)
+            return now + 0.05
+
+        loop.run(lambda: len(looks) >= 4, clock)
+        os.close(write)
+    assert len(looks) == 4
+    assert all(later - earlier >= 0.04 for earlier, later in itertools.pairwise(looks))
+
+
+def test_after_a_line_it_polls_for_the_window_before_sleeping() -> None:
+    """A line relayed: the next is looked for without sleeping for `--busy-poll`; then it sleeps."""
+    read, write = os.pipe()
+    seen: list[bytes] = []
+    with os.fdopen(read, "rb") as stream:
+        for window_us, spins in ((300_000, True), (0, False)):
+            loop = Loop(window_us)
+            recorded = Recorded(loop._poll)
+            loop._poll = recorded  # type: ignore[assignment]
+            loop.read(stream, Lines(64, lambda line, _: seen.append(line)), lambda: None)
+            os.write(write, b"first\n")
+            threading.Timer(0.1, os.write, (write, b"second\n")).start()
+            run_for(loop, 5, lambda: len(seen) == 2)
+            seen.clear()
+            after_first = recorded.timeouts[recorded.timeouts.index(0) :]
+            assert (max(after_first[:-1] or [0]) == 0) is spins, after_first
+        os.close(write)
+
+
+def test_drain_gives_up_after_its_grace() -> None:
+    """At the end, what waits for a side that never reads is written for the grace, no longer."""
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as stream:
+        output = Output(stream, ours=True)
+        output.write(b"d" * 300_000 + b"\n")
+        started = time.monotonic()
+        Loop().drain(output, 0.2)
+        assert 0.15 < time.monotonic() - started < 5
+        assert output.waiting
+    os.close(read)

@@ -1,0 +1,144 @@
+"""The relay's one thread: both sides polled, read when they have bytes, written with room.
+
+A guarded call crosses toolguard twice (the call to the server, its answer to the client).
+With a thread per side, each crossing woke another thread and handed it the interpreter's
+lock; the check then ran on a thread just woken, its caches cold. One thread that polls both
+sides relays the call, then waits for the answer itself, and can poll for it a moment
+(`--busy-poll`) before it sleeps: in lock-step the answer is usually there within that window.
+
+Nothing here waits on one side while the other has something to say (see `wire.py` for the
+writing side). A side that does not keep up is not fed: while the client's output waits
+beyond its mark, neither side is read (the client reads its answers, or nothing moves); while
+the server's input waits beyond it, the client is not read, but the server still is, so a
+server busy writing can always finish and read again.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO
+
+from toolguard.mcp.wire import Lines, Output
+
+_CHUNK = 1 << 16
+_READABLE = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
+@dataclass(slots=True)
+class _Reader:
+    lines: Lines
+    at_end: Callable[[], None]
+    paused: Callable[[], bool]
+
+
+class Loop:
+    """Inputs read into `Lines`, outputs written when they have room, a clock; one thread."""
+
+    def __init__(self, busy_poll_us: int = 0) -> None:
+        self._poll = select.poll()
+        self._masks: dict[int, int] = {}
+        self._readers: dict[int, _Reader] = {}
+        self._outputs: dict[int, Output] = {}
+        self._window_ns = busy_poll_us * 1000
+        self._spin_until = 0  # after a line was relayed: poll without sleeping until then
+
+    def read(
+        self,
+        stream: IO[bytes],
+        lines: Lines,
+        at_end: Callable[[], None],
+        paused: Callable[[], bool] = lambda: False,
+    ) -> None:
+        """Feed `stream`'s bytes to `lines` (not while `paused()`); `at_end()` at its end."""
+        try:
+            fd = stream.fileno()
+        except (OSError, ValueError):
+            lines.end()
+            at_end()  # closed before it was read
+            return
+        self._readers[fd] = _Reader(lines, at_end, paused)
+
+    def write(self, output: Output) -> None:
+        """Write what waits in `output` when its side has room."""
+        if output.fd is not None:
+            self._outputs[output.fd] = output
+
+    def run(self, done: Callable[[], bool], clock: Callable[[float], float]) -> None:
+        """Relay until `done()`; `clock(now)` whenever the time it last returned has come."""
+        next_look = 0.0
+        while not done():
+            now = time.monotonic()
+            if now >= next_look:
+                next_look = clock(now)
+                if done():
+                    return
+            self._arm()
+            for fd, events in self._wait(next_look - now):
+                self._ready(fd, events)
+
+    def drain(self, output: Output, grace: float) -> None:
+        """Write what waits in `output` while its side takes it, for `grace` seconds at most."""
+        deadline = time.monotonic() + grace
+        room = select.poll()
+        if output.fd is not None:
+            room.register(output.fd, select.POLLOUT)
+        while output.waiting and (left := deadline - time.monotonic()) > 0:
+            if room.poll(left * 1000):
+                output.flush()
+
+    def _arm(self) -> None:
+        """Poll each input that is not paused, and each output with something waiting."""
+        wanted: dict[int, int] = {}
+        for fd, reader in self._readers.items():
+            if not reader.paused():
+                wanted[fd] = select.POLLIN
+        for fd, output in self._outputs.items():
+            if output.waiting:
+                wanted[fd] = wanted.get(fd, 0) | select.POLLOUT
+        if wanted == self._masks:
+            return
+        for fd in self._masks.keys() - wanted.keys():
+            self._poll.unregister(fd)
+        for fd, mask in wanted.items():
+            if self._masks.get(fd) != mask:
+                self._poll.register(fd, mask)
+        self._masks = wanted
+
+    def _wait(self, seconds: float) -> list[tuple[int, int]]:
+        """What is ready: at once, or within the busy-poll window, or within `seconds`."""
+        poll = self._poll.poll
+        if ready := poll(0):
+            return ready
+        clock, until = time.perf_counter_ns, self._spin_until
+        while clock() < until:
+            if ready := poll(0):
+                return ready
+        return poll(max(0, int(seconds * 1000) + 1))
+
+    def _ready(self, fd: int, events: int) -> None:
+        output = self._outputs.get(fd)
+        if output is not None and events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
+            output.flush()
+        reader = self._readers.get(fd)
+        if reader is None or not events & _READABLE or not self._masks.get(fd, 0) & select.POLLIN:
+            return
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:  # another process shares the pipe and took the bytes
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            reader.lines.feed(chunk)
+            # NOTE: from now, not from the read: what the line was relayed to answers soon.
+            self._spin_until = time.perf_counter_ns() + self._window_ns
+            return
+        del self._readers[fd]
+        self._masks.pop(fd, None)
+        self._poll.unregister(fd)
+        reader.lines.end()
+        reader.at_end()
