@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import gc
 import io
 import os
 import socket
@@ -56,13 +54,10 @@ def lines_of(stream: object, sizes: list[int]) -> list[bytes]:
 @given(
     pieces=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"\n")), max_size=8),
     sizes=st.lists(st.integers(min_value=-1, max_value=30), max_size=12),
-    on_expect=st.booleans(),
 )
-def test_readline_gives_what_a_buffered_reader_gives(
-    pieces: list[bytes], sizes: list[int], on_expect: bool
-) -> None:
+def test_readline_gives_what_a_buffered_reader_gives(pieces: list[bytes], sizes: list[int]) -> None:
     with pipe_fed(pieces) as fd:
-        polled_lines = lines_of(PolledInput(fd, window_us=50, on_expect=on_expect), sizes)
+        polled_lines = lines_of(PolledInput(fd, window_us=50), sizes)
     expected = lines_of(io.BytesIO(b"".join(pieces)), sizes)
     assert polled_lines == expected
 
@@ -94,11 +89,9 @@ class CountingPoller:
         return self.real.poll(timeout)  # type: ignore[attr-defined, no-any-return]
 
 
-def counted(
-    fd: int, window_us: int, *, on_expect: bool = False
-) -> tuple[PolledInput, CountingPoller]:
+def counted(fd: int, window_us: int) -> tuple[PolledInput, CountingPoller]:
     """A reader whose look-without-waiting polls are counted."""
-    source = PolledInput(fd, window_us, on_expect=on_expect)
+    source = PolledInput(fd, window_us)
     poller = CountingPoller(source._ready)
     source._ready = poller  # type: ignore[assignment]
     return source, poller
@@ -157,50 +150,6 @@ def test_the_end_of_input_is_the_empty_line(window_us: int) -> None:
         assert source.readline(5) == b""
 
 
-def test_on_expect_a_reader_sleeps_until_told_a_line_is_due() -> None:
-    """Nothing expected: one look, then it sleeps in the kernel until the line comes."""
-    with pipe_fed([b"unasked\n"], pause=0.05) as fd:
-        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
-        assert source.readline(-1) == b"unasked\n"
-    assert poller.polls == 1
-
-
-def test_expect_wakes_a_sleeping_reader_to_poll_for_the_line() -> None:
-    """`expect()` from another thread: the reader wakes at once and polls until the line."""
-    with pipe_fed([b"answer\n"], pause=0.2) as fd:
-        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
-        told = threading.Timer(0.05, source.expect)
-        told.start()
-        assert source.readline(-1) == b"answer\n"
-        told.join()
-    assert poller.polls > 1  # it polled from the `expect` (0.05 s) to the line (0.2 s)
-
-
-def test_expect_before_the_read_is_kept() -> None:
-    """Told before it reads: the reader polls for the window from the start."""
-    with pipe_fed([b"soon\n"], pause=0.02) as fd:
-        source, poller = counted(fd, window_us=5_000_000, on_expect=True)
-        source.expect()
-        assert source.readline(-1) == b"soon\n"
-    assert poller.polls > 1
-
-
-def test_many_expects_never_block_the_caller() -> None:
-    """The wake-up pipe is the reader's to drain; a caller that fills it is not held up."""
-    with pipe_fed([b"late\n"], pause=0.05) as fd:
-        source = PolledInput(fd, window_us=1, on_expect=True)
-        for _ in range(200_000):
-            source.expect()
-        assert source.readline(-1) == b"late\n"
-
-
-def test_expect_does_nothing_without_on_expect() -> None:
-    with pipe_fed([b"x\n"]) as fd:
-        source = PolledInput(fd, window_us=100)
-        source.expect()
-        assert source.readline(-1) == b"x\n"
-
-
 def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where `select` has no `poll` (Windows), nothing is wrapped: reads block as before."""
     monkeypatch.setattr(polled_input, "select", object())
@@ -209,41 +158,11 @@ def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatc
         assert polled(pipe, 100) is pipe
 
 
-@pytest.mark.parametrize("on_expect", [False, True])
-def test_a_pipe_someone_made_non_blocking_is_still_waited_on(on_expect: bool) -> None:
+def test_a_pipe_someone_made_non_blocking_is_still_waited_on() -> None:
     """O_NONBLOCK belongs to the open pipe, shared with other processes: it is not an end."""
     with pipe_fed([b"late\n"], pause=0.05) as fd:
         os.set_blocking(fd, False)
-        source = PolledInput(fd, window_us=10, on_expect=on_expect)
+        source = PolledInput(fd, window_us=10)
         assert source.readline(-1) == b"late\n"
         assert source.readline(-1) == b""
         assert not os.get_blocking(fd)  # left as it was found
-
-
-def test_the_wake_up_pipe_goes_with_the_reader() -> None:
-    read_end, write_end = os.pipe()
-    try:
-        source = PolledInput(read_end, window_us=10, on_expect=True)
-        wake = source._wake
-        assert wake is not None
-        del source
-        gc.collect()
-        for fd in wake:
-            with pytest.raises(OSError):
-                os.fstat(fd)
-    finally:
-        os.close(read_end)
-        os.close(write_end)
-
-
-def test_without_a_descriptor_for_the_wake_up_pipe_the_stream_is_read_as_it_is(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def no_pipe() -> tuple[int, int]:
-        raise OSError(errno.EMFILE, "Too many open files")
-
-    read_end, write_end = os.pipe()
-    monkeypatch.setattr(polled_input.os, "pipe", no_pipe)
-    with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
-        assert polled(pipe, 100, on_expect=True) is pipe
-        assert isinstance(polled(pipe, 100), PolledInput)

@@ -8,14 +8,8 @@ input without blocking for a bounded window first (the way the kernel's own `bus
 does for sockets) answers a back-to-back request without that sleep; a request that comes
 later costs the window in CPU time, once, and is then waited for as before.
 
-Two ways to say when a line is due:
-
-- `serve` reads its one input in its one thread: it polls after every line it has answered.
-- `mcp` reads the client and the server in a thread each, and only the side that owes a line
-  should poll (two polling threads would fight over the interpreter's lock). The relay calls
-  `expect()` on the side it has just written to: the reader then polls for the window, and
-  if it was asleep, a byte on a private wake-up pipe wakes it to do so. That wake-up happens
-  while the other side is still working out its answer, not after the answer came.
+`serve` reads its one input in its one thread: it polls after every line it has answered.
+(`mcp` polls both of its sides in its one loop: `mcp/loop.py`.)
 
 `PolledInput.readline(size)` behaves as `BufferedReader.readline(size)` does for the bounded
 line reader (`limits.read_line`, `limits.discard_rest`); the file descriptor's flags are
@@ -29,8 +23,6 @@ import select
 import stat
 import time
 
-from toolguard.standins import suppress
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO
@@ -39,27 +31,15 @@ _CHUNK = 1 << 16
 
 
 class PolledInput:
-    """`readline(size)` over a file descriptor, polling for `window_us` before blocking.
+    """`readline(size)` over a file descriptor, polling for `window_us` before blocking."""
 
-    With `on_expect`, it polls only after `expect()` (from any thread); otherwise before
-    every read.
-    """
-
-    def __init__(self, fd: int, window_us: int, *, on_expect: bool = False) -> None:
+    def __init__(self, fd: int, window_us: int) -> None:
         self._fd = fd
         self._window_ns = window_us * 1000
         self._ready = select.poll()  # the input alone: is a line there now?
         self._ready.register(fd, select.POLLIN)
         self._buffer = bytearray()
         self._ended = False
-        self._wake: tuple[int, int] | None = None
-        self._until = 0  # with `on_expect`: poll until this `perf_counter_ns`
-        if on_expect:
-            self._wake = os.pipe()
-            os.set_blocking(self._wake[1], False)  # NOTE: a private pipe: nobody shares it
-            self._waiting = select.poll()  # the input and the wake-up pipe: sleep until either
-            self._waiting.register(fd, select.POLLIN)
-            self._waiting.register(self._wake[0], select.POLLIN)
 
     def readline(self, size: int = -1, /) -> bytes:
         """The next line, or its first `size` bytes; `b""` at end of input."""
@@ -74,21 +54,6 @@ class PolledInput:
             searched = limit
             self._fill()
 
-    def expect(self) -> None:
-        """A line is due soon: poll for it for the window (wakes a sleeping reader)."""
-        if self._wake is None or not self._window_ns:
-            return
-        self._until = time.perf_counter_ns() + self._window_ns
-        with suppress(BlockingIOError):  # the reader has wake-ups enough waiting
-            os.write(self._wake[1], b"!")
-
-    def __del__(self) -> None:
-        # NOTE: the wake-up pipe goes with the reader: `expect` is a method of this object,
-        # so nothing can write to the pipe once it is collected.
-        for fd in getattr(self, "_wake", None) or ():
-            with suppress(OSError):
-                os.close(fd)
-
     def _take(self, count: int) -> bytes:
         line = bytes(self._buffer[:count])
         del self._buffer[:count]
@@ -96,16 +61,8 @@ class PolledInput:
 
     def _fill(self) -> None:
         """Read what is there, after polling for the window; block only once it has passed."""
-        if self._wake is None:
-            if self._window_ns:
-                self._poll(time.perf_counter_ns() + self._window_ns)
-        else:
-            while not self._poll(self._until):
-                woken = self._waiting.poll()
-                if all(fd == self._wake[0] for fd, _ in woken):
-                    os.read(self._wake[0], _CHUNK)  # then poll until `expect`'s deadline
-                    continue
-                break
+        if self._window_ns:
+            self._poll(time.perf_counter_ns() + self._window_ns)
         chunk = self._read()
         if chunk:
             self._buffer += chunk
@@ -133,9 +90,7 @@ class PolledInput:
         return True
 
 
-def polled(
-    stream: IO[bytes], window_us: int, *, on_expect: bool = False
-) -> IO[bytes] | PolledInput:
+def polled(stream: IO[bytes], window_us: int) -> IO[bytes] | PolledInput:
     """`stream` read through a `PolledInput` if it is a pipe or a socket, else `stream` itself.
 
     Only a stream nothing has read from yet may be wrapped (its buffer would be lost): a
@@ -152,7 +107,4 @@ def polled(
         return stream  # no descriptor (a test's BytesIO), or a closed one
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return stream
-    try:
-        return PolledInput(fd, window_us, on_expect=on_expect)
-    except OSError:  # no descriptor left for the wake-up pipe: read as before
-        return stream
+    return PolledInput(fd, window_us)
