@@ -28,6 +28,7 @@ CONTAINER: Any = object()  # a member whose value is an object or an array
 AMBIGUOUS: Any = object()  # a member name read twice: its value is not established
 
 _SPACE = re.compile(r"[ \t\r\n]*")
+_WHITE = " \t\r\n"  # NOTE: `"" in _WHITE` too: at the end of the text, the pattern decides
 # NOTE: typeshed types `make_scanner`'s argument as itself; it takes a decoder's settings.
 _SCAN = make_scanner(json.JSONDecoder(parse_int=str, parse_float=str))  # type: ignore[arg-type]
 _INCOMPLETE = (StopIteration, ValueError)  # the text ends (a prefix) before the value does
@@ -51,23 +52,35 @@ def _find(text: str, at: int, wanted: str) -> int | None:
 
     NOTE: only the members before it are skipped (the value itself is not): a line `parse`
     accepted holds no name twice, so the first is the one. The line is whole and valid, so
-    this is `_members` without its care for prefixes: a guarded call's answer runs it twice.
+    this is `_members` without its care for prefixes: a guarded call's answer runs it twice,
+    and the pattern for white space runs only where some is (most lines have little).
     """
-    space = _SPACE.match
-    at = space(text, at).end()  # type: ignore[union-attr] # always matches
+    space, scan = _SPACE.match, _SCAN
+    if text[at : at + 1] in _WHITE:
+        at = space(text, at).end()  # type: ignore[union-attr] # always matches
     if text[at : at + 1] != "{":
         return None
-    at = space(text, at + 1).end()  # type: ignore[union-attr]
-    while text[at : at + 1] == '"':
-        name, after = _SCAN(text, at)
-        start = space(text, space(text, after).end() + 1).end()  # type: ignore[union-attr]
-        if (name if name.isascii() else _name(text, at, after)) == wanted:
-            return start
-        after = space(text, _SCAN(text, start)[1]).end()  # type: ignore[union-attr]
-        if text[after : after + 1] != ",":
+    at += 1
+    while True:
+        if text[at : at + 1] in _WHITE:
+            at = space(text, at).end()  # type: ignore[union-attr]
+        if text[at : at + 1] != '"':
             return None
-        at = space(text, after + 1).end()  # type: ignore[union-attr]
-    return None
+        name, after = scan(text, at)
+        if not name.isascii():
+            name = _name(text, at, after)
+        at = after if text[after] == ":" else space(text, after).end()  # type: ignore[union-attr]
+        at += 1  # past the colon
+        if text[at : at + 1] in _WHITE:
+            at = space(text, at).end()  # type: ignore[union-attr]
+        if name == wanted:
+            return at
+        at = scan(text, at)[1]
+        if text[at : at + 1] in _WHITE:
+            at = space(text, at).end()  # type: ignore[union-attr]
+        if text[at : at + 1] != ",":
+            return None
+        at += 1
 
 
 def _name(text: str, start: int, end: int) -> str:
