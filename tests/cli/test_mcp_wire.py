@@ -283,6 +283,27 @@ def test_large_calls_and_large_answers_at_once_never_stall_the_relay() -> None:
     assert client.close() == 0
 
 
+def test_a_client_that_closes_its_side_gets_every_answer_it_reads_later() -> None:
+    """Calls, the end of the client's input, a pause, then the answers: none is lost.
+
+    Far more answers than a pipe holds wait in toolguard once the server has gone; they are
+    written for as long as the client keeps reading.
+    """
+    client = RawClient("--contract", PROBE)
+    assert client.initialize()["id"] == 0
+    process = client.process
+    assert process.stdin is not None
+    assert process.stdout is not None
+    for request_id in range(1, 601):
+        client.send(call(request_id, {"zone": "UTC"}))
+    process.stdin.close()
+    time.sleep(1.5)  # longer than toolguard's grace for the server's output
+    answers = [json.loads(line) for line in process.stdout.read().splitlines()]
+    assert [answer["id"] for answer in answers] == list(range(1, 601))
+    assert not any(answer["result"]["isError"] for answer in answers)
+    assert client.close() == 0
+
+
 def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
     """`mcp` polls for 100 us unless told otherwise (`session.Settings.busy_poll_us`)."""
     from click.testing import CliRunner  # noqa: PLC0415

@@ -6,7 +6,8 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from toolguard.mcp.loop import Loop
@@ -56,7 +57,7 @@ def test_lines_from_both_sides_and_the_end_of_each() -> None:
     assert [item for item in seen if item[0] == "a"] == [
         ("a", b"one\n"),
         ("a", b"two\n"),
-        ("a", b"last"),
+        ("a", b"last\n"),
         "a",
     ]
     assert [item for item in seen if item[0] == "b"] == [("b", b"x" * 65), "b"]
@@ -141,14 +142,53 @@ def test_after_a_line_it_polls_for_the_window_before_sleeping() -> None:
         os.close(write)
 
 
-def test_drain_gives_up_after_its_grace() -> None:
-    """At the end, what waits for a side that never reads is written for the grace, no longer."""
+@contextmanager
+def unread() -> Iterator[Output]:
+    """An output with 300 KB waiting for a side that reads nothing."""
     read, write = os.pipe()
     with os.fdopen(write, "wb") as stream:
         output = Output(stream, ours=True)
         output.write(b"d" * 300_000 + b"\n")
+        yield output
+    os.close(read)
+
+
+def test_drain_gives_up_once_the_side_stops_reading_for_its_grace() -> None:
+    """At the end, what waits for a side that reads nothing is written for the grace only."""
+    with unread() as output:
         started = time.monotonic()
-        Loop().drain(output, 0.2)
+        Loop().drain(output, 0.2, lambda: False)
         assert 0.15 < time.monotonic() - started < 5
         assert output.waiting
+
+
+def test_drain_goes_on_while_the_side_reads_however_slowly() -> None:
+    """A client that reads its answers slowly after closing its side gets them all."""
+    read, write = os.pipe()
+    line = b"s" * 1_000_000 + b"\n"
+    got = bytearray()
+
+    def slow_reader() -> None:
+        while len(got) < len(line):
+            time.sleep(0.01)
+            got.extend(os.read(read, 1 << 14))
+
+    with os.fdopen(write, "wb") as stream:
+        output = Output(stream, ours=True)
+        output.write(line)
+        thread = threading.Thread(target=slow_reader)
+        thread.start()
+        started = time.monotonic()
+        Loop().drain(output, 0.2, lambda: False)
+        assert time.monotonic() - started > 0.2  # longer than the grace: it kept reading
+        thread.join(10)
     os.close(read)
+    assert bytes(got) == line
+
+
+def test_drain_stops_when_told() -> None:
+    """A signal ends the wait for a client that reads nothing, at once."""
+    with unread() as output:
+        started = time.monotonic()
+        Loop().drain(output, 60, lambda: time.monotonic() - started > 0.2)
+        assert time.monotonic() - started < 5

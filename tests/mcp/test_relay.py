@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
+from toolguard.mcp import ids
 from toolguard.mcp.calls import Guard
 from toolguard.mcp.listing import Listed
 from toolguard.mcp.operator import OperatorChannel
@@ -40,7 +42,7 @@ class Side:
 
 
 class Harness:
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, to_server: Output | None = None, **options: Any) -> None:
         contract = load_contract(PROBE)
         self.client, self.server = Side(), Side()
         self.stderr = io.StringIO()
@@ -52,7 +54,7 @@ class Harness:
             server=["server"],
             operator=self.operator,
             client=self.client.output,
-            to_server=self.server.output,
+            to_server=to_server or self.server.output,
         )
 
     def from_client(self, message: Any) -> None:
@@ -293,3 +295,43 @@ def test_a_bug_while_admitting_answers_the_request_and_frees_its_id(
     monkeypatch.undo()
     harness.from_client(_call(1))
     assert len(harness.server.received()) == 1
+
+
+def test_past_the_in_flight_cap_a_request_is_answered_with_its_own_id(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too many in flight is not an id clash: the client can match the refusal to its call."""
+    monkeypatch.setattr(ids, "MAX_IN_FLIGHT", 2)
+    for request_id in (1, 2, 3):
+        harness.from_client({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    assert [line["id"] for line in harness.server.received()] == [1, 2]
+    (refusal,) = harness.client.received()
+    assert refusal["id"] == 3
+    assert "too many requests in flight" in refusal["error"]["message"]
+
+
+class Deaf:
+    """A server's stdin that takes nothing: a pipe nobody reads."""
+
+    def __init__(self) -> None:
+        self.read, write = os.pipe()
+        self.stream = os.fdopen(write, "wb")
+        self.output = Output(self.stream, ours=True)
+
+    def close(self) -> None:
+        self.stream.close()
+        os.close(self.read)
+
+
+def test_a_server_that_floods_without_reading_does_not_pile_up_replies() -> None:
+    """Each request past the cap gets an error reply; a server that never reads gets 1 MiB."""
+    deaf = Deaf()
+    harness = Harness(deaf.output)
+    try:
+        for request_id in range(ids.MAX_IN_FLIGHT + 40_000):
+            harness.from_server({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert deaf.output.full
+        assert deaf.output.waiting < (1 << 20) + 4096
+        assert "has not read the last MiB" in harness.notices()
+    finally:
+        deaf.close()

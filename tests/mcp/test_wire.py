@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import socket
+import tty
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -18,12 +19,16 @@ Seen = list[tuple[bytes, bool]]
 
 
 def reference(data: bytes, cap: int) -> Seen:
-    """What the bounded line reader (`serve`'s, and `mcp`'s before the loop) makes of `data`."""
+    """What the bounded line reader (`serve`'s, and `mcp`'s before the loop) makes of `data`,
+    but that the end of the data ends the last line.
+    """
     stream, seen = io.BytesIO(data), []
     while True:
         line, over_long = read_line(stream, cap)
         if not line:
             return seen
+        if not over_long and not line.endswith(b"\n"):
+            line += b"\n"
         if over_long or line.strip(b" \t\r\n"):
             seen.append((line, over_long))
         if over_long:
@@ -103,6 +108,15 @@ def drain(read: int) -> bytes:
     return bytes(got)
 
 
+def test_the_last_line_ends_with_the_stream() -> None:
+    """Handed on with a newline, it cannot run into the next line written to the same side."""
+    seen: Seen = []
+    lines = Lines(64, lambda line, over: seen.append((line, over)))
+    lines.feed(b'{"id":1}\n{"id":2}')
+    lines.end()
+    assert seen == [(b'{"id":1}\n', False), (b'{"id":2}\n', False)]
+
+
 def test_a_side_that_does_not_read_never_holds_the_writer() -> None:
     """Lines past what the pipe holds wait, in order; `full` past the mark; `flush` goes on."""
     with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
@@ -153,6 +167,42 @@ def test_a_socket_is_written_without_waiting_and_stays_blocking() -> None:
         assert bytes(got) == line * 20
         output.close()
         assert stream.closed
+
+
+def test_a_line_toolguard_can_do_without_is_dropped_for_a_side_far_behind() -> None:
+    """`offer`: toolguard's own replies to a side that sends without reading do not pile up."""
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, ours=True)
+        reply = b'{"jsonrpc":"2.0","id":1,"error":{}}\n'
+        offered = [output.offer(reply) for _ in range(100_000)]  # 3.6 MB
+        assert offered[0]
+        assert not offered[-1]
+        assert output.full
+        assert output.waiting < (1 << 20) + len(reply)
+        output.write(b"forwarded\n")  # what a side sent is never dropped
+        assert output.waiting >= (1 << 20) + len(b"forwarded\n")
+
+
+def test_a_terminal_someone_made_non_blocking_loses_nothing() -> None:
+    """A terminal is written to its descriptor: what it did not take waits, in order."""
+    controller, terminal = os.openpty()
+    try:
+        tty.setraw(terminal)  # no newline translation: the bytes as written
+        os.set_blocking(terminal, False)
+        with os.fdopen(terminal, "wb", closefd=False) as stream:
+            output = Output(stream)
+            lines = [bytes([97 + n % 26]) * 1000 + b"\n" for n in range(300)]
+            for line in lines:
+                output.write(line)
+            assert output.waiting
+            got = bytearray()
+            while len(got) < 300 * 1001:
+                got += os.read(controller, 1 << 16)
+                output.flush()
+            assert bytes(got) == b"".join(lines)
+    finally:
+        os.close(controller)
+        os.close(terminal)
 
 
 def test_our_own_pipe_is_made_non_blocking() -> None:

@@ -38,6 +38,10 @@ class InFlight:
         self._client[key] = Pending(method)
         return True
 
+    def holds(self, key: IdKey) -> bool:
+        """Whether a client request with this id is in flight."""
+        return key in self._client
+
     def settle(self, key: IdKey, pending: Pending | None) -> None:
         """The admitted request (forwarded next), or None: refused, the id is free again."""
         if pending is None:

@@ -25,6 +25,7 @@ from typing import IO
 from toolguard.mcp.wire import Lines, Output
 
 _CHUNK = 1 << 16
+_LOOK = 0.1  # seconds: how often `drain` looks at `stop`
 _READABLE = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
@@ -80,15 +81,18 @@ class Loop:
             for fd, events in self._wait(next_look - now):
                 self._ready(fd, events)
 
-    def drain(self, output: Output, grace: float) -> None:
-        """Write what waits in `output` while its side takes it, for `grace` seconds at most."""
-        deadline = time.monotonic() + grace
+    def drain(self, output: Output, grace: float, stop: Callable[[], bool]) -> None:
+        """Write what waits in `output` until its side takes nothing for `grace` s, or `stop()`."""
         room = select.poll()
         if output.fd is not None:
             room.register(output.fd, select.POLLOUT)
-        while output.waiting and (left := deadline - time.monotonic()) > 0:
-            if room.poll(left * 1000):
+        deadline = time.monotonic() + grace
+        while output.waiting and not stop() and (left := deadline - time.monotonic()) > 0:
+            if room.poll(min(left, _LOOK) * 1000):
+                before = output.waiting
                 output.flush()
+                if output.waiting < before:  # progress: the side reads, however slowly
+                    deadline = time.monotonic() + grace
 
     def _arm(self) -> None:
         """Poll each input that is not paused, and each output with something waiting."""

@@ -17,7 +17,7 @@ from toolguard.audit import Source
 from toolguard.errors import LimitExceeded, Rejection
 from toolguard.mcp import calls, jsonrpc, listing
 from toolguard.mcp.calls import Call, Guard, Refused
-from toolguard.mcp.ids import InFlight, Pending
+from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
 from toolguard.mcp.jsonrpc import Message, classify, error_line, id_key, result_line
 from toolguard.mcp.members import leading_members
 from toolguard.mcp.operator import OperatorChannel
@@ -109,8 +109,12 @@ class Relay:
         key, method, request_id = message.key, message.method or "", message.body["id"]
         assert key is not None
         if not self._flight.claim(key, method):
-            why = "Invalid Request: a request with this id (or too many) in flight"
-            self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
+            if self._flight.holds(key):  # its id would be ambiguous: the first one's
+                why = "Invalid Request: a request with this id is in flight"
+                self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
+            else:
+                why = f"toolguard: too many requests in flight ({MAX_IN_FLIGHT})"
+                self._client.write(error_line(request_id, jsonrpc.INTERNAL_ERROR, why))
             return
         try:
             pending = self._admit(message, method, request_id)
@@ -152,7 +156,7 @@ class Relay:
         if "method" not in lead and ("result" in lead or "error" in lead):
             if self._flight.server_answered(key):  # the server would wait forever: tell it
                 why = "toolguard: the client's response was unreadable"
-                self._server.write(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
+                self._reply_to_server(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
             self._notice("unreadable", f"dropped an unreadable client response ({failure.reason})")
             return
         strict = failure.reason == "duplicate_member" or failure.layer == "limits"
@@ -178,7 +182,7 @@ class Relay:
                 self._client.write(line)
             else:
                 why = "toolguard: too many server requests in flight"
-                self._server.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
+                self._reply_to_server(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
         elif message.kind == "notification":
             if message.method == "notifications/cancelled":
                 self._flight.server_answered(_cancelled(message))
@@ -246,7 +250,7 @@ class Relay:
         if "method" in lead:
             if key is not None:
                 why = f"toolguard: unreadable request ({failure.reason})"
-                self._server.write(error_line(lead["id"], jsonrpc.INVALID_REQUEST, why))
+                self._reply_to_server(error_line(lead["id"], jsonrpc.INVALID_REQUEST, why))
             self._notice("unreadable", f"dropped an unreadable server message: {failure.message}")
         elif key is None:
             lost = self._flight.take_calls()
@@ -287,7 +291,7 @@ class Relay:
             why = f"no answer within --call-timeout={self._options.call_timeout} s"
             self._deliver(call, calls.lost(call, "timeout", why), None)
             cancel = {"requestId": call.jsonrpc_id, "reason": "toolguard: the call timed out"}
-            self._server.write(jsonrpc.notification_line("notifications/cancelled", cancel))
+            self._reply_to_server(jsonrpc.notification_line("notifications/cancelled", cancel))
         return upcoming
 
     def _deliver(self, call: Call, outcome: Outcome, line: bytes | None) -> None:
@@ -318,6 +322,16 @@ class Relay:
             cap = self._options.max_line_bytes
             raise LimitExceeded("too_large", f"line longer than --max-line-bytes={cap}", offset=cap)
         return parse(line, self._limits)
+
+    def _reply_to_server(self, line: bytes) -> None:
+        """A line of toolguard's own to the server: dropped if the server is far behind.
+
+        NOTE: the server is read while it does not read (it may be writing an answer), so
+        what it provokes (a reply to each request it floods) must not pile up without end.
+        """
+        if not self._server.offer(line):
+            why = "dropped replies to the server: it has not read the last MiB sent to it"
+            self._notice("server_not_reading", why, once=True)
 
     def _notice(self, event: str, message: str, *, once: bool = False) -> None:
         if once:

@@ -114,7 +114,7 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
             listed=listed,
         )
         session = _Session(child, by_tool, options, client_out, operator)
-        with _stop_on_signals(lambda: session.relay.end("signal")):
+        with _stop_on_signals(session.signalled):
             return session.run(client_in, settings.busy_poll_us)
     finally:
         operator.close()
@@ -138,6 +138,8 @@ class _Session:
         self.to_server = Output(child.stdin, ours=True)
         self.closed_at: float | None = None
         self.exited_at: float | None = None
+        self.client_took = 0  # what the client had taken at the last look
+        self.interrupted = False
         self.to_client = Output(client_out, self.client_gone)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
         self.relay = Relay(
@@ -148,6 +150,11 @@ class _Session:
             client=self.to_client,
             to_server=self.to_server,
         )
+
+    def signalled(self) -> None:
+        """SIGTERM or SIGINT: the session ends now, whatever waits."""
+        self.interrupted = True
+        self.relay.end("signal")
 
     def client_gone(self) -> None:
         """The client closed its side (or stopped reading): close the server's input."""
@@ -188,7 +195,9 @@ class _Session:
         loop.write(to_client)
         loop.write(to_server)
         loop.run(lambda: relay.done, self._look)
-        loop.drain(to_client, DRAIN_GRACE)  # the failure answers of the calls the end lost
+        # NOTE: what the client has not read yet, while it reads: a client may close its side,
+        # then read the answers still due (a client that reads nothing is given up on).
+        loop.drain(to_client, lifecycle.STOP_GRACE, lambda: self.interrupted)
         # NOTE: no grace here: the server has exited, or a signal or the client's grace asks
         # for it to go now (a client that signals toolguard soon kills it for good).
         returncode = lifecycle.stop_server(child, grace=0)
@@ -201,13 +210,19 @@ class _Session:
             lifecycle.stop_server(self.child, grace=0)  # then its output ends: `server_gone`
         if self.exited_at is None and self.child.poll() is not None:
             self.exited_at = now
+        if self.exited_at is not None and self.to_client.taken != self.client_took:
+            # NOTE: its output is not read while the client's waits: the grace runs from
+            # the last time the client took some, so what the server wrote is not lost.
+            self.client_took = self.to_client.taken
+            if self.to_client.full:
+                self.exited_at = now
         if self.exited_at is not None and now - self.exited_at > DRAIN_GRACE:
             self.relay.server_gone()  # NOTE: something that left its group holds its output
         upcoming = self.relay.expire(now)
         return now + _TICK if upcoming is None else min(now + _TICK, upcoming)
 
     def _status(self, returncode: int | None) -> ExitStatus:
-        if self.relay.ended_by == "signal":
+        if self.interrupted or self.relay.ended_by == "signal":
             return ExitStatus.INTERRUPTED
         if self.relay.ended_by == "client":
             return ExitStatus.SUCCESS

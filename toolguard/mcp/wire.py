@@ -17,7 +17,7 @@ is ours alone, so it is set non-blocking. toolguard's stdout may be shared with 
 that started it, and `O_NONBLOCK` belongs to the open file, not to a process: a pipe is opened
 again through `/proc/self/fd` (a new open file, the same pipe), a socket is written with
 `MSG_DONTWAIT`; anything else (a file, a terminal; a pipe where `/proc` is missing) is written
-as it is, which can wait.
+to its descriptor as it is, which can wait.
 """
 
 from __future__ import annotations
@@ -73,11 +73,15 @@ class Lines:
             self._start += memoryview(chunk)[at:]
 
     def end(self) -> None:
-        """The end of the stream: what is left is the last line."""
+        """The end of the stream ends the last line: it is handed on with its newline.
+
+        NOTE: passed on as it came, a last line without one would run into the next line
+        written to the same side (a line from the other side, or toolguard's own).
+        """
         line = bytes(self._start)
         self._start.clear()
         if line.strip(b" \t\r\n"):
-            self._handle(line, False)
+            self._handle(line + b"\n", False)
 
 
 class Output:
@@ -101,6 +105,7 @@ class Output:
         self._on_gone = on_gone
         self._waiting = bytearray()  # what the side has not taken yet
         self._closing = False
+        self.taken = 0  # bytes the side has taken so far: whether it still reads
 
     @property
     def gone(self) -> bool:
@@ -108,9 +113,9 @@ class Output:
         return self._writer is None
 
     @property
-    def waiting(self) -> bool:
-        """Whether some of what was written waits for room (`flush` writes it)."""
-        return bool(self._waiting)
+    def waiting(self) -> int:
+        """Bytes written that wait for room (`flush` writes them)."""
+        return len(self._waiting)
 
     @property
     def full(self) -> bool:
@@ -127,6 +132,17 @@ class Output:
         sent = self._try(line)
         if sent < len(line) and self._writer is not None:
             self._waiting += memoryview(line)[sent:]
+
+    def offer(self, line: bytes) -> bool:
+        """`write` a line toolguard can do without, unless the side is `full` (False: dropped).
+
+        Such a line is toolguard's own reply to what the side sent: a side that sends without
+        reading must not make toolguard hold its replies without end.
+        """
+        if self.full:
+            return False
+        self.write(line)
+        return True
 
     def flush(self) -> None:
         """Write what waits, as far as the side takes it now."""
@@ -145,7 +161,7 @@ class Output:
         if self._writer is None:
             return 0
         try:
-            return self._writer.send(data)
+            sent = self._writer.send(data)
         except BlockingIOError:
             return 0
         except (OSError, ValueError):
@@ -153,6 +169,8 @@ class Output:
             if self._on_gone is not None:
                 self._on_gone()
             return 0
+        self.taken += sent
+        return sent
 
     def _close(self, *, stream: bool = True) -> None:
         writer, self._writer = self._writer, None
@@ -185,18 +203,22 @@ def _writer(stream: IO[bytes], *, ours: bool) -> _Writer:
         writer = _Writer(lambda data: own.send(data, socket.MSG_DONTWAIT), fd)
         writer.close = own.close
         return writer
-    if not stat.S_ISFIFO(mode):
-        return _Writer(_blocking(stream), None)  # a file, a terminal
-    if ours:
-        os.set_blocking(fd, False)
-        return _Writer(lambda data: os.write(fd, data), fd)
-    try:  # the same pipe, opened anew: our own open file, non-blocking
-        own_fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return _Writer(_blocking(stream), None)
-    writer = _Writer(lambda data: os.write(own_fd, data), own_fd)
-    writer.close = lambda: os.close(own_fd)
-    return writer
+    if stat.S_ISFIFO(mode):
+        if ours:
+            os.set_blocking(fd, False)
+        else:
+            try:  # the same pipe, opened anew: our own open file, non-blocking
+                own_fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                pass  # no /proc: written as it is
+            else:
+                writer = _Writer(lambda data: os.write(own_fd, data), own_fd)
+                writer.close = lambda: os.close(own_fd)
+                return writer
+    # NOTE: a file or a terminal (or a pipe without /proc) is written as it is, to its
+    # descriptor and never through the stream's buffer: if someone made it non-blocking,
+    # what it did not take waits, in order, for the loop to see it has room.
+    return _Writer(lambda data: os.write(fd, data), fd)
 
 
 def _blocking(stream: IO[bytes]) -> Callable[[bytes | bytearray], int]:
