@@ -283,6 +283,35 @@ def test_large_calls_and_large_answers_at_once_never_stall_the_relay() -> None:
     assert client.close() == 0
 
 
+def test_a_client_answering_a_flood_of_server_requests_one_by_one_is_always_read() -> None:
+    """Megabytes of server requests wait for the client while it writes its answers.
+
+    A client that reads a request, then writes its answer, blocks on that write if toolguard
+    stopped reading it because its own answers pile up: neither side would move again.
+    """
+    asking = [sys.executable, str(REPO / "tests" / "mcp" / "servers" / "asking.py"), "2000"]
+    client = RawClient("--contract", PROBE, server=asking)
+    assert client.initialize()["id"] == 0
+    done = threading.Event()
+
+    def answer_each() -> None:
+        while True:
+            message = client.receive()
+            if message.get("method") == "notifications/message":
+                done.set()
+                return
+            reply = {"role": "assistant", "model": "m", "content": {"type": "text", "text": "a"}}
+            client.send(
+                {"jsonrpc": "2.0", "id": message["id"], "result": reply | {"x": "a" * 2000}}
+            )
+
+    threading.Thread(target=answer_each, daemon=True).start()
+    if not done.wait(WAIT):
+        client.process.kill()  # its server goes once its output has no reader
+        raise AssertionError("the relay stalled")
+    assert client.close() == 0
+
+
 def test_a_client_that_closes_its_side_gets_every_answer_it_reads_later() -> None:
     """Calls, the end of the client's input, a pause, then the answers: none is lost.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
@@ -192,3 +193,23 @@ def test_drain_stops_when_told() -> None:
         started = time.monotonic()
         Loop().drain(output, 60, lambda: time.monotonic() - started > 0.2)
         assert time.monotonic() - started < 5
+
+
+def test_an_output_closed_under_the_loop_is_lost_not_written() -> None:
+    """POLLNVAL: its descriptor may be another file's by now; the side is gone, and told."""
+    read, write = os.pipe()
+    gone: list[bool] = []
+    stream = os.fdopen(write, "wb")
+    output = Output(stream, lambda: gone.append(True), ours=True)
+    output.write(b"x" * 300_000 + b"\n")
+    loop = Loop()
+    loop.write(output)
+    loop._arm()
+    os.close(write)  # behind its back
+    for fd, events in loop._wait(1):
+        loop._ready(fd, events)
+    assert output.gone
+    assert gone == [True]
+    os.close(read)
+    with contextlib.suppress(OSError):
+        stream.close()

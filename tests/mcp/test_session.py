@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolguard.contract import load_contract
+from toolguard.mcp import lifecycle
 from toolguard.mcp.operator import OperatorChannel
 from toolguard.mcp.relay import Options
 from toolguard.mcp.session import DRAIN_GRACE, _Session, guards
@@ -16,10 +19,9 @@ from toolguard.mcp.session import DRAIN_GRACE, _Session, guards
 PROBE = Path(__file__).resolve().parents[1] / "data" / "mcp" / "probe" / "contract.toml"
 
 
-def test_a_server_gone_is_waited_for_while_the_client_still_reads_what_it_sent() -> None:
-    """Its output is not read while the client lags: the grace runs from the client's last read.
-
-    Otherwise answers still in the exited server's pipe would be failed as lost.
+def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
+    """Its output is not read while the client lags: the grace for its end runs from when the
+    client caught up, so answers still in the exited server's pipe are not failed as lost.
     """
     child = subprocess.Popen(
         [sys.executable, "-c", "pass"],
@@ -31,21 +33,65 @@ def test_a_server_gone_is_waited_for_while_the_client_still_reads_what_it_sent()
     by_tool, listed = guards([load_contract(PROBE)], None, ())
     read, write = os.pipe()
     operator = OperatorChannel(io.StringIO(), "rich")
-    with os.fdopen(write, "wb") as client_out:
-        session = _Session(child, by_tool, Options(listed=listed), client_out, operator)
-        session.to_client.write(b"a" * (3 << 20) + b"\n")  # far behind: the server is not read
-        assert session.to_client.full
-        start = 1000.0
-        session._look(start)  # the server has exited
-        os.read(read, 1 << 16)  # the client reads a little
-        session.to_client.flush()
-        session._look(start + DRAIN_GRACE * 0.8)
-        session._look(start + DRAIN_GRACE * 1.6)  # no read since, but within the grace
-        assert not session.relay.done
-        session._look(start + DRAIN_GRACE * 2)  # a whole grace without a read
-        assert session.relay.done
-    os.close(read)
-    for stream in (child.stdin, child.stdout, child.stderr):
-        assert stream is not None
-        stream.close()
-    operator.close()
+    try:
+        with os.fdopen(write, "wb") as client_out:
+            session = _Session(child, by_tool, Options(listed=listed), client_out, operator)
+            session.to_client.write(b"a" * (3 << 20) + b"\n")  # far behind: the server is unread
+            start = 1000.0
+            for step in range(5):  # the server has exited; the client reads nothing for long
+                session._look(start + DRAIN_GRACE * 2 * step)
+            assert not session.relay.done
+            os.set_blocking(read, False)
+            while session.to_client.full:  # the client catches up
+                os.read(read, 1 << 16)
+                session.to_client.flush()
+            session._look(start + DRAIN_GRACE * 8.5)  # half a grace since it lagged
+            assert not session.relay.done
+            session._look(start + DRAIN_GRACE * 9.5)  # a grace and a half
+            assert session.relay.done
+            session.to_client.release()
+    finally:
+        os.close(read)
+        for stream in (child.stdin, child.stdout, child.stderr):
+            if stream is not None:
+                stream.close()
+        operator.close()
+
+
+def test_once_the_clients_grace_is_over_the_server_is_stopped_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What waits for its input is dropped with it; later looks do not signal a reaped pid."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # as `lifecycle.start_server` starts it: its group is killed
+    )
+    stops: list[float] = []
+    real_stop = lifecycle.stop_server
+
+    def stop(child: subprocess.Popen[bytes], *, grace: float) -> int | None:
+        stops.append(grace)
+        return real_stop(child, grace=0)
+
+    monkeypatch.setattr(lifecycle, "stop_server", stop)
+    by_tool, listed = guards([load_contract(PROBE)], None, ())
+    operator = OperatorChannel(io.StringIO(), "rich")
+    try:
+        session = _Session(child, by_tool, Options(listed=listed), io.BytesIO(), operator)
+        session.to_server.write(b"w" * 300_000 + b"\n")  # the server reads nothing
+        session.client_gone()
+        assert session.to_server.waiting
+        start = session.closed_at or 0.0
+        for step in range(1, 6):
+            session._look(start + lifecycle.STOP_GRACE + step)
+        assert stops == [0]
+        assert session.to_server.gone
+    finally:
+        real_stop(child, grace=0)
+        for stream in (child.stdin, child.stdout, child.stderr):
+            if stream is not None:
+                stream.close()
+        operator.close()

@@ -170,7 +170,7 @@ RUN = (
     _diagnostics("rich"),
     *AUDIT,
 )
-# `serve` and `mcp`: how long a reader polls for a line it expects soon (`polled_input`).
+# `serve` and `mcp`: how long to poll for a line expected soon (`polled_input`, `mcp/loop.py`).
 BUSY_POLL = Flag(
     "--busy-poll",
     "busy_poll_us",

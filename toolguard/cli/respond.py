@@ -136,8 +136,9 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
         ),
         mode,
     )
-    # NOTE: reader threads may still hold stdin (or stdout, if the client stopped reading);
-    # interpreter shutdown would wait on their locks. Everything is written: leave at once.
+    # NOTE: the server's stderr reader and the operator's writer may still be blocked in a
+    # read or a write; interpreter shutdown would wait on them. Everything is written (or
+    # given up on): leave at once.
     leave(status)
 
 

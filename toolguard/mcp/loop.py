@@ -6,11 +6,12 @@ lock; the check then ran on a thread just woken, its caches cold. One thread tha
 sides relays the call, then waits for the answer itself, and can poll for it a moment
 (`--busy-poll`) before it sleeps: in lock-step the answer is usually there within that window.
 
-Nothing here waits on one side while the other has something to say (see `wire.py` for the
-writing side). A side that does not keep up is not fed: while the client's output waits
-beyond its mark, neither side is read (the client reads its answers, or nothing moves); while
-the server's input waits beyond it, the client is not read, but the server still is, so a
-server busy writing can always finish and read again.
+Writes never wait (`wire.py`), and a side is read whenever it may be: a side that does not keep
+up is not fed. While more than 1 MiB waits for the server, the client is not read (the server
+still is: busy writing, it can always finish and read again); while more than 1 MiB waits for
+the client, the server is not read (the client still is: it may be writing its answer to a
+server request before it reads again), and past 4 MiB, which only toolguard's own replies to
+the client's lines can reach, the client is not read either.
 """
 
 from __future__ import annotations
@@ -125,14 +126,19 @@ class Loop:
 
     def _ready(self, fd: int, events: int) -> None:
         output = self._outputs.get(fd)
-        if output is not None and events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
+        if output is not None and events & select.POLLNVAL:
+            output.lost()  # closed under it: never write to what may now be another file
+        elif output is not None and events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
             output.flush()
         reader = self._readers.get(fd)
         if reader is None or not events & _READABLE or not self._masks.get(fd, 0) & select.POLLIN:
             return
+        # NOTE: POLLIN promises bytes. Only another reader of the same pipe could take them
+        # first (a read then waits for more, as a reader thread did); a pipe someone made
+        # non-blocking says so.
         try:
             chunk = os.read(fd, _CHUNK)
-        except BlockingIOError:  # another process shares the pipe and took the bytes
+        except BlockingIOError:
             return
         except OSError:
             chunk = b""

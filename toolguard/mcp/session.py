@@ -45,7 +45,7 @@ class Settings:
     allow_unguarded: tuple[str, ...] = ()
     pass_instructions: bool = False
     mode: str = "rich"
-    busy_poll_us: int = 0  # how long a side's reader polls for the answer to what it was sent
+    busy_poll_us: int = 0  # how long the relay polls for an answer after relaying a line
 
 
 def guards(
@@ -138,7 +138,7 @@ class _Session:
         self.to_server = Output(child.stdin, ours=True)
         self.closed_at: float | None = None
         self.exited_at: float | None = None
-        self.client_took = 0  # what the client had taken at the last look
+        self.stopping = False  # the client's grace is over: the server was told to go
         self.interrupted = False
         self.to_client = Output(client_out, self.client_gone)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
@@ -184,7 +184,7 @@ class _Session:
             client_in,
             Lines(self.cap, _safe(relay.from_client, self.operator)),
             self.client_gone,
-            lambda: to_server.full or to_client.full,
+            lambda: to_server.full or to_client.far_behind,
         )
         loop.read(
             server_out,
@@ -194,28 +194,32 @@ class _Session:
         )
         loop.write(to_client)
         loop.write(to_server)
-        loop.run(lambda: relay.done, self._look)
-        # NOTE: what the client has not read yet, while it reads: a client may close its side,
-        # then read the answers still due (a client that reads nothing is given up on).
-        loop.drain(to_client, lifecycle.STOP_GRACE, lambda: self.interrupted)
-        # NOTE: no grace here: the server has exited, or a signal or the client's grace asks
-        # for it to go now (a client that signals toolguard soon kills it for good).
-        returncode = lifecycle.stop_server(child, grace=0)
+        try:
+            loop.run(lambda: relay.done, self._look)
+            # NOTE: what the client has not read yet, while it reads: a client may close its
+            # side, then read the answers still due (one that reads nothing is given up on).
+            loop.drain(to_client, lifecycle.STOP_GRACE, lambda: self.interrupted)
+        finally:
+            # NOTE: no grace here: the server has exited, or a signal or the client's grace
+            # asks for it to go now (a client that signals toolguard soon kills it for good),
+            # or a toolguard bug ends the session: the server never outlives it.
+            returncode = lifecycle.stop_server(child, grace=0)
+            to_client.release()
         stderr.join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
         return self._status(returncode)
 
     def _look(self, now: float) -> float:
         """The session's clock (calls past their deadline, the server's exit); when to look next."""
-        if self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE:
+        grace_over = self.closed_at is not None and now - self.closed_at > lifecycle.STOP_GRACE
+        if grace_over and not self.stopping:
+            self.stopping = True
+            self.to_server.close(drop=True)
             lifecycle.stop_server(self.child, grace=0)  # then its output ends: `server_gone`
         if self.exited_at is None and self.child.poll() is not None:
             self.exited_at = now
-        if self.exited_at is not None and self.to_client.taken != self.client_took:
-            # NOTE: its output is not read while the client's waits: the grace runs from
-            # the last time the client took some, so what the server wrote is not lost.
-            self.client_took = self.to_client.taken
-            if self.to_client.full:
-                self.exited_at = now
+        if self.exited_at is not None and self.to_client.full:
+            # NOTE: its output is not read while the client lags: what it wrote is not lost.
+            self.exited_at = now
         if self.exited_at is not None and now - self.exited_at > DRAIN_GRACE:
             self.relay.server_gone()  # NOTE: something that left its group holds its output
         upcoming = self.relay.expire(now)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import IO
 
 _HIGH = 1 << 20  # bytes waiting for a side beyond which the relay stops reading what feeds it
+_FAR = 4 << 20  # beyond which nothing that could add to it is read (its own side included)
 
 
 class Lines:
@@ -105,7 +106,6 @@ class Output:
         self._on_gone = on_gone
         self._waiting = bytearray()  # what the side has not taken yet
         self._closing = False
-        self.taken = 0  # bytes the side has taken so far: whether it still reads
 
     @property
     def gone(self) -> bool:
@@ -121,6 +121,11 @@ class Output:
     def full(self) -> bool:
         """Whether the side is so far behind that what feeds it should not be read for now."""
         return len(self._waiting) >= _HIGH
+
+    @property
+    def far_behind(self) -> bool:
+        """Whether even the side itself should not be read: what it sends adds replies here."""
+        return len(self._waiting) >= _FAR
 
     def write(self, line: bytes) -> None:
         """Write one line, or as much of it as the side takes now: the rest waits its turn."""
@@ -151,26 +156,36 @@ class Output:
         if self._closing and not self._waiting:
             self._close()
 
-    def close(self) -> None:
-        """Close it once what waits is written (the server's stdin: it sees the end of input)."""
+    def close(self, *, drop: bool = False) -> None:
+        """Close it once what waits is written (`drop`: at once); the server sees the end."""
         self._closing = True
+        if drop:
+            self._close()
         self.flush()
+
+    def release(self) -> None:
+        """Close what toolguard opened to write the side (not the stream it was given)."""
+        self._close(stream=False)
+
+    def lost(self) -> None:
+        """The side cannot be written any more: gone, and `on_gone` told."""
+        if self._writer is None:
+            return
+        self._close(stream=False)
+        if self._on_gone is not None:
+            self._on_gone()
 
     def _try(self, data: bytes | bytearray) -> int:
         """Bytes of `data` the side took now (0 if it is gone)."""
         if self._writer is None:
             return 0
         try:
-            sent = self._writer.send(data)
+            return self._writer.send(data)
         except BlockingIOError:
             return 0
         except (OSError, ValueError):
-            self._close(stream=False)
-            if self._on_gone is not None:
-                self._on_gone()
+            self.lost()
             return 0
-        self.taken += sent
-        return sent
 
     def _close(self, *, stream: bool = True) -> None:
         writer, self._writer = self._writer, None
