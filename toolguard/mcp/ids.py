@@ -64,7 +64,7 @@ class InFlight:
         late = [key for key, call in calls.items() if call.deadline <= now]
         for key in late:
             del self._client[key]
-        upcoming = [call.deadline for key, call in calls.items() if call.deadline > now]
+        upcoming = [call.deadline for call in calls.values() if call.deadline > now]
         return [calls[key] for key in late], min(upcoming, default=None)
 
     def server_request(self, key: IdKey) -> bool:
