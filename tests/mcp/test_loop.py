@@ -143,6 +143,47 @@ def test_after_a_line_it_polls_for_the_window_before_sleeping() -> None:
         os.close(write)
 
 
+class Stealing(Recorded):
+    """A poll object whose ready pipe is emptied by another reader before the loop reads it."""
+
+    def __init__(self, poll: Any, fd: int) -> None:
+        super().__init__(poll)
+        self.fd = fd
+        self.stolen = b""
+
+    def poll(self, timeout: int) -> list[tuple[int, int]]:
+        ready = super().poll(timeout)
+        if any(fd == self.fd for fd, _ in ready) and not self.stolen:
+            self.stolen = os.read(self.fd, 1 << 16)
+        return ready
+
+
+def test_bytes_another_reader_took_first_do_not_stall_the_loop() -> None:
+    """POLLIN said the shared side had bytes, a second reader took them: the loop goes on."""
+    (shared_read, shared_write), (other_read, other_write) = os.pipe(), os.pipe()
+    seen: list[bytes] = []
+    with os.fdopen(shared_read, "rb") as shared, os.fdopen(other_read, "rb") as other:
+        loop = Loop()
+        loop.read(shared, Lines(64, lambda line, _: seen.append(line)), lambda: None)
+        loop.read(other, Lines(64, lambda line, _: seen.append(line)), lambda: None, ours=True)
+        stealing = Stealing(loop._poll, next(iter(loop._readers)))
+        loop._poll = stealing  # type: ignore[assignment]
+        os.write(shared_write, b"taken by the other reader\n")
+        threading.Timer(0.2, os.write, (other_write, b"still relayed\n")).start()
+        thread = threading.Thread(target=run_for, args=(loop, 5, lambda: bool(seen)))
+        thread.start()
+        thread.join(10)
+        stalled = thread.is_alive()
+        os.write(shared_write, b"unblock\n")  # a loop that waits in `read` wakes up
+        thread.join(10)
+        loop.close()
+        os.close(shared_write)
+        os.close(other_write)
+    assert stealing.stolen == b"taken by the other reader\n"
+    assert not stalled
+    assert seen == [b"still relayed\n"]
+
+
 @contextmanager
 def unread() -> Iterator[Output]:
     """An output with 300 KB waiting for a side that reads nothing."""

@@ -9,11 +9,12 @@ import tty
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from toolguard.limits import discard_rest, read_line
-from toolguard.mcp.wire import Lines, Output
+from toolguard.mcp.wire import Input, Lines, Output
 
 Seen = list[tuple[bytes, bool]]
 
@@ -259,3 +260,44 @@ def test_a_stream_without_a_descriptor_is_written_as_it_is() -> None:
     assert stream.getvalue() == b"one\ntwo\n"
     assert output.fd is None
     assert not output.waiting
+
+
+def test_a_shared_pipe_is_read_without_waiting_and_stays_blocking() -> None:
+    """The client's stdin: read through toolguard's own open file; the caller's flags stay."""
+    with pipe() as (read, write), os.fdopen(read, "rb", closefd=False) as stream:
+        side = Input(stream)
+        assert side.fd != read
+        assert os.get_blocking(read)
+        assert side.read() is None  # nothing there: no wait
+        os.write(write, b"line\n")
+        assert side.read() == b"line\n"
+        os.close(write)
+        assert side.read() == b""
+        own = side.fd
+        side.release()
+        with pytest.raises(OSError):
+            os.fstat(own)
+        assert side.read() == b""
+
+
+def test_our_own_pipe_is_read_without_waiting() -> None:
+    """The server's stdout is toolguard's alone: made non-blocking, read as it is."""
+    with pipe() as (read, _write), os.fdopen(read, "rb", closefd=False) as stream:
+        side = Input(stream, ours=True)
+        assert side.fd == read
+        assert not os.get_blocking(read)
+        assert side.read() is None
+
+
+def test_a_socket_is_read_without_waiting_and_stays_blocking() -> None:
+    """A socket (Node clients give one) is read with MSG_DONTWAIT: its flags stay."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs, os.fdopen(os.dup(ours.fileno()), "rb") as stream:
+        side = Input(stream)
+        assert side.read() is None
+        assert ours.getblocking()
+        theirs.sendall(b"hello\n")
+        assert side.read() == b"hello\n"
+        theirs.close()
+        assert side.read() == b""
+        side.release()

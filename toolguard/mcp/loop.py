@@ -6,32 +6,31 @@ lock; the check then ran on a thread just woken, its caches cold. One thread tha
 sides relays the call, then waits for the answer itself, and can poll for it a moment
 (`--busy-poll`) before it sleeps: in lock-step the answer is usually there within that window.
 
-Writes never wait (`wire.py`), and a side is read whenever it may be: a side that does not keep
-up is not fed. While more than 1 MiB waits for the server, the client is not read (the server
-still is: busy writing, it can always finish and read again); while more than 1 MiB waits for
-the client, the server is not read (the client still is: it may be writing its answer to a
-server request before it reads again), and past 4 MiB, which only toolguard's own replies to
-the client's lines can reach, the client is not read either.
+Reads and writes never wait (`wire.py`), and a side is read whenever it may be: a side that
+does not keep up is not fed. While more than 1 MiB waits for the server, the client is not
+read (the server still is: busy writing, it can always finish and read again); while more than
+1 MiB waits for the client, the server is not read (the client still is: it may be writing its
+answer to a server request before it reads again), and past 4 MiB, which only toolguard's own
+replies to the client's lines can reach, the client is not read either.
 """
 
 from __future__ import annotations
 
-import os
 import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from toolguard.mcp.wire import Lines, Output
+from toolguard.mcp.wire import Input, Lines, Output
 
-_CHUNK = 1 << 16
 _LOOK = 0.1  # seconds: how often `drain` looks at `stop`
 _READABLE = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
 @dataclass(slots=True)
 class _Reader:
+    input: Input
     lines: Lines
     at_end: Callable[[], None]
     paused: Callable[[], bool]
@@ -54,15 +53,20 @@ class Loop:
         lines: Lines,
         at_end: Callable[[], None],
         paused: Callable[[], bool] = lambda: False,
+        *,
+        ours: bool = False,
     ) -> None:
-        """Feed `stream`'s bytes to `lines` (not while `paused()`); `at_end()` at its end."""
+        """Feed `stream`'s bytes to `lines` (not while `paused()`); `at_end()` at its end.
+
+        `ours`: the stream is this process's alone (a child's stdout), see `wire.Input`.
+        """
         try:
-            fd = stream.fileno()
+            source = Input(stream, ours=ours)
         except (OSError, ValueError):
             lines.end()
             at_end()  # closed before it was read
             return
-        self._readers[fd] = _Reader(lines, at_end, paused)
+        self._readers[source.fd] = _Reader(source, lines, at_end, paused)
 
     def write(self, output: Output) -> None:
         """Write what waits in `output` when its side has room."""
@@ -81,6 +85,11 @@ class Loop:
             self._arm()
             for fd, events in self._wait(next_look - now):
                 self._ready(fd, events)
+
+    def close(self) -> None:
+        """Release what the loop opened to read the sides it has not read to their end."""
+        for reader in self._readers.values():
+            reader.input.release()
 
     def drain(self, output: Output, grace: float, stop: Callable[[], bool]) -> None:
         """Write what waits in `output` until its side takes nothing for `grace` s, or `stop()`."""
@@ -133,15 +142,11 @@ class Loop:
         reader = self._readers.get(fd)
         if reader is None or not events & _READABLE or not self._masks.get(fd, 0) & select.POLLIN:
             return
-        # NOTE: POLLIN promises bytes. Only another reader of the same pipe could take them
-        # first (a read then waits for more, as a reader thread did); a pipe someone made
-        # non-blocking says so.
-        try:
-            chunk = os.read(fd, _CHUNK)
-        except BlockingIOError:
+        # NOTE: POLLIN promises bytes, but another reader of the same pipe may have taken them
+        # first: `read` does not wait (`wire.Input`).
+        chunk = reader.input.read()
+        if chunk is None:
             return
-        except OSError:
-            chunk = b""
         if chunk:
             reader.lines.feed(chunk)
             # NOTE: from now, not from the read: what the line was relayed to answers soon.
@@ -150,5 +155,6 @@ class Loop:
         del self._readers[fd]
         self._masks.pop(fd, None)
         self._poll.unregister(fd)
+        reader.input.release()
         reader.lines.end()
         reader.at_end()

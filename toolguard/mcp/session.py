@@ -191,6 +191,7 @@ class _Session:
             Lines(self.cap, _safe(relay.from_server, self.operator)),
             relay.server_gone,
             lambda: to_client.full,
+            ours=True,
         )
         loop.write(to_client)
         loop.write(to_server)
@@ -205,6 +206,7 @@ class _Session:
             # or a toolguard bug ends the session: the server never outlives it.
             returncode = lifecycle.stop_server(child, grace=0)
             to_client.release()
+            loop.close()
         stderr.join(DRAIN_GRACE)  # the last words on its stderr (a crash's message)
         return self._status(returncode)
 

@@ -12,12 +12,16 @@ request, and a relay blocked writing that request to it would never read the ans
   rest, in order, for the relay to write when the side has room (`flush`). A line is never
   split between writes of two lines, and lines are never interleaved.
 
-Writing without waiting needs a descriptor of our own that does not block: the server's stdin
-is ours alone, so it is set non-blocking. toolguard's stdout may be shared with the process
-that started it, and `O_NONBLOCK` belongs to the open file, not to a process: a pipe is opened
-again through `/proc/self/fd` (a new open file, the same pipe), a socket is written with
-`MSG_DONTWAIT`; anything else (a file, a terminal; a pipe where `/proc` is missing) is written
-to its descriptor as it is, which can wait.
+- `Input` reads what a side's pipe holds now, never waiting for more: the loop reads a side
+  it was told has bytes, and another reader of the same pipe may have taken them first.
+
+Reading and writing without waiting need descriptors of our own that do not block: the
+server's stdin and stdout are ours alone, so they are set non-blocking. toolguard's stdin and
+stdout may be shared with the process that started it, and `O_NONBLOCK` belongs to the open
+file, not to a process: a pipe is opened again through `/proc/self/fd` (a new open file, the
+same pipe), a socket is read and written with `MSG_DONTWAIT`; anything else (a file, a
+terminal; a pipe where `/proc` is missing) is read and written through its descriptor as it
+is, which can wait.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import stat
 from collections.abc import Callable
 from typing import IO
 
+_CHUNK = 1 << 16  # bytes read at once, at most
 _HIGH = 1 << 20  # bytes waiting for a side beyond which the relay stops reading what feeds it
 _FAR = 4 << 20  # beyond which nothing that could add to it is read (its own side included)
 
@@ -83,6 +88,47 @@ class Lines:
         self._start.clear()
         if line.strip(b" \t\r\n"):
             self._handle(line + b"\n", False)
+
+
+class Input:
+    """One side's input: `read()` gives the bytes there now, `None` if none, `b""` at the end.
+
+    With `ours`, the stream is this process's alone (a child's stdout). `release` closes what
+    toolguard opened to read it (never the stream it was given).
+    """
+
+    def __init__(self, stream: IO[bytes], *, ours: bool = False) -> None:
+        fd = stream.fileno()
+        self._receive: Callable[[int], bytes] = lambda size: os.read(fd, size)
+        self._release: Callable[[], None] = lambda: None
+        self.fd = fd  # what to poll
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISSOCK(mode):
+            own = socket.socket(fileno=os.dup(fd))  # a duplicate: closing it leaves fd alone
+            self._receive = lambda size: own.recv(size, socket.MSG_DONTWAIT)
+            self._release = own.close
+        elif stat.S_ISFIFO(mode) and ours:
+            os.set_blocking(fd, False)
+        elif stat.S_ISFIFO(mode) and (own_fd := _reopened(fd, os.O_RDONLY)) is not None:
+            self.fd = own_fd
+            self._receive = lambda size: os.read(own_fd, size)
+            self._release = lambda: os.close(own_fd)
+
+    def read(self) -> bytes | None:
+        """What the side holds now (at most 64 KiB); `None` if nothing; `b""` at its end."""
+        try:
+            return self._receive(_CHUNK)
+        except BlockingIOError:
+            return None
+        except OSError:  # a reset socket, a closed descriptor: the side ended
+            return b""
+
+    def release(self) -> None:
+        """Close what toolguard opened to read the side; it reads nothing after."""
+        release, self._release = self._release, lambda: None
+        self._receive = lambda size: b""
+        with contextlib.suppress(OSError):
+            release()
 
 
 class Output:
@@ -221,15 +267,10 @@ def _writer(stream: IO[bytes], *, ours: bool) -> _Writer:
     if stat.S_ISFIFO(mode):
         if ours:
             os.set_blocking(fd, False)
-        else:
-            try:  # the same pipe, opened anew: our own open file, non-blocking
-                own_fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            except OSError:
-                pass  # no /proc: written as it is
-            else:
-                writer = _Writer(lambda data: os.write(own_fd, data), own_fd)
-                writer.close = lambda: os.close(own_fd)
-                return writer
+        elif (own_fd := _reopened(fd, os.O_WRONLY)) is not None:
+            writer = _Writer(lambda data: os.write(own_fd, data), own_fd)
+            writer.close = lambda: os.close(own_fd)
+            return writer
     # NOTE: a file or a terminal (or a pipe without /proc) is written as it is, to its
     # descriptor and never through the stream's buffer: if someone made it non-blocking,
     # what it did not take waits, in order, for the loop to see it has room.
@@ -243,3 +284,11 @@ def _blocking(stream: IO[bytes]) -> Callable[[bytes | bytearray], int]:
         return len(data)
 
     return write
+
+
+def _reopened(fd: int, access: int) -> int | None:
+    """The pipe `fd` is, opened anew: an open file of our own, non-blocking (None: no /proc)."""
+    try:
+        return os.open(f"/proc/self/fd/{fd}", access | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
