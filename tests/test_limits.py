@@ -8,7 +8,7 @@ import pytest
 
 from toolguard.errors import ExitStatus, InputError, LimitExceeded
 from toolguard.frozen import FrozenInstanceError
-from toolguard.limits import Limits, discard_rest, read_bounded, read_line
+from toolguard.limits import Limits, read_bounded
 
 BUDGETS = ["max_bytes", "max_depth", "max_string_length", "max_container_items"]
 MIB = 1024 * 1024
@@ -178,14 +178,3 @@ def test_io_error_after_some_bytes_is_still_an_input_error() -> None:
     with pytest.raises(InputError) as caught:
         read_bounded(FailingStream(OSError("reset"), before=b'{"partial":'), 100)
     assert caught.value.reason == "read_failed"
-
-
-def test_read_line_reads_within_the_cap_and_says_when_a_line_is_longer() -> None:
-    """A line of `cap` bytes (newline not counted) is whole; a longer one is cut at cap + 1."""
-    stream = io.BytesIO(b"12345\n" + b"x" * 20 + b"\nlast")
-    assert read_line(stream, 5) == (b"12345\n", False)
-    line, over_long = read_line(stream, 5)
-    assert (line, over_long) == (b"xxxxxx", True)
-    discard_rest(stream)
-    assert read_line(stream, 5) == (b"last", False)
-    assert read_line(stream, 5) == (b"", False)

@@ -1,4 +1,4 @@
-"""`PolledInput`: the lines a buffered reader would give, read after polling, never lost."""
+"""`polled`: a stream's bytes as they come, read after polling for a pipe or socket, never lost."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolguard import polled_input
-from toolguard.limits import discard_rest, read_line
 from toolguard.polled_input import PolledInput, polled
 
 
@@ -39,38 +38,37 @@ def pipe_fed(pieces: list[bytes], pause: float = 0.0) -> Iterator[int]:
         os.close(read_end)
 
 
-def lines_of(stream: object, sizes: list[int]) -> list[bytes]:
-    """`readline(size)` with each size in turn (then -1) until the end of the input."""
-    got = []
-    for size in [*sizes, *[-1] * 64]:
-        line = stream.readline(size)  # type: ignore[attr-defined]
-        if not line:
-            break
-        got.append(line)
-    return got
+def read_all(read: Callable[[], bytes]) -> list[bytes]:
+    """`read()` until the end of the input: the chunks as they came."""
+    chunks = []
+    while chunk := read():
+        chunks.append(chunk)
+    return chunks
+
+
+def polls(read: Callable[[], bytes]) -> bool:
+    """Whether `read` is a `PolledInput`'s."""
+    return isinstance(getattr(read, "__self__", None), PolledInput)
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     pieces=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"\n")), max_size=8),
-    sizes=st.lists(st.integers(min_value=-1, max_value=30), max_size=12),
+    window_us=st.sampled_from([0, 1, 50]),
 )
-def test_readline_gives_what_a_buffered_reader_gives(pieces: list[bytes], sizes: list[int]) -> None:
+def test_every_byte_comes_once_and_in_order(pieces: list[bytes], window_us: int) -> None:
     with pipe_fed(pieces) as fd:
-        polled_lines = lines_of(PolledInput(fd, window_us=50), sizes)
-    expected = lines_of(io.BytesIO(b"".join(pieces)), sizes)
-    assert polled_lines == expected
+        chunks = read_all(PolledInput(fd, window_us).read)
+    assert b"".join(chunks) == b"".join(pieces)
+    assert all(chunks)
 
 
-def test_the_bounded_line_reader_reads_through_it() -> None:
-    long_line = b"x" * 100_000 + b"\n"
-    with pipe_fed([b"first\n", long_line, b"next"]) as fd:
-        source = PolledInput(fd, window_us=100)
-        assert read_line(source, 10) == (b"first\n", False)
-        assert read_line(source, 10) == (b"x" * 11, True)
-        discard_rest(source)
-        assert read_line(source, 10) == (b"next", False)
-        assert read_line(source, 10) == (b"", False)
+def test_a_large_input_comes_in_bounded_chunks() -> None:
+    data = bytes(range(256)) * 2_000
+    with pipe_fed([data]) as fd:
+        chunks = read_all(PolledInput(fd, window_us=100).read)
+    assert b"".join(chunks) == data
+    assert max(map(len, chunks)) <= 1 << 16
 
 
 class CountingPoller:
@@ -100,7 +98,7 @@ def counted(fd: int, window_us: int) -> tuple[PolledInput, CountingPoller]:
 def test_a_line_that_comes_within_the_window_is_polled_for_not_slept_on() -> None:
     with pipe_fed([b"late\n"], pause=0.02) as fd:
         source, poller = counted(fd, window_us=5_000_000)
-        assert source.readline(-1) == b"late\n"
+        assert source.read() == b"late\n"
     assert poller.polls > 1  # it kept polling until the line was there
 
 
@@ -108,7 +106,7 @@ def test_a_line_that_comes_after_the_window_is_waited_for() -> None:
     with pipe_fed([b"later\n"], pause=0.05) as fd:
         source, poller = counted(fd, window_us=1)
         started = time.monotonic()
-        assert source.readline(-1) == b"later\n"
+        assert source.read() == b"later\n"
     assert time.monotonic() - started >= 0.04  # it blocked in read until the line came
     assert poller.polls >= 1
 
@@ -116,22 +114,38 @@ def test_a_line_that_comes_after_the_window_is_waited_for() -> None:
 def test_a_window_of_zero_never_polls() -> None:
     with pipe_fed([b"one\n", b"two\n"], pause=0.01) as fd:
         source, poller = counted(fd, window_us=0)
-        assert lines_of(source, []) == [b"one\n", b"two\n"]
+        assert read_all(source.read) == [b"one\n", b"two\n"]
     assert poller.polls == 0
 
 
-def test_only_an_unread_pipe_or_socket_is_wrapped(tmp_path: object) -> None:
-    assert polled(io.BytesIO(b"x\n"), 100).readline() == b"x\n"  # no descriptor: as it is
+def test_only_an_unread_pipe_or_socket_is_polled(tmp_path: object) -> None:
+    read = polled(io.BytesIO(b"x\ny\n"), 100)  # no descriptor: read as it is
+    assert not polls(read)
+    assert read_all(read) == [b"x\ny\n"]
     path = os.path.join(str(tmp_path), "file")  # noqa: PTH118
     with open(path, "w+b") as file:  # noqa: PTH123
-        assert polled(file, 100) is file
+        file.write(b"in a file\n")
+        file.seek(0)
+        read = polled(file, 100)
+        assert not polls(read)
+        assert read_all(read) == [b"in a file\n"]
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
-        assert polled(pipe, 0) is pipe
-        assert isinstance(polled(pipe, 100), PolledInput)
+        assert not polls(polled(pipe, 0))
+        assert polls(polled(pipe, 100))
     left, right = socket.socketpair()
     with left, right, left.makefile("rb") as stream:
-        assert isinstance(polled(stream, 100), PolledInput)
+        assert polls(polled(stream, 100))
+
+
+def test_a_stream_read_as_it_is_gives_what_it_holds_without_waiting_for_more() -> None:
+    """A terminal, or a pipe with polling off: one line typed is read, not 64 KiB awaited."""
+    with (
+        pipe_fed([b"typed\n", b"later\n"], pause=0.05) as fd,
+        os.fdopen(fd, "rb", closefd=False) as pipe,
+    ):
+        read = polled(pipe, 0)
+        assert read() == b"typed\n"
 
 
 def test_a_closed_stream_is_left_as_it_is() -> None:
@@ -139,15 +153,18 @@ def test_a_closed_stream_is_left_as_it_is() -> None:
     os.close(write_end)
     pipe = os.fdopen(read_end, "rb")
     pipe.close()
-    assert polled(pipe, 100) is pipe
+    read = polled(pipe, 100)
+    assert not polls(read)
+    with pytest.raises(ValueError, match="closed"):
+        read()
 
 
 @pytest.mark.parametrize("window_us", [0, 100])
-def test_the_end_of_input_is_the_empty_line(window_us: int) -> None:
+def test_the_end_of_input_is_no_bytes(window_us: int) -> None:
     with pipe_fed([]) as fd:
         source = polled_input.PolledInput(fd, window_us)
-        assert source.readline(-1) == b""
-        assert source.readline(5) == b""
+        assert source.read() == b""
+        assert source.read() == b""
 
 
 def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,7 +172,7 @@ def test_without_poll_the_stream_is_read_as_it_is(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(polled_input, "select", object())
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "rb") as pipe, os.fdopen(write_end, "wb"):
-        assert polled(pipe, 100) is pipe
+        assert not polls(polled(pipe, 100))
 
 
 def test_a_pipe_someone_made_non_blocking_is_still_waited_on() -> None:
@@ -163,6 +180,6 @@ def test_a_pipe_someone_made_non_blocking_is_still_waited_on() -> None:
     with pipe_fed([b"late\n"], pause=0.05) as fd:
         os.set_blocking(fd, False)
         source = PolledInput(fd, window_us=10)
-        assert source.readline(-1) == b"late\n"
-        assert source.readline(-1) == b""
+        assert source.read() == b"late\n"
+        assert source.read() == b""
         assert not os.get_blocking(fd)  # left as it was found

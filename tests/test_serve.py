@@ -383,14 +383,14 @@ def test_the_library_trail_records_serve(review: Contract, tmp_path: Path) -> No
 
 
 class _Lines:
-    """A stdin whose `readline` can run a callback first (to deliver a signal mid-loop)."""
+    """A stdin giving a line per read, that can send a signal first (to stop mid-loop)."""
 
     def __init__(self, lines: list[bytes], before_read: int = -1) -> None:
         self.lines = lines
         self.reads = 0
         self.before_read = before_read
 
-    def readline(self, size: int = -1) -> bytes:
+    def read1(self, size: int = -1) -> bytes:
         self.reads += 1
         if self.reads == self.before_read:
             os.kill(os.getpid(), signal.SIGTERM)
@@ -424,6 +424,25 @@ def test_sigterm_while_answering_finishes_that_answer_then_stops(review: Contrac
     assert status == ExitStatus.SUCCESS
     assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0001"]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_sigterm_while_answering_leaves_the_lines_read_with_it_unanswered(
+    review: Contract,
+) -> None:
+    """Three lines in one read, the signal during the first: the other two get no answer."""
+
+    class Signalled(Server):
+        def handle(self, line: bytes) -> Any:
+            os.kill(os.getpid(), signal.SIGTERM)
+            return super().handle(line)
+
+    lines = [request(OK, f"req.sig.001{n}") for n in range(3)]
+    stdin = _Lines([b"".join(lines)])
+    out = _Out()
+    status = Signalled([review]).serve(stdin, out, None)  # type: ignore[arg-type]
+    assert status == ExitStatus.SUCCESS
+    assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0010"]
+    assert stdin.reads == 1
 
 
 def test_sigterm_while_reading_stops_at_once(review: Contract) -> None:

@@ -2,8 +2,8 @@
 
 Bytes are counted while reading, so an endless or oversized stream costs at most
 `max_bytes + 1` bytes of memory before it is rejected. The other budgets are enforced by the
-parser as it builds the value (see `parse.py`), never after the fact. `read_line` is the one
-bounded line reader of the newline-delimited modes (`serve`, `mcp`).
+parser as it builds the value (see `parse.py`), never after the fact. (The newline-delimited
+modes cut their lines within a byte cap in `framing.py`.)
 """
 
 from __future__ import annotations
@@ -13,13 +13,7 @@ from toolguard.frozen import frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Protocol
-
-    class LineSource(Protocol):
-        """What the line reader reads from: a binary stream, or a `PolledInput`."""
-
-        def readline(self, size: int = -1, /) -> bytes:
-            """A line, or its first `size` bytes; `b""` at the end."""
+    from typing import BinaryIO
 
 
 READ_CHUNK = 65_536
@@ -81,19 +75,3 @@ def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:
             offset=max_bytes,
         )
     return raw
-
-
-def read_line(stream: LineSource, cap: int) -> tuple[bytes, bool]:
-    """One line of at most `cap` bytes (its newline not counted), and whether it was longer.
-
-    An over-long line returns its first `cap + 1` bytes; the caller drops the rest with
-    `discard_rest` (before or after answering it). `b""` means end of stream.
-    """
-    line = stream.readline(cap + 1)
-    return line, len(line) > cap and not line.endswith(b"\n")
-
-
-def discard_rest(stream: LineSource) -> None:
-    """Drop the rest of an over-long line chunk by chunk: memory stays bounded, however long."""
-    while (chunk := stream.readline(READ_CHUNK)) and not chunk.endswith(b"\n"):
-        pass

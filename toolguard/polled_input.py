@@ -11,13 +11,14 @@ later costs the window in CPU time, once, and is then waited for as before.
 `serve` reads its one input in its one thread: it polls after every line it has answered.
 (`mcp` polls both of its sides in its one loop: `mcp/loop.py`.)
 
-`PolledInput.readline(size)` behaves as `BufferedReader.readline(size)` does for the bounded
-line reader (`limits.read_line`, `limits.discard_rest`); the file descriptor's flags are
-left alone (no `O_NONBLOCK` on a pipe that other processes may share).
+`polled` gives the next bytes of a stream, as they come, for the line framing
+(`framing.Lines`); the file descriptor's flags are left alone (no `O_NONBLOCK` on a pipe that
+other processes may share).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import stat
@@ -25,49 +26,26 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO
 
 _CHUNK = 1 << 16
 
 
 class PolledInput:
-    """`readline(size)` over a file descriptor, polling for `window_us` before blocking."""
+    """`read()` from a file descriptor, polling for `window_us` before it blocks."""
 
     def __init__(self, fd: int, window_us: int) -> None:
         self._fd = fd
         self._window_ns = window_us * 1000
         self._ready = select.poll()  # the input alone: is a line there now?
         self._ready.register(fd, select.POLLIN)
-        self._buffer = bytearray()
-        self._ended = False
 
-    def readline(self, size: int = -1, /) -> bytes:
-        """The next line, or its first `size` bytes; `b""` at end of input."""
-        searched = 0
-        while True:
-            limit = len(self._buffer) if size < 0 else min(size, len(self._buffer))
-            end = self._buffer.find(b"\n", searched, limit)
-            if end >= 0:
-                return self._take(end + 1)
-            if limit == size or self._ended:
-                return self._take(limit)
-            searched = limit
-            self._fill()
-
-    def _take(self, count: int) -> bytes:
-        line = bytes(self._buffer[:count])
-        del self._buffer[:count]
-        return line
-
-    def _fill(self) -> None:
-        """Read what is there, after polling for the window; block only once it has passed."""
+    def read(self) -> bytes:
+        """The next bytes (at most 64 KiB), once polled for the window; `b""` at the end."""
         if self._window_ns:
             self._poll(time.perf_counter_ns() + self._window_ns)
-        chunk = self._read()
-        if chunk:
-            self._buffer += chunk
-        else:
-            self._ended = True
+        return self._read()
 
     def _read(self) -> bytes:
         """The input's next bytes, waited for even where the descriptor does not block.
@@ -90,21 +68,23 @@ class PolledInput:
         return True
 
 
-def polled(stream: IO[bytes], window_us: int) -> IO[bytes] | PolledInput:
-    """`stream` read through a `PolledInput` if it is a pipe or a socket, else `stream` itself.
+def polled(stream: IO[bytes], window_us: int) -> Callable[[], bytes]:
+    """How to read `stream`'s next bytes as they come (`b""` at its end).
 
-    Only a stream nothing has read from yet may be wrapped (its buffer would be lost): a
-    process's standard input before its first read, a child's output. A file, a terminal or
-    a stream without a descriptor never waits for a caller in lock-step; a window of 0 turns
-    polling off.
+    A pipe or a socket is read through a `PolledInput`; anything else as it is, whatever it
+    holds now (`read1`): a file, a terminal or a stream without a descriptor never waits for a
+    caller in lock-step, and a window of 0 turns polling off. Only a stream nothing has read
+    from yet may be polled (its buffer would be lost): a process's standard input before its
+    first read, a child's output.
     """
+    as_it_is = functools.partial(getattr(stream, "read1", None) or stream.read, _CHUNK)
     if window_us <= 0 or not hasattr(select, "poll"):  # NOTE: no `poll` on Windows
-        return stream
+        return as_it_is
     try:
         fd = stream.fileno()
         mode = os.fstat(fd).st_mode
     except (OSError, ValueError, AttributeError):
-        return stream  # no descriptor (a test's BytesIO), or a closed one
+        return as_it_is  # no descriptor (a test's BytesIO), or a closed one
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return stream
-    return PolledInput(fd, window_us)
+        return as_it_is
+    return PolledInput(fd, window_us).read

@@ -25,7 +25,8 @@ from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
-from toolguard.limits import Limits, discard_rest, read_line
+from toolguard.framing import Lines
+from toolguard.limits import Limits
 from toolguard.operator_channel import OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
@@ -125,43 +126,48 @@ class Server:
         """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT.
 
         0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
-        closed. Empty lines are skipped; the rest of an over-long line is read and dropped.
+        closed. Blank lines are skipped; an over-long line is refused as soon as its first
+        `line_cap + 1` bytes are read, and its rest is dropped as it comes (`framing.Lines`).
         With `busy_poll_us`, a pipe or socket `stdin` nothing has read yet is polled that long
         after each answer before the process sleeps (`polled_input`; the command's default is
         100, a library caller opts in).
         """
-        source = polled(stdin, busy_poll_us)
+        read = polled(stdin, busy_poll_us)
         # NOTE: diagnostics go through a writer thread: a caller that never reads stderr
         # must not block the answers (see operator_channel.py).
         channel = OperatorChannel(stderr, farewell=_farewell(mode))
         with _stop_on_signals() as stop, channel:
-            operator = channel.stream
-            while not stop.requested:
-                try:
-                    with stop.reading():
-                        line, over_long = read_line(source, self.line_cap)
-                except _Stopped:
-                    break
-                except OSError as exc:
-                    why = f"reading stdin failed: {exc}"
-                    report.error(why, ExitStatus.INTERNAL, mode, operator)
-                    return ExitStatus.INTERNAL
-                if not line:
-                    break
-                if not over_long and not line.strip(b" \t\r\n"):
-                    continue  # blank: no answer (an over-long line is refused, blank or not)
+
+            def respond(line: bytes, _over_long: bool) -> None:
+                if stop.requested:
+                    raise _Stopped  # lines read with the one being answered: not answered
                 answer = self.handle(line)
                 try:
                     stdout.write(answer.line)
                     stdout.flush()
                 except (OSError, ValueError):
-                    why = "stdout was closed; no more answers can be given"
-                    report.error(why, ExitStatus.INTERNAL, mode, operator)
-                    return ExitStatus.INTERNAL
+                    raise _StdoutClosed from None
                 _tell_operator(answer, mode, channel)
-                if over_long:
-                    with contextlib.suppress(_Stopped, OSError), stop.reading():
-                        discard_rest(source)
+
+            lines = Lines(self.line_cap, respond)
+            try:
+                while True:
+                    with stop.reading():
+                        chunk = read()
+                    if not chunk:
+                        lines.end()
+                        break
+                    lines.feed(chunk)
+            except _Stopped:
+                pass
+            except OSError as exc:
+                why = f"reading stdin failed: {exc}"
+                report.error(why, ExitStatus.INTERNAL, mode, channel.stream)
+                return ExitStatus.INTERNAL
+            except _StdoutClosed:
+                why = "stdout was closed; no more answers can be given"
+                report.error(why, ExitStatus.INTERNAL, mode, channel.stream)
+                return ExitStatus.INTERNAL
         return ExitStatus.SUCCESS
 
     def _request(self, line: bytes) -> tuple[Contract, bytes, Request]:
@@ -244,6 +250,10 @@ def _farewell(mode: str) -> Callable[[int], str]:
 
 class _Stopped(BaseException):
     """Raised by the signal handler to leave a blocking read (never while answering)."""
+
+
+class _StdoutClosed(Exception):
+    """The caller closed stdout: no answer can be given any more."""
 
 
 class _Stop:

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from toolguard.framing import Lines
 from toolguard.mcp.loop import Loop
-from toolguard.mcp.wire import Lines, Output
+from toolguard.mcp.wire import Output
 
 
 class Recorded:

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from toolguard.mcp.wire import Input, Lines, Output
+from toolguard.framing import Lines
+from toolguard.mcp.wire import Input, Output
 
 _LOOK = 0.1  # seconds: how often `drain` looks at `stop`
 _READABLE = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL

@@ -13,7 +13,7 @@ import json
 from typing import IO
 
 from toolguard import report
-from toolguard.limits import discard_rest, read_line
+from toolguard.framing import Lines
 from toolguard.operator_channel import CAPACITY
 from toolguard.operator_channel import OperatorChannel as SharedChannel
 from toolguard.result import Diagnostics
@@ -21,6 +21,7 @@ from toolguard.text import clean
 
 SERVER_LINE = 4096  # bytes of one server stderr line kept; the rest is dropped
 _SHOWN = 1024
+_CHUNK = 1 << 16
 
 
 class OperatorChannel:
@@ -68,17 +69,19 @@ def _farewell(count: int) -> str:
 
 def relay_server_stderr(stream: IO[bytes], channel: OperatorChannel) -> None:
     """Copy the server's stderr to the channel, line by line, escaped and bounded."""
+
+    def relay(line: bytes, over_long: bool) -> None:
+        text = line.decode("utf-8", "replace").rstrip("\r\n")
+        if over_long:
+            text += " [rest of the line dropped]"
+        if channel.mode == "json":
+            channel.notice("server_stderr", text[:_SHOWN])
+        else:
+            channel.write(f"toolguard: server: {clean(text, _SHOWN)}\n")
+
+    lines = Lines(SERVER_LINE, relay)
+    read = getattr(stream, "read1", None) or stream.read
     with contextlib.suppress(OSError, ValueError):
-        while True:
-            line, over_long = read_line(stream, SERVER_LINE)
-            if not line:
-                return
-            if over_long:
-                discard_rest(stream)
-            text = line.decode("utf-8", "replace").rstrip("\r\n")
-            if over_long:
-                text += " [rest of the line dropped]"
-            if channel.mode == "json":
-                channel.notice("server_stderr", text[:_SHOWN])
-            else:
-                channel.write(f"toolguard: server: {clean(text, _SHOWN)}\n")
+        while chunk := read(_CHUNK):
+            lines.feed(chunk)
+        lines.end()

@@ -23,13 +23,14 @@ from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.errors import ContractError, ExitStatus, UsageError
+from toolguard.framing import Lines
 from toolguard.mcp import lifecycle
 from toolguard.mcp.calls import Guard
 from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
 from toolguard.mcp.relay import Options, Relay
-from toolguard.mcp.wire import Lines, Output
+from toolguard.mcp.wire import Output
 from toolguard.result import trace
 
 DRAIN_GRACE = 0.5  # seconds for the server's output to end once it has exited

@@ -4,10 +4,9 @@ One thread relays both sides (`session.py`), so neither reading nor writing may 
 one side while the other has something to say: a server busy writing a large answer reads no
 request, and a relay blocked writing that request to it would never read the answer.
 
-- `Lines` takes whatever bytes a side's pipe holds and hands on each line as it completes. An
-  over-long line is handed on at once as such (its first bytes, to establish its id) and the
-  rest of it is dropped as it comes: memory stays bounded, and its call fails without waiting
-  for a line that may never end. Blank lines are skipped.
+- Lines are cut by `framing.Lines`, fed whatever bytes a side's pipe holds: an over-long line
+  is handed on at once as such (its first bytes, to establish its id), so its call fails
+  without waiting for a line that may never end.
 - `Output` writes a line at once as far as the side takes it without waiting, and keeps the
   rest, in order, for the relay to write when the side has room (`flush`). A line is never
   split between writes of two lines, and lines are never interleaved.
@@ -36,58 +35,6 @@ from typing import IO
 _CHUNK = 1 << 16  # bytes read at once, at most
 _HIGH = 1 << 20  # bytes waiting for a side beyond which the relay stops reading what feeds it
 _FAR = 4 << 20  # beyond which nothing that could add to it is read (its own side included)
-
-
-class Lines:
-    """Lines of at most `cap` bytes (the newline not counted) from chunks, to `handle`.
-
-    `handle(line, over_long)`: an over-long line comes as its first `cap + 1` bytes, before
-    the rest of it is read, which is then dropped as it comes.
-    """
-
-    def __init__(self, cap: int, handle: Callable[[bytes, bool], None]) -> None:
-        self._cap = cap
-        self._handle = handle
-        self._start = bytearray()  # the line being read, up to `cap` bytes
-        self._dropping = False  # the rest of an over-long line, until its newline
-
-    def feed(self, chunk: bytes) -> None:
-        """Hand on every line `chunk` completes; keep the start of the next."""
-        at = 0
-        if self._dropping:
-            at = chunk.find(b"\n") + 1
-            if not at:
-                return
-            self._dropping = False
-        while (end := chunk.find(b"\n", at)) >= 0:
-            if self._start:
-                line = bytes(self._start) + chunk[at : end + 1]
-                self._start.clear()
-            else:
-                line = chunk if at == 0 and end == len(chunk) - 1 else chunk[at : end + 1]
-            at = end + 1
-            if len(line) > self._cap + 1:
-                self._handle(line[: self._cap + 1], True)
-            elif line.strip(b" \t\r\n"):
-                self._handle(line, False)
-        if len(self._start) + len(chunk) - at > self._cap:
-            cut = bytes(self._start) + chunk[at : at + self._cap + 1 - len(self._start)]
-            self._start.clear()
-            self._dropping = True
-            self._handle(cut, True)
-        else:
-            self._start += memoryview(chunk)[at:]
-
-    def end(self) -> None:
-        """The end of the stream ends the last line: it is handed on with its newline.
-
-        NOTE: passed on as it came, a last line without one would run into the next line
-        written to the same side (a line from the other side, or toolguard's own).
-        """
-        line = bytes(self._start)
-        self._start.clear()
-        if line.strip(b" \t\r\n"):
-            self._handle(line + b"\n", False)
 
 
 class Input:
