@@ -357,7 +357,7 @@ def lock_step(rounds: int, calls: int, batch: int) -> tuple[lockstep.Results, fl
 ENGINES = ["json.loads", "parse", "parse+validate", "fastjsonschema", "jsonschema-rs"]
 
 
-def large(launcher: Launcher, folder: Path) -> dict[str, float]:
+def large(launcher: Launcher, folder: Path, shape_runs: int) -> dict[str, float]:
     raw = throughput.document()
     size = len(raw)
     path = folder / "large.json"
@@ -414,6 +414,14 @@ def large(launcher: Launcher, folder: Path) -> dict[str, float]:
         "\nthe process's whole peak RSS (interpreter and imports included) over the document's"
         "\nsize; added / doc: the peak over the process's RSS before it read the document."
     )
+    print("\nOther kinds of large document (no goal; benchmarks/throughput.py --shapes):\n")
+    shaped = subprocess.run(
+        [PYTHON, throughput.__file__, "--shapes", str(shape_runs)],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": str(folder / "cache")},
+    )
+    table(throughput.SHAPES_HEADER, json.loads(shaped.stdout))
     loads_peak = figures["json.loads"]["peak"]
     return {
         **figures["parse+validate"],
@@ -613,10 +621,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke test: few runs and calls")
     options = parser.parse_args(argv)
     runs, rounds, calls, batch = options.runs, 7, 1_000, 10_000
-    records, audit_rounds = audit_summary.RECORDS, 5
+    records, audit_rounds, shape_runs = audit_summary.RECORDS, 5, throughput.RUNS
     if options.quick:
         runs, rounds, calls, batch = min(runs, 3), 2, 300, 1_000
-        records, audit_rounds = 5_000, 2
+        records, audit_rounds, shape_runs = 5_000, 2, 1
         rejections.RUNS = 2
     started = time.perf_counter()
     print("# toolguard benchmarks\n")
@@ -628,7 +636,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             small = small_check(launcher, runs, folder)
             served = lock_step(rounds, calls, batch)
-            big = large(launcher, folder)
+            big = large(launcher, folder, shape_runs)
             bad = hostile(launcher, folder)
         finally:
             launcher.close()

@@ -6,6 +6,12 @@ Each engine runs in fresh subprocesses (so peak RSS is its own): MB/s (best of s
 time as a ratio to `json.loads` on the same bytes, and the peak RSS the run added over the
 process before it read the document, in one run, as a multiple of the document's size (the
 raw bytes themselves count for 1x). The strict-only row is toolguard's parser without its fast path.
+
+`--shapes` measures other kinds of large documents the same way (parse, and parse + validate,
+against `json.loads`), in one process: no goal is stated for them, but a document is not
+always the records above. Where the time goes differs: `json.loads` reads long strings at
+several hundred MB/s, which the screen (`fast_parse.py`) does not; a float written with 16 or
+17 digits is read one by one (its shortest repr must be what was written).
 """
 
 from __future__ import annotations
@@ -88,6 +94,130 @@ def document(count: int = RECORDS) -> bytes:
         for i in range(count)
     ]
     return json.dumps(records, ensure_ascii=False).encode()
+
+
+def _shapes() -> dict[str, tuple[Any, dict[str, Any]]]:
+    """Other ~8-10 MB documents, each with a schema it satisfies: (value, schema)."""
+    rng = random.Random(11)
+    count = 60_000
+    events = [
+        {
+            "ts": f"2026-12-04T10:{i % 60:02d}:{i % 59:02d}Z",
+            "url": f"https://example.com/a/{i}?q=1",
+            "level": rng.choice(["info", "warn"]),
+            "msg": f"request {i} done: ok",
+            "ms": rng.randint(1, 9999),
+        }
+        for i in range(count)
+    ]
+    body = 'Lorem ipsum "dolor" sit amet, consectetur\n adipiscing élit ' * 8
+    text = [{"id": i, "body": body + str(i)} for i in range(15_000)]
+    floats = [[rng.random() for _ in range(10)] for _ in range(45_000)]
+    integers = [
+        {"a": rng.randint(0, 10**12), "b": rng.randint(-1000, 1000), "c": [7, 0, 31, 100, 2]}
+        for _ in range(150_000)
+    ]
+
+    def nest(depth: int) -> dict[str, Any]:
+        if not depth:
+            return {"k": depth, "v": [1, "x", None, True]}
+        return {"k": depth, "child": nest(depth - 1), "sib": {"a": depth}}
+
+    record = {"type": "object", "additionalProperties": False}
+    return {
+        "events (short strings, colons and URLs)": (
+            events,
+            {
+                "type": "array",
+                "items": {
+                    **record,
+                    "required": ["ts", "url", "level", "msg", "ms"],
+                    "properties": {
+                        "ts": {"type": "string", "maxLength": 40},
+                        "url": {"type": "string", "maxLength": 200},
+                        "level": {"enum": ["info", "warn", "error"]},
+                        "msg": {"type": "string", "maxLength": 500},
+                        "ms": {"type": "integer", "minimum": 0},
+                    },
+                },
+            },
+        ),
+        "text (long strings with escapes)": (
+            text,
+            {
+                "type": "array",
+                "items": {
+                    **record,
+                    "required": ["id", "body"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "body": {"type": "string", "maxLength": 5000},
+                    },
+                },
+            },
+        ),
+        "floats (17 digits each)": (
+            floats,
+            {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+        ),
+        "integers": (
+            integers,
+            {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "integer", "minimum": 0},
+                        "b": {"type": "integer"},
+                        "c": {"type": "array", "items": {"type": "integer"}},
+                    },
+                },
+            },
+        ),
+        "nested objects (9 deep)": (
+            [nest(6) for _ in range(40_000)],
+            {"type": "array", "items": {"type": "object", "required": ["k"]}},
+        ),
+    }
+
+
+def shapes(runs: int = RUNS) -> list[list[str]]:
+    """Rows for the other shapes: MB, `json.loads` ms, parse and parse + validate ratios."""
+    from toolguard.limits import Limits  # noqa: PLC0415 - imported in the child only
+    from toolguard.parse import parse  # noqa: PLC0415
+    from toolguard.schema import compile_schema  # noqa: PLC0415
+
+    limits = Limits(max_bytes=16 * 1024 * 1024, max_container_items=200_000)
+    rows = []
+    for label, (value, schema) in _shapes().items():
+        raw = json.dumps(value, ensure_ascii=False).encode()
+        validate = compile_schema(schema, formats=False).validate
+        timed = {}
+        for name, function in (
+            ("json.loads", json.loads),
+            ("parse", lambda raw: parse(raw, limits)),
+            ("parse+validate", lambda raw: validate(parse(raw, limits))),  # noqa: B023
+        ):
+            best = float("inf")
+            for _ in range(runs):
+                started = time.perf_counter()
+                function(raw)
+                best = min(best, time.perf_counter() - started)
+            timed[name] = best
+        base = timed["json.loads"]
+        rows.append(
+            [
+                label,
+                f"{len(raw) / 1e6:.1f}",
+                f"{base * 1000:.0f}",
+                f"{timed['parse'] / base:.2f}x",
+                f"{timed['parse+validate'] / base:.2f}x",
+            ]
+        )
+    return rows
+
+
+SHAPES_HEADER = ["document", "MB", "json.loads ms", "parse", "parse + validate"]
 
 
 def engine(name: str) -> Callable[[bytes], Any] | str:
@@ -184,6 +314,8 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1:2] == ["--shapes"]:
+        print(json.dumps(shapes(int(sys.argv[2]) if sys.argv[2:] else RUNS)))
     elif sys.argv[1:2] == ["--write"]:
         Path(sys.argv[2]).write_bytes(document())
     else:
