@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import socket
+import threading
 import tty
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from pathlib import Path
 
 import pytest
 
@@ -184,19 +187,41 @@ def test_a_stream_without_a_descriptor_is_written_as_it_is() -> None:
 def test_a_shared_pipe_is_read_without_waiting_and_stays_blocking() -> None:
     """The client's stdin: read through toolguard's own open file; the caller's flags stay."""
     with pipe() as (read, write), os.fdopen(read, "rb", closefd=False) as stream:
+        own = os.dup(read)  # the lowest free descriptor: the one `Input` opens next
+        os.close(own)
         side = Input(stream)
-        assert side.fd != read
+        fds = Path("/proc/self/fd")
+        assert (fds / str(own)).readlink() == (fds / str(read)).readlink()  # the same pipe
+        assert side.fd == read  # polled as given; read through its own open file
         assert os.get_blocking(read)
+        assert not os.get_blocking(own)
         assert side.read() is None  # nothing there: no wait
         os.write(write, b"line\n")
         assert side.read() == b"line\n"
         os.close(write)
         assert side.read() == b""
-        own = side.fd
         side.release()
         with pytest.raises(OSError):
             os.fstat(own)
         assert side.read() == b""
+
+
+def test_a_named_fifo_whose_writer_left_first_still_ends(tmp_path: Path) -> None:
+    """`mcp < fifo`: a client that wrote and closed before toolguard started still ends it."""
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    writer = threading.Thread(target=lambda: path.write_bytes(b"hello\n"))
+    writer.start()
+    with path.open("rb", buffering=0) as stream:
+        writer.join()  # the writer has come and gone
+        side = Input(stream)
+        ready = select.poll()
+        ready.register(side.fd, select.POLLIN)
+        assert ready.poll(5000)
+        assert side.read() == b"hello\n"
+        assert ready.poll(5000)  # the end is told, not waited for
+        assert side.read() == b""
+        side.release()
 
 
 def test_our_own_pipe_is_read_without_waiting() -> None:

@@ -57,7 +57,8 @@ class Input:
         elif stat.S_ISFIFO(mode) and ours:
             os.set_blocking(fd, False)
         elif stat.S_ISFIFO(mode) and (own_fd := _reopened(fd, os.O_RDONLY)) is not None:
-            self.fd = own_fd
+            # NOTE: read through our own open file, but polled through the one given: a named
+            # FIFO opened anew while no writer is connected never reports the end (POLLHUP).
             self._receive = lambda size: os.read(own_fd, size)
             self._release = lambda: os.close(own_fd)
 
