@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from toolguard.schema import compile_schema
 from toolguard.schema.matcher import Matcher, UnmatchableText
 from toolguard.schema.plain_match import plain
 from toolguard.schema.regex import translate
@@ -94,6 +97,41 @@ def test_a_plain_pattern_answers_as_re2_does(pattern: str, texts: list[str]) -> 
     for text in texts:
         assert matcher.search(text) == reference.search(text), (source, text)
         assert matcher.fullmatch(text) == reference.fullmatch(text), (source, text)
+
+
+def unrolled(source: str) -> Callable[[str], bool]:
+    """The function a generated validator runs for `source` on ASCII text."""
+    runs = plain(source)
+    assert runs is not None
+    namespace: dict[str, Any] = {}
+    exec(runs.function_source("PLAIN_0"), namespace)
+    return cast(Callable[[str], bool], namespace["PLAIN_0"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(patterns(), st.lists(st.text(_ALPHABET, max_size=8), min_size=1, max_size=6))
+@example("^[^@]+@[^@]+$", ["a@b", "@b", "a@", "a@b@c", "ab", "a@\nb"])
+@example("^[a-z0-9][a-z0-9-]{2,62}$", ["ab", "abc", "a-b", "-ab", "ab\n", "a" * 63, "a" * 64])
+def test_the_unrolled_function_answers_as_re2_does(pattern: str, texts: list[str]) -> None:
+    """A generated validator's function for a plain pattern: RE2's answer on ASCII text."""
+    source = translate(pattern)
+    if plain(source) is None:
+        return
+    function, reference = unrolled(source), re2_only(source)
+    for text in filter(str.isascii, texts):
+        assert function(text) == reference.search(text), (source, text)
+
+
+def test_a_schema_pattern_runs_its_unrolled_function_on_ascii_text_only() -> None:
+    """ASCII text through the module's function; beyond ASCII, through RE2 (as before)."""
+    validator = compile_schema({"type": "string", "pattern": "^[a-z]+@[a-z]+$"})
+    assert validator.is_valid("ab@cd")
+    assert not validator.is_valid("ab@cd@")
+    assert not validator.is_valid("ab@cdé")
+    assert not validator.is_valid("é@cd")
+    keys = compile_schema({"patternProperties": {"^x[0-9]{2}$": {"type": "integer"}}})
+    assert keys.is_valid({"x12": 1, "y": "z", "x1é": "z"})
+    assert not keys.is_valid({"x12": "z"})
 
 
 def test_the_generated_patterns_include_plain_ones() -> None:

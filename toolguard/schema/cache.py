@@ -202,7 +202,9 @@ def runnable_source(source: str) -> tuple[str, str]:
     source = source.replace(_FASTJSONSCHEMA_IMPORT, "")
     if "Decimal" not in source.replace(_DECIMAL_IMPORT, ""):
         source = source.replace(_DECIMAL_IMPORT, "")
-    match = re.search(r"^def (\w+)\(", source, re.MULTILINE)
+    # NOTE: the first `validate...` function: the module's head may define others (a plain
+    # pattern's, `pattern_keywords.py`).
+    match = re.search(r"^def (validate\w*)\(", source, re.MULTILINE)
     if match is None:
         raise SchemaError("fastjsonschema generated no validation function")
     return match.group(1), source

@@ -42,6 +42,7 @@ class CodeGenerator202012(
         collect: bool = False,
     ) -> None:
         self._constants = {}
+        self._plain = {}
         super().__init__(
             definition,
             resolver,

@@ -56,6 +56,86 @@ REGEX_PATTERNS = {
     '^(\\x{2f}([^\\x{2f}\\x{7e}]|\\x{7e}[0-1])*)+\\z': PATTERN('^(\\x{2f}([^\\x{2f}\\x{7e}]|\\x{7e}[0-1])*)+\\z'),
     '^[^\\x{2f}\\x{5c}]': PATTERN('^[^\\x{2f}\\x{5c}]'),
 }
+
+def PLAIN_0(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('abcdefghijklmnopqrstuvwxyz'))
+    if taken < 1:
+        return False
+    at += taken
+    segment = text[at : at + 63]
+    taken = len(segment) - len(segment.lstrip('0123456789_abcdefghijklmnopqrstuvwxyz'))
+    at += taken
+    return at == len(text)
+
+
+def PLAIN_1(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'))
+    if taken < 1:
+        return False
+    at += taken
+    segment = text[at : at + 31]
+    taken = len(segment) - len(segment.lstrip('+-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'))
+    at += taken
+    return at == len(text)
+
+
+def PLAIN_2(text):
+    at = 0
+    if not text.startswith('*', at):
+        return False
+    at += 1
+    return at == len(text)
+
+
+def PLAIN_3(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('$ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    if taken < 1:
+        return False
+    at += taken
+    segment = text[at : at + 63]
+    taken = len(segment) - len(segment.lstrip('$0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    at += taken
+    return at == len(text)
+
+
+def PLAIN_4(text):
+    at = 0
+    segment = text[at : at + 128]
+    taken = len(segment) - len(segment.lstrip('!"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~'))
+    if taken < 1:
+        return False
+    at += taken
+    return at == len(text)
+
+
+def PLAIN_5(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    if taken < 1:
+        return False
+    at += taken
+    segment = text[at : at + 63]
+    taken = len(segment) - len(segment.lstrip('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    at += taken
+    return at == len(text)
+
+
+def PLAIN_6(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f !"#$%&\'()*+,-.0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~\x7f'))
+    if taken < 1:
+        return False
+    at += taken
+    return True
+
 NoneType = type(None)
 
 def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
@@ -71,14 +151,14 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
             if not isinstance(data__tool, (str)):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".tool must be string", value=data__tool, name="" + (name_prefix or "data") + ".tool", definition={'description': "The tool name; the envelope's `tool` const.", 'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/tool'}, rule='type')
             if isinstance(data__tool, str):
-                if not REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__tool):
+                if not (PLAIN_0(data__tool) if data__tool.isascii() else REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__tool)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".tool must match pattern ^[a-z][0-9_a-z]{0,63}\\z", value=data__tool, name="" + (name_prefix or "data") + ".tool", definition={'description': "The tool name; the envelope's `tool` const.", 'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/tool'}, rule='pattern')
         if "version" in data:
             data__version = data["version"]
             if not isinstance(data__version, (str)):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".version must be string", value=data__version, name="" + (name_prefix or "data") + ".version", definition={'description': 'The contract version; change it on any change an agent could notice.', 'type': 'string', 'pattern': '^[0-9A-Za-z][\\x{2b}\\x{2d}-\\x{2e}0-9A-Za-z]{0,31}\\z', '$comment': 'toolguard:/properties/version'}, rule='type')
             if isinstance(data__version, str):
-                if not REGEX_PATTERNS['^[0-9A-Za-z][\\x{2b}\\x{2d}-\\x{2e}0-9A-Za-z]{0,31}\\z'].search(data__version):
+                if not (PLAIN_1(data__version) if data__version.isascii() else REGEX_PATTERNS['^[0-9A-Za-z][\\x{2b}\\x{2d}-\\x{2e}0-9A-Za-z]{0,31}\\z'].search(data__version)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".version must match pattern ^[0-9A-Za-z][\\x{2b}\\x{2d}-\\x{2e}0-9A-Za-z]{0,31}\\z", value=data__version, name="" + (name_prefix or "data") + ".version", definition={'description': 'The contract version; change it on any change an agent could notice.', 'type': 'string', 'pattern': '^[0-9A-Za-z][\\x{2b}\\x{2d}-\\x{2e}0-9A-Za-z]{0,31}\\z', '$comment': 'toolguard:/properties/version'}, rule='pattern')
         if "description" in data:
             data__description = data["description"]
@@ -184,7 +264,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                             else:
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".projection must NOT match a disallowed definition", value=data__projection_key, name="" + (name_prefix or "data") + ".projection", definition={'pattern': '^[a-z][0-9_a-z]{0,63}\\z', 'not': {'const': 'untrusted_display_text', '$comment': 'toolguard:/properties/projection/propertyNames/not'}, '$comment': 'toolguard:/properties/projection/propertyNames'}, rule='not')
                             if isinstance(data__projection_key, str):
-                                if not REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__projection_key):
+                                if not (PLAIN_0(data__projection_key) if data__projection_key.isascii() else REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__projection_key)):
                                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".projection must match pattern ^[a-z][0-9_a-z]{0,63}\\z", value=data__projection_key, name="" + (name_prefix or "data") + ".projection", definition={'pattern': '^[a-z][0-9_a-z]{0,63}\\z', 'not': {'const': 'untrusted_display_text', '$comment': 'toolguard:/properties/projection/propertyNames/not'}, '$comment': 'toolguard:/properties/projection/propertyNames'}, rule='pattern')
                         except (JsonSchemaValueException, JsonSchemaValuesException):
                             data__projection_property_names = False
@@ -216,7 +296,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                     for data__allowhiddencharacters_key in data__allowhiddencharacters:
                         try:
                             if isinstance(data__allowhiddencharacters_key, str):
-                                if not REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__allowhiddencharacters_key):
+                                if not (PLAIN_0(data__allowhiddencharacters_key) if data__allowhiddencharacters_key.isascii() else REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__allowhiddencharacters_key)):
                                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".allow_hidden_characters must match pattern ^[a-z][0-9_a-z]{0,63}\\z", value=data__allowhiddencharacters_key, name="" + (name_prefix or "data") + ".allow_hidden_characters", definition={'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/allow_hidden_characters/propertyNames'}, rule='pattern')
                         except (JsonSchemaValueException, JsonSchemaValuesException):
                             data__allowhiddencharacters_property_names = False
@@ -242,7 +322,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                     if not isinstance(data__run__env, (list, tuple, str)):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".run.env must be array or string", value=data__run__env, name="" + (name_prefix or "data") + ".run.env", definition={'description': 'Environment variables passed to the command: a list of names (a trailing * matches a prefix, as in LC_*), or "*" for all of toolguard\'s. Default: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TZ, TERM, TMPDIR, SSH_AUTH_SOCK, KRB5CCNAME. TOOLGUARD_* never passes.', 'type': ['array', 'string'], 'pattern': '^\\x{2a}\\z', 'maxItems': 256, 'uniqueItems': True, 'items': {'type': 'string', 'pattern': '^[A-Z_a-z][0-9A-Z_a-z]{0,127}\\x{2a}?\\z', '$comment': 'toolguard:/properties/run/properties/env/items'}, '$comment': 'toolguard:/properties/run/properties/env'}, rule='type')
                     if isinstance(data__run__env, str):
-                        if not REGEX_PATTERNS['^\\x{2a}\\z'].search(data__run__env):
+                        if not (PLAIN_2(data__run__env) if data__run__env.isascii() else REGEX_PATTERNS['^\\x{2a}\\z'].search(data__run__env)):
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".run.env must match pattern ^\\x{2a}\\z", value=data__run__env, name="" + (name_prefix or "data") + ".run.env", definition={'description': 'Environment variables passed to the command: a list of names (a trailing * matches a prefix, as in LC_*), or "*" for all of toolguard\'s. Default: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TZ, TERM, TMPDIR, SSH_AUTH_SOCK, KRB5CCNAME. TOOLGUARD_* never passes.', 'type': ['array', 'string'], 'pattern': '^\\x{2a}\\z', 'maxItems': 256, 'uniqueItems': True, 'items': {'type': 'string', 'pattern': '^[A-Z_a-z][0-9A-Z_a-z]{0,127}\\x{2a}?\\z', '$comment': 'toolguard:/properties/run/properties/env/items'}, '$comment': 'toolguard:/properties/run/properties/env'}, rule='pattern')
                     data__run__env_is_list = isinstance(data__run__env, (list, tuple))
                     if data__run__env_is_list:
@@ -463,7 +543,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                     if not isinstance(data__text__jc, (str)):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".text.jc must be string", value=data__text__jc, name="" + (name_prefix or "data") + ".text.jc", definition={'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/text/properties/jc'}, rule='type')
                     if isinstance(data__text__jc, str):
-                        if not REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__text__jc):
+                        if not (PLAIN_0(data__text__jc) if data__text__jc.isascii() else REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data__text__jc)):
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".text.jc must match pattern ^[a-z][0-9_a-z]{0,63}\\z", value=data__text__jc, name="" + (name_prefix or "data") + ".text.jc", definition={'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/text/properties/jc'}, rule='pattern')
                 if "header" in data__text:
                     data__text__header = data__text["header"]
@@ -523,7 +603,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                             for data__text__types_key in data__text__types:
                                 try:
                                     if isinstance(data__text__types_key, str):
-                                        if not REGEX_PATTERNS['^[\\x{24}A-Z_a-z][\\x{24}0-9A-Z_a-z]{0,63}\\z'].search(data__text__types_key):
+                                        if not (PLAIN_3(data__text__types_key) if data__text__types_key.isascii() else REGEX_PATTERNS['^[\\x{24}A-Z_a-z][\\x{24}0-9A-Z_a-z]{0,63}\\z'].search(data__text__types_key)):
                                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".text.types must match pattern ^[\\x{24}A-Z_a-z][\\x{24}0-9A-Z_a-z]{0,63}\\z", value=data__text__types_key, name="" + (name_prefix or "data") + ".text.types", definition={'pattern': '^[\\x{24}A-Z_a-z][\\x{24}0-9A-Z_a-z]{0,63}\\z', '$comment': 'toolguard:/properties/text/properties/types/propertyNames'}, rule='pattern')
                                 except (JsonSchemaValueException, JsonSchemaValuesException):
                                     data__text__types_property_names = False
@@ -634,7 +714,7 @@ def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
                     if not isinstance(data__mcp__tool, (str)):
                         raise JsonSchemaValueException("" + (name_prefix or "data") + ".mcp.tool must be string", value=data__mcp__tool, name="" + (name_prefix or "data") + ".mcp.tool", definition={'description': "The tool's name on the MCP server, when it is not a valid `tool` (default: `tool`).", 'type': 'string', 'pattern': '^[\\x{21}-\\x{7e}]{1,128}\\z', '$comment': 'toolguard:/properties/mcp/properties/tool'}, rule='type')
                     if isinstance(data__mcp__tool, str):
-                        if not REGEX_PATTERNS['^[\\x{21}-\\x{7e}]{1,128}\\z'].search(data__mcp__tool):
+                        if not (PLAIN_4(data__mcp__tool) if data__mcp__tool.isascii() else REGEX_PATTERNS['^[\\x{21}-\\x{7e}]{1,128}\\z'].search(data__mcp__tool)):
                             raise JsonSchemaValueException("" + (name_prefix or "data") + ".mcp.tool must match pattern ^[\\x{21}-\\x{7e}]{1,128}\\z", value=data__mcp__tool, name="" + (name_prefix or "data") + ".mcp.tool", definition={'description': "The tool's name on the MCP server, when it is not a valid `tool` (default: `tool`).", 'type': 'string', 'pattern': '^[\\x{21}-\\x{7e}]{1,128}\\z', '$comment': 'toolguard:/properties/mcp/properties/tool'}, rule='pattern')
                 if "description" in data__mcp:
                     data__mcp__description = data__mcp["description"]
@@ -709,7 +789,7 @@ def validate____defs_context_key_f709ae258017(data, custom_formats={}, name_pref
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Z_a-z][0-9A-Z_a-z]{0,63}\\z', '$comment': 'toolguard:/$defs/context_key'}, rule='type')
     if isinstance(data, str):
-        if not REGEX_PATTERNS['^[A-Z_a-z][0-9A-Z_a-z]{0,63}\\z'].search(data):
+        if not (PLAIN_5(data) if data.isascii() else REGEX_PATTERNS['^[A-Z_a-z][0-9A-Z_a-z]{0,63}\\z'].search(data)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Z_a-z][0-9A-Z_a-z]{0,63}\\z", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Z_a-z][0-9A-Z_a-z]{0,63}\\z', '$comment': 'toolguard:/$defs/context_key'}, rule='pattern')
     return data
 
@@ -1077,7 +1157,7 @@ def validate____defs_name_fc8dc0343b8d(data, custom_formats={}, name_prefix=None
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/$defs/name'}, rule='type')
     if isinstance(data, str):
-        if not REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data):
+        if not (PLAIN_0(data) if data.isascii() else REGEX_PATTERNS['^[a-z][0-9_a-z]{0,63}\\z'].search(data)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[a-z][0-9_a-z]{0,63}\\z", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[a-z][0-9_a-z]{0,63}\\z', '$comment': 'toolguard:/$defs/name'}, rule='pattern')
     return data
 
@@ -1090,6 +1170,6 @@ def validate____defs_schema_file_e72ba6e2244b(data, custom_formats={}, name_pref
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be longer than or equal to 1 characters", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024, 'pattern': '^[^\\x{2f}\\x{5c}]', '$comment': 'toolguard:/$defs/schema_file'}, rule='minLength')
         if data_len > 1024:
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be shorter than or equal to 1024 characters", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024, 'pattern': '^[^\\x{2f}\\x{5c}]', '$comment': 'toolguard:/$defs/schema_file'}, rule='maxLength')
-        if not REGEX_PATTERNS['^[^\\x{2f}\\x{5c}]'].search(data):
+        if not (PLAIN_6(data) if data.isascii() else REGEX_PATTERNS['^[^\\x{2f}\\x{5c}]'].search(data)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[^\\x{2f}\\x{5c}]", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'minLength': 1, 'maxLength': 1024, 'pattern': '^[^\\x{2f}\\x{5c}]', '$comment': 'toolguard:/$defs/schema_file'}, rule='pattern')
     return data

@@ -16,6 +16,19 @@ REGEX_PATTERNS = {
     '^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z': PATTERN('^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z'),
     '^[^\\x{23}]*\\x{23}?\\z': PATTERN('^[^\\x{23}]*\\x{23}?\\z'),
 }
+
+def PLAIN_0(text):
+    at = 0
+    segment = text[at : at + 1]
+    taken = len(segment) - len(segment.lstrip('ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    if taken < 1:
+        return False
+    at += taken
+    segment = text[at:]
+    taken = len(segment) - len(segment.lstrip('-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'))
+    at += taken
+    return at == len(text)
+
 NoneType = type(None)
 
 def validate_e3b0c44298fc(data, custom_formats={}, name_prefix=None):
@@ -208,7 +221,7 @@ def validate____defs_toolguard_remote_1__defs_anchorstring_d75ac433b397(data, cu
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z', '$comment': 'toolguard:/$defs/toolguard:remote:1/$defs/anchorString'}, rule='type')
     if isinstance(data, str):
-        if not REGEX_PATTERNS['^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z'].search(data):
+        if not (PLAIN_0(data) if data.isascii() else REGEX_PATTERNS['^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z'].search(data)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'string', 'pattern': '^[A-Z_a-z][\\x{2d}-\\x{2e}0-9A-Z_a-z]*\\z', '$comment': 'toolguard:/$defs/toolguard:remote:1/$defs/anchorString'}, rule='pattern')
     return data_ev
 
