@@ -175,6 +175,17 @@ def test_a_collecting_validator_lists_every_error_in_schema_order() -> None:
     assert collecting.errors(GOOD_REVIEW) == []
 
 
+@pytest.mark.parametrize("collect", [True, False])
+def test_errors_answers_a_lone_surrogate_as_validate_does(collect: bool) -> None:
+    """A library caller's string with a lone surrogate fails its pattern; nothing raises."""
+    validator = compile_schema({"type": "string", "pattern": "^[a-z]+$"}, collect=collect)
+    with pytest.raises(ValidationError) as raised:
+        validator.validate("ab\ud800")
+    (error,) = validator.errors("ab\ud800")
+    assert (error.reason, error.message) == (raised.value.reason, raised.value.message)
+    assert not validator.is_valid("ab\ud800")
+
+
 def test_a_validator_that_stops_at_the_first_error_lists_one(review: Validator) -> None:
     """Without `collect`, `errors` gives the first error, the one `validate` raises."""
     errors = review.errors({"change_id": 7, "decision": "approved", "admin": True})

@@ -124,6 +124,8 @@ class Validator:
             return [
                 ValidationError("recursion", "instance nests deeper than the schema can follow")
             ]
+        except UnmatchableText as exc:  # as `validate`: a lone surrogate fails its pattern
+            return [ValidationError("pattern", str(exc))]
         return []
 
     def is_valid(self, instance: Any) -> bool:
