@@ -16,12 +16,12 @@ from toolguard import report
 from toolguard.framing import Lines
 from toolguard.operator_channel import CAPACITY
 from toolguard.operator_channel import OperatorChannel as SharedChannel
+from toolguard.polled_input import polled
 from toolguard.result import Diagnostics
 from toolguard.text import clean
 
 SERVER_LINE = 4096  # bytes of one server stderr line kept; the rest is dropped
 _SHOWN = 1024
-_CHUNK = 1 << 16
 
 
 class OperatorChannel:
@@ -80,8 +80,8 @@ def relay_server_stderr(stream: IO[bytes], channel: OperatorChannel) -> None:
             channel.write(f"toolguard: server: {clean(text, _SHOWN)}\n")
 
     lines = Lines(SERVER_LINE, relay)
-    read = getattr(stream, "read1", None) or stream.read
+    read = polled(stream, 0)  # its bytes as they come, never polled for
     with contextlib.suppress(OSError, ValueError):
-        while chunk := read(_CHUNK):
+        while chunk := read():
             lines.feed(chunk)
         lines.end()
