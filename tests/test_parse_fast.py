@@ -460,6 +460,21 @@ def test_a_screened_document_counts_the_members_of_its_objects() -> None:
     assert parse(raw)[0] == {"a:": ":", "\\": ':\\"', '\\":\\"': {"": [":"]}}
 
 
+@pytest.mark.parametrize("chunk", [16, fast_parse._CHUNK])
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_string_with_escaped_quotes_is_measured_whole_in_any_chunk(chunk: int, over: int) -> None:
+    """An escaped quote does not end a string, in a chunk with no escaped backslash too, and
+    after chunks with no backslash at all: a string one character over the budget is refused."""
+    limits = Limits(max_depth=6, max_string_length=12, max_container_items=50)
+    text = 'a\\"' * (limits.max_string_length // 2) + "a" * over
+    raw = ("[" + "0," * 20 + '"' + text + '"]').encode()
+    assert len(json.loads(raw)[-1]) == limits.max_string_length + over
+    assert not fast_parse._small(raw, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "_CHUNK", chunk)
+        assert_same_outcome(raw, limits)
+
+
 LARGE = Limits(max_bytes=4 << 20, max_container_items=100_000)
 
 

@@ -179,7 +179,9 @@ def _screen(raw: bytes, limits: Limits) -> tuple[str, int] | None:
                 careful = _INTEGERS
             elif careful == _PLAIN_NUMBERS and _floats_unsure(shape):
                 careful = _FLOATS
-        if shape.rfind(b'\\"') >= 0:  # NOTE: `in` would skip on `"`, which is common
+        # NOTE: a backslash is looked for first, by one `memchr` (most chunks of most documents
+        # have none); then `\"` from the end, which skips on `\`: `in` would skip on `"`.
+        if b"\\" in shape and shape.rfind(b'\\"') >= 0:
             # An escaped backslash or quote becomes two filler bytes: quotes then delimit
             # strings, and no string is shorter in `shape` than its length in characters (an
             # escape counts two, as `\n` does). Without `\"` no quote is escaped: nothing to
