@@ -98,6 +98,71 @@ def test_plain_text_is_the_rich_lines_joined_for_hostile_text(
     assert report.as_text(diagnostics, "rich") == _joined(diagnostics)
 
 
+# The JSON line of a diagnostics record, written field by field, against the generic writer.
+
+
+def _json_reference(diagnostics: Diagnostics) -> str:
+    """What `json_line` writes for the record's fields (its attempts as plain mappings)."""
+    values = {name: getattr(diagnostics, name) for name in frozen.fields(diagnostics)}
+    values["attempts"] = [
+        {name: getattr(attempt, name) for name in frozen.fields(attempt)}
+        for attempt in diagnostics.attempts
+    ]
+    stream = io.StringIO()
+    report.json_line(values, stream)
+    return stream.getvalue()
+
+
+def test_json_text_is_the_generic_line_for_every_fixture() -> None:
+    corpus = _corpus()
+    attempt = AttemptRecord(number=1, duration_ms=1.0, outcome="failure", stderr_size=3)
+    for diagnostics in corpus:
+        for variant in (
+            diagnostics,
+            frozen.replace(diagnostics, upstream=("srv", "--x"), attempts=(attempt, attempt)),
+        ):
+            assert report.as_text(variant, "json") == _json_reference(variant)
+
+
+TEXT = hidden_prone_text() | st.sampled_from(['a"b', "a\\b", "x" * 2048, "x" * 2049, "\x7f"])
+NUMBER = st.none() | st.integers() | st.booleans() | st.floats() | st.sampled_from([-0.0, 1e-7])
+
+
+@given(
+    st.sampled_from(["success", "failure", "internal"]),
+    TEXT,
+    st.none() | TEXT,
+    NUMBER,
+    st.floats() | st.integers(),
+    st.none() | st.tuples(TEXT, TEXT),
+)
+def test_json_text_is_the_generic_line_for_any_value(
+    outcome: str,
+    text: str,
+    maybe: str | None,
+    number: object,
+    duration: float,
+    upstream: tuple[str, ...] | None,
+) -> None:
+    """Hostile text, quotes, backslashes, strings at the bound, any number: the same line."""
+    diagnostics = Diagnostics(
+        tool=text,
+        request_id=text,
+        contract=text,
+        outcome=outcome,  # type: ignore[arg-type]
+        size=number,  # type: ignore[arg-type]
+        sha256=maybe,
+        duration_ms=duration,
+        reason=maybe,
+        message=text,
+        offset=number,  # type: ignore[arg-type]
+        instance_path=maybe,
+        upstream=upstream,
+        attempts=(AttemptRecord(number=2, duration_ms=duration, outcome="failure"),),
+    )
+    assert report.as_text(diagnostics, "json") == _json_reference(diagnostics)
+
+
 def test_render_to_sends_what_render_writes_to_a_pipe() -> None:
     """`render_to` hands a channel the text `render` writes to a stream that is no terminal."""
     diagnostics = _corpus()[0]
