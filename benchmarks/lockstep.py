@@ -477,6 +477,40 @@ def markdown(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), f"|{rule}|", *(line(row) for row in rows)])
 
 
+SWEEP_US = (0, 5, 10, 15, 20, 25, 30, 40, 60)
+SWEEP_HEADER = ["work between read and answer", "median us", "range over rounds", "x (echo + work)"]
+
+
+def sweep(rounds: int = 3, calls: int = 2000, warm_up: int = 200) -> list[list[str]]:
+    """The busy echo's round trip for each spin of `SWEEP_US`, against the echo plus the spin.
+
+    What any process pays, on this machine, for doing work between reading a line and
+    answering it: the floor `serve`'s summed goal is set against assumes the spin adds only
+    itself, while the caller's CPU may fall asleep meanwhile and take its time to wake.
+    Each round times every spin afresh, in a rotating order; the echo is the spin of 0.
+    """
+    medians: dict[int, list[float]] = {spin: [] for spin in SWEEP_US}
+    with ways() as found:
+        base = found["echo, busy"]
+        for number in range(rounds):
+            start = number % len(SWEEP_US)
+            for spin in SWEEP_US[start:] + SWEEP_US[:start]:
+                peer = Peer(replace(base, argv=[*base.argv, str(spin)]))
+                peer.timed(warm_up)
+                medians[spin].append(statistics.median(peer.timed(calls)))
+                peer.close()
+    echo = statistics.median(medians[0])
+    return [
+        [
+            f"{spin} us",
+            f"{statistics.median(values):.1f}",
+            f"{min(values):.1f}-{max(values):.1f}",
+            f"{statistics.median(values) / (echo + spin):.2f}x",
+        ]
+        for spin, values in medians.items()
+    ]
+
+
 def load_average() -> str:
     return ", ".join(f"{value:.1f}" for value in os.getloadavg())
 
@@ -488,8 +522,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument(
+        "--sweep",
+        action="store_true",
+        help="only the busy echo, for a range of work between read and answer (`sweep`)",
+    )
     options = parser.parse_args()
     before = load_average()
+    if options.sweep:
+        rows = sweep(options.rounds, options.calls)
+        print(f"{options.rounds} rounds x {options.calls:,} calls each; load {before} before")
+        print(markdown(SWEEP_HEADER, rows))
+        print(f"\nload average after: {load_average()}; {os.cpu_count()} CPUs")
+        return
     results = measure(options.rounds, options.calls)
     print(f"{options.rounds} rounds x {options.calls:,} calls each way; load {before} before")
     print(markdown(HEADER, table(results)))
