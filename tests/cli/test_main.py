@@ -235,6 +235,43 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
     assert run.stderr == b"toolguard: error: stdout was closed before everything was written\n"
 
 
+@pytest.mark.parametrize("stdout", ["reader gone", "never open"])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("test", REPO / "examples"),
+        ("lint", REPO / "examples"),
+        ("validate", REVIEW / "response.schema.json", REVIEW / "response.json"),
+        ("audit", "summary", os.devnull),
+        ("init", "zz_tool", "{tmp}"),
+        ("--help",),
+    ],
+    ids=["test", "lint", "validate", "audit-summary", "init", "help"],
+)
+def test_a_report_that_cannot_be_written_is_exit_4(
+    arguments: tuple[str | Path, ...], stdout: str, tmp_path: Path
+) -> None:
+    """Whatever a command prints, a stdout that cannot take it is exit 4 and one line: not
+    click's silent exit 1 for a broken pipe (a failed fixture's status), nor an internal
+    error for a stdout closed from the start (`>&-`)."""
+    argv = [str(word).format(tmp=tmp_path / "new") for word in arguments]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+            [sys.executable, "-m", "toolguard", *argv],
+            stdout=write if stdout == "reader gone" else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=None if stdout == "reader gone" else lambda: os.close(1),
+            cwd=REPO,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert done.returncode == 4, done.stderr
+    assert done.stderr == b"toolguard: error: stdout was closed before everything was written\n"
+
+
 def _without_root_powers() -> list[str]:
     """The interpreter, run so that file modes bind (as root: without CAP_DAC_OVERRIDE)."""
     if os.geteuid() != 0:

@@ -8,6 +8,7 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -30,7 +31,7 @@ from toolguard.standins import suppress
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
     import signal as _signal
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO, NoReturn, TypeVar
 
@@ -197,6 +198,8 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     Reached only by what no command handled: an error toolguard raised on purpose keeps its
     status, Ctrl-C during set-up is 130, anything else is a bug (4), named in one line.
     """
+    if isinstance(exc, OutputClosed):
+        stdout_closed(arguments)
     mode = diagnostics_mode(arguments)
     if isinstance(exc, ToolguardError):
         fail(exc, mode)
@@ -205,6 +208,62 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
         sys.exit(ExitStatus.INTERRUPTED)
     report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
+
+
+class OutputClosed(Exception):
+    """stdout cannot take what a command writes: its reader left, or it was never open."""
+
+
+def watch_stdout() -> None:
+    """Make `sys.stdout` raise `OutputClosed` when a write fails (`_Watched`)."""
+    sys.stdout = _Watched(sys.stdout)
+
+
+class _Watched:
+    """`sys.stdout` for the commands click runs: a write that fails raises `OutputClosed`.
+
+    click turns a broken pipe raised by a command into a silent exit 1, the status of a failed
+    fixture or a lint finding (`toolguard test examples/ | head -1` would read as a failure),
+    and a stdout closed from the start (`>&-`) is None, which the report writers cannot use.
+    `OutputClosed` is no `OSError`: it passes click by, and `main` says what happened and
+    exits 4, as for an envelope (`emit`). Everything else is the stream's own.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            written: int = self._stream.write(text)
+        except (OSError, ValueError, AttributeError):  # a broken pipe, a closed file, None
+            raise OutputClosed from None
+        return written
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            if self._stream is not None:
+                self._stream.flush()
+        except (OSError, ValueError):
+            raise OutputClosed from None
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self._stream.isatty())
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("stdout is closed")
+        fd: int = self._stream.fileno()
+        return fd
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def flush_stdout(arguments: Sequence[str]) -> None:
@@ -216,14 +275,19 @@ def flush_stdout(arguments: Sequence[str]) -> None:
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except (OSError, ValueError):
-        _stdout_to_devnull()
-        report.error(
-            "stdout was closed before everything was written",
-            ExitStatus.INTERNAL,
-            diagnostics_mode(arguments),
-        )
-        sys.exit(ExitStatus.INTERNAL)
+    except (OSError, ValueError, OutputClosed):
+        stdout_closed(arguments)
+
+
+def stdout_closed(arguments: Sequence[str]) -> NoReturn:
+    """Say that stdout was closed before everything was written, and exit 4."""
+    _stdout_to_devnull()
+    report.error(
+        "stdout was closed before everything was written",
+        ExitStatus.INTERNAL,
+        diagnostics_mode(arguments),
+    )
+    sys.exit(ExitStatus.INTERNAL)
 
 
 def leave(status: object) -> NoReturn:
