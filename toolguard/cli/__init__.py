@@ -77,7 +77,7 @@ def _dispatch(arguments: list[str]) -> None:
     try:
         # NOTE: not click's standalone mode: there, Ctrl-C becomes "Aborted!" and exit 1, and an
         # unexpected exception escapes with a traceback. Usage errors are still click's to show.
-        status = cli.main(args=arguments, standalone_mode=False)
+        status = cli.main(args=arguments, prog_name="toolguard", standalone_mode=False)
     except click.exceptions.Abort:
         raise KeyboardInterrupt from None
     except click.ClickException as exc:
