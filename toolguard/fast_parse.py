@@ -76,13 +76,13 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     """
     if len(raw) >= _LARGE:
         return_large_blocks()
-    if b"[" * (limits.max_depth + 1) in raw:
-        return DEFER  # the usual nesting attack, found by one memory scan before any pass
     digits = limits.max_integer_digits
     members = counted = None
     if _small(raw, limits):
         decoder = _decoder(digits)  # per-number hooks cost nothing on it
     else:
+        if b"[" * (limits.max_depth + 1) in raw:
+            return DEFER  # the usual nesting attack, found by one memory scan before any pass
         screened = _screen(raw, limits)
         if screened is None:
             return DEFER
