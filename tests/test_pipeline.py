@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +248,24 @@ def test_missing_context_is_a_usage_error_even_for_oversized_input(job_run: Cont
     """Missing context is reported as a usage error, not masked by a limits rejection."""
     with pytest.raises(UsageError):
         check(job_run, b"x" * (job_run.limits.max_bytes + 1), request_id=REQUEST_ID)
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({}, "missing request context: project_id, project_runs (use --context K=V)"),
+        ({"project_runs": ["run_7Hc2mQ9xLp4T"]}, "missing request context: project_id "),
+        ({"project_id": "bluebird", "project_runs": "run_7Hc2mQ9xLp4T"}, "must be a list"),
+        ({"project_id": ["bluebird"]}, "missing request context: project_runs "),
+    ],
+    ids=["none", "one-missing", "wrong-shape", "missing-before-shape"],
+)
+def test_missing_context_names_every_missing_key_before_any_shape(
+    job_run: Contract, context: dict[str, Any], message: str
+) -> None:
+    """Every missing key, sorted, in one message; a value of the wrong shape only after."""
+    with pytest.raises(UsageError, match=re.escape(message)):
+        check(job_run, b"{}", request_id=REQUEST_ID, context=context)
 
 
 @pytest.mark.parametrize(

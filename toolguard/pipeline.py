@@ -149,19 +149,22 @@ def require_context(contract: Contract, request: Request) -> None:
 
     A secret context value too short to redact from diagnostics is refused too.
     """
+    context = request.context
     secret = contract.audit.secret_context
-    if secret and not secret.isdisjoint(request.context):
+    if secret and not secret.isdisjoint(context):
         from toolguard.redaction import require_redactable  # noqa: PLC0415 - secrets only
 
-        require_redactable(secret, request.context)
-    missing = sorted(
-        {key for rule in contract.rules for key in rule.context_keys} - set(request.context)
-    )
-    if missing:
-        raise UsageError(f"missing request context: {', '.join(missing)} (use --context K=V)")
+        require_redactable(secret, context)
+    # NOTE: loops, not sets: `serve` and `mcp` ask twice per request, and nothing is missing.
     for rule in contract.rules:
         for key in rule.context_keys:
-            if not isinstance(request.context[key], rule.context_shape):
+            if key not in context:
+                needed = {name for each in contract.rules for name in each.context_keys}
+                missing = ", ".join(sorted(needed - context.keys()))
+                raise UsageError(f"missing request context: {missing} (use --context K=V)")
+    for rule in contract.rules:
+        for key in rule.context_keys:
+            if not isinstance(context[key], rule.context_shape):
                 shape = "a list (use --context-file)" if rule.context_shape is list else "a scalar"
                 raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
 
