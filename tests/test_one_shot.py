@@ -33,11 +33,9 @@ sys.argv = ["toolguard", *sys.argv[1:]]
 stdout = sys.stdout
 sys.stdout = io.StringIO()
 os._exit = sys.exit  # a check leaves with os._exit; the probe reports first
-from toolguard.one_shot import start
-start(sys.argv)
+from toolguard.launch import run
 try:
-    from toolguard.cli import main
-    main()
+    run(sys.argv)
 except SystemExit as exit:
     status = exit.code
 loaders = {
@@ -49,6 +47,7 @@ stdout.write(repr((int(status or 0), sys.stdout.getvalue(), loaders)))
 """
 # Loaded before `start` can serve anything: the package and what reads the bundle.
 _BEFORE_START = {
+    "toolguard.launch",
     "toolguard.one_shot",
     "toolguard.cache_folder",
     "toolguard.files",

@@ -2,10 +2,6 @@
 
 import sys
 
-from toolguard.one_shot import start
+from toolguard.launch import run
 
-start(sys.argv)
-
-from toolguard.cli import main  # noqa: E402 - after start-up is set
-
-main()
+run(sys.argv)

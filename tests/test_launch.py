@@ -1,0 +1,50 @@
+"""The command's first steps: a signal while it loads ends it with 130 and one line."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+# NOTE: as `bin/toolguard` starts, with the signal sent from inside `one_shot.start` (the
+# window the command spends loading, before `cli.main` handles anything itself).
+_PROBE = """
+import os, sys
+from toolguard import one_shot
+from toolguard.launch import run
+
+def start(argv):
+    os.kill(os.getpid(), int(sys.argv[1]))
+    for _ in range(1000):  # the signal is handled between two instructions
+        pass
+
+one_shot.start = start
+run(["toolguard", *sys.argv[2:]])
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("diagnostics", ["rich", "json"])
+def test_a_signal_while_the_command_loads_is_130_and_one_line(
+    signum: signal.Signals, diagnostics: str
+) -> None:
+    command = ["lint", "x", "--diagnostics", diagnostics]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(int(signum)), *command],
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stdout == b""
+    if diagnostics == "json":
+        assert done.stderr == (
+            b'{"outcome":"error","exit_status":130,"message":"interrupted during set-up"}\n'
+        )
+    else:
+        assert done.stderr == b"toolguard: error: interrupted during set-up\n"

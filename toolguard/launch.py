@@ -1,0 +1,37 @@
+"""The `toolguard` command's first steps, shared by `bin/toolguard` and `python -m toolguard`.
+
+A signal that arrives while the command is still loading (its start-up, `one_shot.start`, the
+CLI's import: some ten milliseconds) must end it as one during set-up does: exit 130 and one
+line, not a traceback through toolguard's modules, nor a death by SIGTERM. `cli.main` handles
+what arrives once it runs; this covers the steps before it. NOTE: this module imports nothing
+of toolguard's until the handlers are set, so that only the interpreter's own start-up (and
+the package's empty `__init__`) is left uncovered.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal as _signal
+    from collections.abc import Sequence
+else:  # NOTE: what `signal` wraps, as in `cli` (`signal` builds enums as it loads)
+    import _signal
+
+
+def run(argv: Sequence[str]) -> None:
+    """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns."""
+    # NOTE: SIGINT already raises KeyboardInterrupt; SIGTERM is made to raise it too.
+    _signal.signal(_signal.SIGTERM, _signal.default_int_handler)
+    try:
+        from toolguard.one_shot import start  # noqa: PLC0415 - after the handlers are set
+
+        start(argv)
+        from toolguard.cli import main  # noqa: PLC0415 - after start-up is set
+
+        main()
+    except KeyboardInterrupt:
+        for signum in (_signal.SIGINT, _signal.SIGTERM):
+            _signal.signal(signum, _signal.SIG_IGN)  # decided: the report is written whole
+        from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
+
+        last_resort(KeyboardInterrupt(), list(argv[1:]))
