@@ -36,15 +36,33 @@ def clean(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -> Any:
-    """A JSON-ready copy: every string (keys too) escaped and bounded, at any depth."""
+    r"""A JSON-ready copy: every string (keys too) escaped and bounded, at any depth.
+
+    Escaping and truncation are not one-to-one (an ESC and the four characters `\x1b` read
+    alike, and so do two long names with one beginning): a key that reads like one already
+    copied is told apart by a ` (2)`, ` (3)`... suffix, so no member is lost (an audit
+    summary's totals still add up to its records).
+    """
     if isinstance(value, dict):
-        return {
-            clean(str(key), limit): cleaned(item, limit, drop_none=drop_none)
-            for key, item in value.items()
-            if not (drop_none and item is None)
-        }
+        copy: dict[str, Any] = {}
+        for key, item in value.items():
+            if drop_none and item is None:
+                continue
+            shown = clean(str(key), limit)
+            if shown in copy:
+                shown = _distinct(shown, copy)
+            copy[shown] = cleaned(item, limit, drop_none=drop_none)
+        return copy
     if isinstance(value, list | tuple):
         return [cleaned(item, limit, drop_none=drop_none) for item in value]
     if isinstance(value, bool | int | float) or value is None:
         return value
     return clean(str(value), limit)
+
+
+def _distinct(shown: str, taken: dict[str, Any]) -> str:
+    """`shown` with the first ` (N)` suffix, from 2, that no key of `taken` has."""
+    number = 2
+    while f"{shown} ({number})" in taken:
+        number += 1
+    return f"{shown} ({number})"

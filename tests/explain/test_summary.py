@@ -157,6 +157,21 @@ def test_json_rendering_lists_totals_and_rows(log: Path) -> None:
     }
 
 
+def test_json_totals_add_up_when_two_tool_names_read_alike(tmp_path: Path) -> None:
+    """An ESC and the four characters of its escape are two tools: neither count is lost."""
+    path = write(
+        tmp_path / "audit.jsonl",
+        entry(OK, T0, "x\x1b"),
+        entry(OK, T0, "x\\x1b"),
+        entry(OK, T0, "x\\x1b"),
+    )
+    stream = io.StringIO()
+    render.summary(summarize(path), "json", stream)
+    document = json.loads(stream.getvalue())
+    assert document["records"] == 3
+    assert document["totals"]["tool"] == {"x\\x1b": 1, "x\\x1b (2)": 2}
+
+
 def test_rich_rendering_escapes_a_hostile_tool_name(tmp_path: Path) -> None:
     """A tool name written into the log by hand is shown escaped, markup and all."""
     path = write(tmp_path / "audit.jsonl", entry(OK, T0, "\x1b[31m[bold red]x[/]\u202e"))

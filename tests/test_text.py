@@ -1,0 +1,32 @@
+"""Text for the operator: escaped, bounded, and no member lost to two keys that read alike."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import hidden_prone_text
+
+from toolguard.text import clean, cleaned
+
+
+def test_keys_that_read_alike_once_escaped_are_all_kept() -> None:
+    """An ESC and the four characters of its escape; two long keys with one beginning."""
+    long = "k" * 40
+    value = {"x\x1b": 1, "x\\x1b": 2, "x\\x1b (2)": 3, long + "a": 4, long + "b": 5}
+    copy = cleaned(value, limit=32)
+    assert list(copy.values()) == [1, 2, 3, 4, 5]
+    assert list(copy) == [
+        "x\\x1b",
+        "x\\x1b (2)",
+        "x\\x1b (2) (2)",
+        clean(long + "a", 32),
+        clean(long + "a", 32) + " (2)",
+    ]
+
+
+@given(st.dictionaries(hidden_prone_text(max_size=6), st.integers(), max_size=12))
+def test_a_cleaned_mapping_keeps_every_member_in_order(value: dict[str, int]) -> None:
+    copy = cleaned(value, limit=4)
+    assert list(copy.values()) == list(value.values())
+    pairs = zip(copy, value, strict=True)
+    assert all(key.startswith(clean(original, 4)) for key, original in pairs)
