@@ -114,6 +114,24 @@ def test_malformed_lines_that_name_the_id_are_reported_not_shown(trail: Trail) -
     assert found.malformed == (0, first_length)
 
 
+def test_a_record_written_by_hand_is_found_however_it_spells_the_id(trail: Trail) -> None:
+    """Spaces after the colons, or the id's letters as escapes: a record `audit summary`
+    counts is one `explain` finds. A malformed line with escapes that does not name the id is
+    no malformed line of this request."""
+    entry = trail.check(OK, "req.explain.other.0001")
+    entry["request_id"] = ID
+    spaced = json.dumps(entry).encode()
+    escaped = line(entry).replace(b"req.explain", b"req.\\u0065xpl\\u0061in")
+    assert ID.encode() not in escaped
+    for written in (spaced, escaped):
+        assert record.decode(written) == entry
+        trail.append(written)
+    trail.append(b'{"request_id":"req.\\u0061nother.0001","format":2}')
+    found = trail.find()
+    assert [found_entry for _, found_entry in found.records] == [entry, entry]
+    assert found.malformed == ()
+
+
 def test_a_missing_record_finds_nothing(trail: Trail) -> None:
     """A log without the id: no records, no malformed lines."""
     trail.check(OK, "req.explain.other.0001")

@@ -110,23 +110,31 @@ def owner(path: Path) -> int | None:
     return None if uid == os.geteuid() else uid
 
 
-def lines_with(path: Path, needle: bytes) -> Iterator[tuple[int, bytes | None]]:
-    """(byte offset, line) for each line that contains `needle`, found without parsing.
+def lines_with(path: Path, needle: bytes | re.Pattern[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """(byte offset, line) for each line that contains `needle` (text or a pattern), in order.
 
-    The log is mapped, not read: finding one request among 100,000 records is a memory scan.
-    A line longer than any record toolguard writes comes back as None (not toolguard's).
+    Found without parsing: the log is mapped, not read, so finding one request among 100,000
+    records is a memory scan. A line longer than any record toolguard writes comes back as
+    None (not toolguard's).
     """
     with path.open("rb") as stream:
         if os.fstat(stream.fileno()).st_size == 0:
             return
         with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            position = view.find(needle)
+
+            def next_at(start: int) -> int:
+                if isinstance(needle, bytes):
+                    return view.find(needle, start)
+                found = needle.search(view, start)
+                return -1 if found is None else found.start()
+
+            position = next_at(0)
             while position != -1:
                 start = view.rfind(b"\n", 0, position) + 1
                 end = view.find(b"\n", position)
                 end = len(view) if end == -1 else end
                 yield start, view[start:end] if end - start <= MAX_RECORD_BYTES else None
-                position = view.find(needle, end)
+                position = next_at(end)
 
 
 def all_lines(path: Path) -> Iterator[bytes | None]:

@@ -1,7 +1,8 @@
 """`toolguard explain`: every record of one request, and whether today's contract agrees.
 
 Finding is a byte search of the mapped log for the request id, so it costs a memory scan
-however long the log is; only the lines that mention the id are parsed and validated.
+however long the log is; only the lines that mention the id (or, in a log written by hand,
+may spell it with escapes) are parsed and validated.
 Re-checking reads the raw copy named by the record's digest, verifies the digest, and runs
 the current contract on it with the recorded request id, context and clock.
 """
@@ -9,6 +10,8 @@ the current contract on it with the recorded request id, context and clock.
 from __future__ import annotations
 
 import hashlib
+import heapq
+import re
 import stat
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,18 +50,36 @@ class Recheck:
     same_envelope: bool | None = None
 
 
+# A printable ASCII character written as an escape: toolguard never writes one, but a record
+# written by hand may spell a request id so (`req.\u0063...`), and `audit summary` counts it.
+_ESCAPED_ASCII = re.compile(rb"\\u00[2-7][0-9a-fA-F]")
+
+
 def find(path: Path, request_id: str) -> Found:
-    """All records whose `request_id` is this one; raise `UsageError` for a bad id or log."""
+    """All records whose `request_id` is this one; raise `UsageError` for a bad id or log.
+
+    The lines read are those holding the id as written (however the record is laid out) and,
+    in a log that has any, those holding an escaped printable ASCII character. Malformed lines
+    are reported among the first only: the others may belong to any request.
+    """
     if not is_request_id(request_id):
         raise UsageError(f"{request_id!r} is not a request id")
-    needle = f'"request_id":"{request_id}"'.encode()
     records: list[tuple[int, dict[str, Any]]] = []
     malformed: list[int] = []
     try:
-        for offset, line in log.lines_with(path, needle):
+        literal = (
+            (offset, line, True) for offset, line in log.lines_with(path, request_id.encode())
+        )
+        escaped = ((offset, line, False) for offset, line in log.lines_with(path, _ESCAPED_ASCII))
+        last = -1
+        for offset, line, mentioned in heapq.merge(literal, escaped, key=lambda found: found[0]):
+            if offset == last:
+                continue  # a line found both ways
+            last = offset
             decoded = None if line is None else record.decode(line)
             if decoded is None:
-                malformed.append(offset)
+                if mentioned:
+                    malformed.append(offset)
             elif decoded["request_id"] == request_id:
                 records.append((offset, decoded))
     except OSError as exc:
