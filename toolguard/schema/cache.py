@@ -234,8 +234,8 @@ def _key(
 # of the stamp: a third fewer files to `stat` in every process (a test keeps this list in step
 # with the layers in pyproject.toml).
 NEVER_BUILD_CACHED = frozenset(
-    {"cli", "serve.py", "mcp", "fixtures", "lint", "diff", "explain", "scaffold", "audit"}
-    | {"pipeline.py"}
+    {"launch.py", "cli", "serve.py", "mcp", "fixtures", "lint", "diff", "explain", "scaffold"}
+    | {"audit", "pipeline.py"}
 )
 
 
