@@ -7,7 +7,9 @@ with no budget: the two must give the same reason, message and offset.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import tracemalloc
 from typing import Any
 from unittest import mock
 
@@ -143,7 +145,11 @@ class _Counted:
 
 
 def replay_sends(raw: bytes, limits: Limits, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sizes of the replay's sends (every send after the first run's failing one)."""
+    """The sizes of the replay's sends from its start (the first run's failing chunk) on.
+
+    Before it, the replay feeds the bytes exactly as the first run fed them, chunk by chunk
+    (fed at once, their events would all be held together).
+    """
     runs: list[list[int]] = []
     real = toolguard.parse._YAJL
 
@@ -157,7 +163,10 @@ def replay_sends(raw: bytes, limits: Limits, monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(Rejection):
         _strict_parse(raw, limits)
     assert len(runs) == 2  # the first run, then the replay
-    return runs[1]
+    first, replay = runs
+    before = len(first) - 1  # the sends before the failing one
+    assert replay[:before] == first[:before]
+    return replay[before:]
 
 
 @pytest.mark.parametrize(
@@ -189,7 +198,7 @@ def test_the_budget_counts_what_the_replay_re_reads_of_a_token_begun_before_it(
     """A token begun chunks before the failing one is re-read whole by each send of the replay."""
     raw = b"[" + b"9" * 300_000 + b"]"  # the failing chunk starts at byte 262,144
     monkeypatch.setattr(toolguard.parse, "REPLAY_BUDGET", 100_000)
-    assert replay_sends(raw, Limits(), monkeypatch) == [262_144]  # and not one byte more
+    assert replay_sends(raw, Limits(), monkeypatch) == []  # not one byte past its start
     with pytest.raises(Rejection) as caught:
         _strict_parse(raw, Limits())
     assert caught.value.offset == 262_144
@@ -243,3 +252,24 @@ def test_a_syntax_error_message_never_quotes_the_document(raw: bytes) -> None:
     with pytest.raises(Rejection) as caught:
         _strict_parse(raw, Limits())
     assert caught.value.message == "not JSON: lexical error: invalid char in json text."
+
+
+@pytest.mark.parametrize("ending", [b',{"a":1,"a":2}]', b","], ids=["duplicate", "truncated"])
+def test_a_late_rejection_holds_no_more_memory_than_the_value(ending: bytes) -> None:
+    """A problem at the very end of a document: the replay that locates it neither keeps the
+    first run's value, nor holds the events before it all at once, nor builds the value
+    again. Its peak (Python's allocations, counted exactly) is the accepted parse's."""
+    body = b"[" + b",".join([b'{"a":[1,2,3]}'] * 20_000)
+    limits = Limits(max_bytes=1 << 22, max_container_items=100_000)
+
+    def peak(raw: bytes) -> int:
+        tracemalloc.start()
+        with contextlib.suppress(Rejection):
+            _strict_parse(raw, limits)
+        _, highest = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return highest
+
+    with pytest.raises(Rejection):
+        _strict_parse(body + ending, limits)
+    assert peak(body + ending) < 1.3 * peak(body + b"]")
