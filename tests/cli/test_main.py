@@ -235,6 +235,23 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
     assert run.stderr == b"toolguard: error: stdout was closed before everything was written\n"
 
 
+def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """`toolguard ARGV` with a stdout whose reader is gone, or with no stdout at all."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
+            [sys.executable, "-m", "toolguard", *argv],
+            stdout=write if stdout == "reader gone" else subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=None if stdout == "reader gone" else lambda: os.close(1),
+            cwd=REPO,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+
+
 @pytest.mark.parametrize("stdout", ["reader gone", "never open"])
 @pytest.mark.parametrize(
     "arguments",
@@ -245,31 +262,56 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
         ("audit", "summary", os.devnull),
         ("init", "zz_tool", "{tmp}"),
         ("--help",),
+        ("check", "--help"),
     ],
-    ids=["test", "lint", "validate", "audit-summary", "init", "help"],
+    ids=["test", "lint", "validate", "audit-summary", "init", "help", "check-help"],
 )
 def test_a_report_that_cannot_be_written_is_exit_4(
     arguments: tuple[str | Path, ...], stdout: str, tmp_path: Path
 ) -> None:
     """Whatever a command prints, a stdout that cannot take it is exit 4 and one line: not
     click's silent exit 1 for a broken pipe (a failed fixture's status), nor an internal
-    error for a stdout closed from the start (`>&-`)."""
-    argv = [str(word).format(tmp=tmp_path / "new") for word in arguments]
-    read, write = os.pipe()
-    os.close(read)
-    try:
-        done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
-            [sys.executable, "-m", "toolguard", *argv],
-            stdout=write if stdout == "reader gone" else subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            preexec_fn=None if stdout == "reader gone" else lambda: os.close(1),
-            cwd=REPO,
-            timeout=120,
-        )
-    finally:
-        os.close(write)
+    error or a silent 0 for a stdout closed from the start (`>&-`)."""
+    done = _written_to(stdout, [str(word).format(tmp=tmp_path / "new") for word in arguments])
     assert done.returncode == 4, done.stderr
     assert done.stderr == b"toolguard: error: stdout was closed before everything was written\n"
+
+
+@pytest.mark.parametrize("stdout", ["reader gone", "never open"])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("run", REVIEW / "contract.toml", *CONTEXT, "--", "cat", REVIEW / "response.json"),
+        ("schema", REVIEW / "contract.toml"),
+        ("check", REVIEW / "contract.toml", *CONTEXT, "--input", REVIEW / "response.json", "--"),
+    ],
+    ids=["run", "schema", "check-through-click"],
+)
+def test_an_envelope_that_cannot_be_written_is_exit_4_in_its_own_words(
+    arguments: tuple[str | Path, ...], stdout: str
+) -> None:
+    """The answering commands say it of the envelope, whichever way click ran them."""
+    done = _written_to(stdout, [str(word) for word in arguments])
+    assert done.returncode == 4, done.stderr
+    assert done.stderr.endswith(b"stdout was closed before the envelope was written\n")
+    assert b"Traceback" not in done.stderr
+
+
+def test_a_report_that_cannot_be_encoded_is_no_closed_stdout(tmp_path: Path) -> None:
+    """An encoding error is a bug to report as one, not a closed stdout (which it is not)."""
+    instance = tmp_path / "réponse.json"
+    instance.write_bytes((REVIEW / "response.json").read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-m", "toolguard", "validate", REVIEW / "response.schema.json", instance],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 4, done.stderr
+    assert b"internal error: UnicodeEncodeError" in done.stderr
+    assert b"stdout was closed" not in done.stderr
 
 
 def _without_root_powers() -> list[str]:

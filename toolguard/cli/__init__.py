@@ -21,10 +21,6 @@ else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (sta
     import _signal
 
 
-# The commands whose answer is an envelope (or MCP messages): each handles its own stdout.
-_ANSWERING = frozenset({"check", "run", "serve", "mcp", "schema"})
-
-
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
@@ -69,10 +65,7 @@ def _dispatch(arguments: list[str]) -> None:
     from toolguard.cli.app import cli  # noqa: PLC0415
     from toolguard.cli.respond import watch_stdout  # noqa: PLC0415
 
-    # NOTE: the answering commands say themselves that stdout is missing or closed (serve
-    # refuses to start without one): a missing stdout is theirs to see as it is.
-    if sys.stdout is not None or not _ANSWERING.intersection(arguments[:1]):
-        watch_stdout()
+    watch_stdout()
 
     try:
         # NOTE: not click's standalone mode: there, Ctrl-C becomes "Aborted!" and exit 1, and an

@@ -8,6 +8,7 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
@@ -115,7 +116,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
     mode = flags["diagnostics"]
     if not flags["contracts"]:
         fail(UsageError("mcp needs at least one --contract"), mode)
-    if sys.stdin is None or sys.stdout is None:
+    if sys.stdin is None or not stdout_open():
         fail(UsageError("mcp needs both stdin and stdout open"), mode)
     contracts = [guard(_loader(path), mode) for path in flags["contracts"]]
     settings = session.Settings(
@@ -200,6 +201,7 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     """
     if isinstance(exc, OutputClosed):
         stdout_closed(arguments)
+    _settle_stdout()
     mode = diagnostics_mode(arguments)
     if isinstance(exc, ToolguardError):
         fail(exc, mode)
@@ -215,28 +217,38 @@ class OutputClosed(Exception):
 
 
 def watch_stdout() -> None:
-    """Make `sys.stdout` raise `OutputClosed` when a write fails (`_Watched`)."""
+    """Make `sys.stdout` raise `OutputClosed` when it is closed or broken (`_Watched`)."""
     sys.stdout = _Watched(sys.stdout)
 
 
+def stdout_open() -> bool:
+    """Whether the process was given a stdout at all (watched or not)."""
+    stream = sys.stdout
+    return (stream.stream if isinstance(stream, _Watched) else stream) is not None
+
+
 class _Watched:
-    """`sys.stdout` for the commands click runs: a write that fails raises `OutputClosed`.
+    """`sys.stdout` for the commands click runs: a closed or broken one raises `OutputClosed`.
 
     click turns a broken pipe raised by a command into a silent exit 1, the status of a failed
     fixture or a lint finding (`toolguard test examples/ | head -1` would read as a failure),
-    and a stdout closed from the start (`>&-`) is None, which the report writers cannot use.
-    `OutputClosed` is no `OSError`: it passes click by, and `main` says what happened and
-    exits 4, as for an envelope (`emit`). Everything else is the stream's own.
+    and a stdout closed from the start (`>&-`) is None, which the report writers cannot use
+    and click's `echo` silently skips. `OutputClosed` is no `OSError`: it passes click by, and
+    `main` says what happened and exits 4 (`emit`, for an envelope, says it its own way). Any
+    other failure (a full disk, an encoding error) is raised as it is. Everything else is the
+    stream's own.
     """
 
     def __init__(self, stream: Any) -> None:
-        self._stream = stream
+        self.stream = stream
 
     def write(self, text: str) -> int:
+        if self.stream is None:
+            raise OutputClosed
         try:
-            written: int = self._stream.write(text)
-        except (OSError, ValueError, AttributeError):  # a broken pipe, a closed file, None
-            raise OutputClosed from None
+            written: int = self.stream.write(text)
+        except (OSError, ValueError) as exc:
+            raise self._closed(exc) from None
         return written
 
     def writelines(self, lines: Iterable[str]) -> None:
@@ -244,26 +256,35 @@ class _Watched:
             self.write(line)
 
     def flush(self) -> None:
+        if self.stream is None:
+            return  # nothing was written
         try:
-            if self._stream is not None:
-                self._stream.flush()
-        except (OSError, ValueError):
-            raise OutputClosed from None
+            self.stream.flush()
+        except (OSError, ValueError) as exc:
+            raise self._closed(exc) from None
 
     def isatty(self) -> bool:
         try:
-            return bool(self._stream.isatty())
+            return bool(self.stream.isatty())
         except (OSError, ValueError, AttributeError):
             return False
 
     def fileno(self) -> int:
-        if self._stream is None:
+        if self.stream is None:
             raise io.UnsupportedOperation("stdout is closed")
-        fd: int = self._stream.fileno()
+        fd: int = self.stream.fileno()
         return fd
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+        return getattr(self.stream, name)
+
+    def _closed(self, exc: OSError | ValueError) -> Exception:
+        """`OutputClosed` for a broken pipe or a closed stream; `exc` itself for the rest."""
+        if isinstance(exc, OSError):
+            closed = exc.errno in (errno.EPIPE, errno.EBADF)
+        else:  # "I/O operation on closed file", not an encoding error
+            closed = not isinstance(exc, UnicodeError) and self.stream.closed is True
+        return OutputClosed() if closed else exc
 
 
 def flush_stdout(arguments: Sequence[str]) -> None:
@@ -364,10 +385,20 @@ def emit(text: str, mode: str) -> None:
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    except (OSError, ValueError, AttributeError):  # closed pipe, closed file, or no stdout
+    # NOTE: a closed pipe, a closed file, no stdout; or the same, watched (`_Watched`).
+    except (OSError, ValueError, AttributeError, OutputClosed):
         _stdout_to_devnull()
         report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
+
+
+def _settle_stdout() -> None:
+    """Flush stdout now, or send what it holds nowhere: no "Exception ignored" (120) at exit."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError, OutputClosed):
+        _stdout_to_devnull()
 
 
 def _stdout_to_devnull() -> None:
