@@ -132,6 +132,24 @@ def test_a_record_written_by_hand_is_found_however_it_spells_the_id(trail: Trail
     assert found.malformed == ()
 
 
+def test_only_lines_naming_the_id_as_theirs_are_read(
+    trail: Trail, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A longer id, the id in another member, a DEL (which toolguard writes escaped): none of
+    these lines is decoded, and a malformed one among them is not this request's."""
+    trail.check(OK, ID + "2", {"change_id": "CR-1042", "note": f"see {ID}\x7f"})
+    written = trail.log.read_bytes()
+    trail.log.write_bytes(written.replace(b"\\\\x7f", b"\\u007f"))  # DEL, as JSON writes it
+    assert b"\\u007f" in trail.log.read_bytes()
+    trail.append(b'{"request_id":"' + ID.encode() + b'2", broken')
+    trail.append(b'{"note":"' + ID.encode() + b'", broken')
+    decoded: list[bytes] = []
+    real = record.decode
+    monkeypatch.setattr(record, "decode", lambda line: decoded.append(line) or real(line))
+    assert trail.find() == explain.Found((), ())
+    assert decoded == []
+
+
 def test_a_missing_record_finds_nothing(trail: Trail) -> None:
     """A log without the id: no records, no malformed lines."""
     trail.check(OK, "req.explain.other.0001")

@@ -1,8 +1,8 @@
 """`toolguard explain`: every record of one request, and whether today's contract agrees.
 
 Finding is a byte search of the mapped log for the request id, so it costs a memory scan
-however long the log is; only the lines that mention the id (or, in a log written by hand,
-may spell it with escapes) are parsed and validated.
+however long the log is; only the lines whose `request_id` is the id (or, in a log written by
+hand, may spell it with escapes) are parsed and validated.
 Re-checking reads the raw copy named by the record's digest, verifies the digest, and runs
 the current contract on it with the recorded request id, context and clock.
 """
@@ -50,27 +50,32 @@ class Recheck:
     same_envelope: bool | None = None
 
 
-# A printable ASCII character written as an escape: toolguard never writes one, but a record
-# written by hand may spell a request id so (`req.\u0063...`), and `audit summary` counts it.
-_ESCAPED_ASCII = re.compile(rb"\\u00[2-7][0-9a-fA-F]")
+# A character a request id may hold ([0-9A-Za-z_.]) written as an escape: toolguard never
+# writes one, but a record written by hand may spell an id so (`req.\u0063...`), and `audit
+# summary` counts it. NOTE: not every escaped ASCII character: toolguard writes DEL as `\u007f`.
+_ESCAPED_ID_CHARACTER = re.compile(
+    rb"\\u00(?:2[eE]|3[0-9]|4[1-9a-fA-F]|5[0-9aAfF]|6[1-9a-fA-F]|7[0-9aA])"
+)
 
 
 def find(path: Path, request_id: str) -> Found:
     """All records whose `request_id` is this one; raise `UsageError` for a bad id or log.
 
-    The lines read are those holding the id as written (however the record is laid out) and,
-    in a log that has any, those holding an escaped printable ASCII character. Malformed lines
-    are reported among the first only: the others may belong to any request.
+    The lines read are those whose `request_id` member is the id, however the record is laid
+    out (spaces around the colon), and, in a log that has any, those holding an escaped
+    character of a request id. Malformed lines are reported among the first only: the others
+    may belong to any request.
     """
     if not is_request_id(request_id):
         raise UsageError(f"{request_id!r} is not a request id")
+    named = re.compile(rb'"request_id"[ \t\r]*:[ \t\r]*"' + re.escape(request_id.encode()) + b'"')
     records: list[tuple[int, dict[str, Any]]] = []
     malformed: list[int] = []
     try:
-        literal = (
-            (offset, line, True) for offset, line in log.lines_with(path, request_id.encode())
+        literal = ((offset, line, True) for offset, line in log.lines_with(path, named))
+        escaped = (
+            (offset, line, False) for offset, line in log.lines_with(path, _ESCAPED_ID_CHARACTER)
         )
-        escaped = ((offset, line, False) for offset, line in log.lines_with(path, _ESCAPED_ASCII))
         last = -1
         for offset, line, mentioned in heapq.merge(literal, escaped, key=lambda found: found[0]):
             if offset == last:
