@@ -235,16 +235,25 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
     assert run.stderr == b"toolguard: error: stdout was closed before everything was written\n"
 
 
+STDOUTS = ["reader gone", "never open", "full disk"]
+FULL = "No space left on device"
+
+
 def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
-    """`toolguard ARGV` with a stdout whose reader is gone, or with no stdout at all."""
+    """`toolguard ARGV` with a stdout whose reader is gone, no stdout at all, or a full disk."""
+    if stdout == "full disk" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
     read, write = os.pipe()
     os.close(read)
+    if stdout == "full disk":
+        os.close(write)
+        write = os.open("/dev/full", os.O_WRONLY)
     try:
         return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
             [sys.executable, "-m", "toolguard", *argv],
-            stdout=write if stdout == "reader gone" else subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL if stdout == "never open" else write,
             stderr=subprocess.PIPE,
-            preexec_fn=None if stdout == "reader gone" else lambda: os.close(1),
+            preexec_fn=(lambda: os.close(1)) if stdout == "never open" else None,
             cwd=REPO,
             timeout=120,
         )
@@ -252,7 +261,7 @@ def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[byt
         os.close(write)
 
 
-@pytest.mark.parametrize("stdout", ["reader gone", "never open"])
+@pytest.mark.parametrize("stdout", STDOUTS)
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -274,10 +283,11 @@ def test_a_report_that_cannot_be_written_is_exit_4(
     error or a silent 0 for a stdout closed from the start (`>&-`)."""
     done = _written_to(stdout, [str(word).format(tmp=tmp_path / "new") for word in arguments])
     assert done.returncode == 4, done.stderr
-    assert done.stderr == b"toolguard: error: stdout was closed before everything was written\n"
+    what = f"stdout failed ({FULL})" if stdout == "full disk" else "stdout was closed"
+    assert done.stderr == f"toolguard: error: {what} before everything was written\n".encode()
 
 
-@pytest.mark.parametrize("stdout", ["reader gone", "never open"])
+@pytest.mark.parametrize("stdout", STDOUTS)
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -293,7 +303,8 @@ def test_an_envelope_that_cannot_be_written_is_exit_4_in_its_own_words(
     """The answering commands say it of the envelope, whichever way click ran them."""
     done = _written_to(stdout, [str(word) for word in arguments])
     assert done.returncode == 4, done.stderr
-    assert done.stderr.endswith(b"stdout was closed before the envelope was written\n")
+    what = f"stdout failed ({FULL})" if stdout == "full disk" else "stdout was closed"
+    assert done.stderr.endswith(f"{what} before the envelope was written\n".encode())
     assert b"Traceback" not in done.stderr
 
 

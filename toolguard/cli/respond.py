@@ -200,7 +200,7 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     status, Ctrl-C during set-up is 130, anything else is a bug (4), named in one line.
     """
     if isinstance(exc, OutputClosed):
-        stdout_closed(arguments)
+        stdout_closed(arguments, exc.why)
     _settle_stdout()
     mode = diagnostics_mode(arguments)
     if isinstance(exc, ToolguardError):
@@ -213,7 +213,20 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
 
 
 class OutputClosed(Exception):
-    """stdout cannot take what a command writes: its reader left, or it was never open."""
+    """stdout cannot take what a command writes: closed, its reader left, or (`why`) failing."""
+
+    def __init__(self, why: str | None = None) -> None:
+        super().__init__(why)
+        self.why = why  # None: closed or broken; else what writing to it met (a full disk)
+
+
+def _failure(exc: BaseException) -> str | None:
+    """None if stdout was closed or its reader left; else what writing to it met."""
+    if isinstance(exc, OutputClosed):
+        return exc.why
+    if isinstance(exc, OSError) and exc.errno not in (None, errno.EPIPE, errno.EBADF):
+        return exc.strerror or str(exc)
+    return None
 
 
 def watch_stdout() -> None:
@@ -234,9 +247,9 @@ class _Watched:
     fixture or a lint finding (`toolguard test examples/ | head -1` would read as a failure),
     and a stdout closed from the start (`>&-`) is None, which the report writers cannot use
     and click's `echo` silently skips. `OutputClosed` is no `OSError`: it passes click by, and
-    `main` says what happened and exits 4 (`emit`, for an envelope, says it its own way). Any
-    other failure (a full disk, an encoding error) is raised as it is. Everything else is the
-    stream's own.
+    `main` says what happened and exits 4 (`emit`, for an envelope, says it its own way): a
+    closed stdout, or what the system said (a full disk). An encoding error is a bug, raised
+    as it is. Everything else is the stream's own.
     """
 
     def __init__(self, stream: Any) -> None:
@@ -279,12 +292,12 @@ class _Watched:
         return getattr(self.stream, name)
 
     def _closed(self, exc: OSError | ValueError) -> Exception:
-        """`OutputClosed` for a broken pipe or a closed stream; `exc` itself for the rest."""
+        """`OutputClosed` for an `OSError` or a closed stream; `exc` itself (a bug) otherwise."""
         if isinstance(exc, OSError):
-            closed = exc.errno in (errno.EPIPE, errno.EBADF)
-        else:  # "I/O operation on closed file", not an encoding error
-            closed = not isinstance(exc, UnicodeError) and self.stream.closed is True
-        return OutputClosed() if closed else exc
+            return OutputClosed(_failure(exc))
+        if not isinstance(exc, UnicodeError) and self.stream.closed is True:
+            return OutputClosed()  # "I/O operation on closed file"
+        return exc
 
 
 def flush_stdout(arguments: Sequence[str]) -> None:
@@ -296,18 +309,15 @@ def flush_stdout(arguments: Sequence[str]) -> None:
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except (OSError, ValueError, OutputClosed):
-        stdout_closed(arguments)
+    except (OSError, ValueError, OutputClosed) as exc:
+        stdout_closed(arguments, _failure(exc))
 
 
-def stdout_closed(arguments: Sequence[str]) -> NoReturn:
-    """Say that stdout was closed before everything was written, and exit 4."""
+def stdout_closed(arguments: Sequence[str], why: str | None = None) -> NoReturn:
+    """Say that stdout was closed (or `why` it failed) before all was written, and exit 4."""
     _stdout_to_devnull()
-    report.error(
-        "stdout was closed before everything was written",
-        ExitStatus.INTERNAL,
-        diagnostics_mode(arguments),
-    )
+    what = "stdout was closed before" if why is None else f"stdout failed ({why}) before"
+    report.error(f"{what} everything was written", ExitStatus.INTERNAL, diagnostics_mode(arguments))
     sys.exit(ExitStatus.INTERNAL)
 
 
@@ -385,10 +395,12 @@ def emit(text: str, mode: str) -> None:
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    # NOTE: a closed pipe, a closed file, no stdout; or the same, watched (`_Watched`).
-    except (OSError, ValueError, AttributeError, OutputClosed):
+    # NOTE: a closed pipe, a closed file, no stdout, a full disk; or the same, watched.
+    except (OSError, ValueError, AttributeError, OutputClosed) as exc:
         _stdout_to_devnull()
-        report.error("stdout was closed before the envelope was written", ExitStatus.INTERNAL, mode)
+        why = _failure(exc)
+        what = "stdout was closed before" if why is None else f"stdout failed ({why}) before"
+        report.error(f"{what} the envelope was written", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
 
 
