@@ -48,3 +48,36 @@ def test_a_signal_while_the_command_loads_is_130_and_one_line(
         )
     else:
         assert done.stderr == b"toolguard: error: interrupted during set-up\n"
+
+
+# NOTE: as above, but the interrupt is lost as Python loses one raised in a weakref callback
+# (importlib's module locks have one): the handler runs, its exception goes nowhere.
+_LOST = """
+import signal, sys
+from toolguard import one_shot
+from toolguard.launch import run
+
+def start(argv):
+    try:
+        signal.getsignal(int(sys.argv[1]))(int(sys.argv[1]), None)
+    except KeyboardInterrupt:
+        pass
+
+one_shot.start = start
+run(["toolguard", *sys.argv[2:]])
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_whose_interrupt_was_lost_while_loading_still_ends_it(
+    signum: signal.Signals,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOST, str(int(signum)), "lint", "x"],
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == b"toolguard: error: interrupted during set-up\n"

@@ -18,16 +18,29 @@ else:  # NOTE: what `signal` wraps, as in `cli` (`signal` builds enums as it loa
     import _signal
 
 
+# Whether SIGINT or SIGTERM arrived while the command loaded (`_interrupted`).
+_SIGNALLED = [False]
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    _SIGNALLED[0] = True
+    raise KeyboardInterrupt
+
+
 def run(argv: Sequence[str]) -> None:
     """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns."""
-    # NOTE: SIGINT already raises KeyboardInterrupt; SIGTERM is made to raise it too.
-    _signal.signal(_signal.SIGTERM, _signal.default_int_handler)
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _interrupted)
     try:
         from toolguard.one_shot import start  # noqa: PLC0415 - after the handlers are set
 
         start(argv)
         from toolguard.cli import main  # noqa: PLC0415 - after start-up is set
 
+        if _SIGNALLED[0]:
+            # NOTE: its KeyboardInterrupt was lost: Python drops an exception raised in a
+            # weakref callback, and importlib's module locks have one (`cli._still_running`).
+            raise KeyboardInterrupt
         main()
     except KeyboardInterrupt:
         for signum in (_signal.SIGINT, _signal.SIGTERM):

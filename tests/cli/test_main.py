@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -181,6 +182,33 @@ def test_sigterm_before_a_command_runs_is_130(
         status, out, err = run_main(monkeypatch, capfd, "lint", "x")
     finally:
         signal.signal(signal.SIGTERM, previous)
+    assert (status, out) == (130, "")
+    assert err == "toolguard: error: interrupted during set-up\n"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [("check", "--help"), ("check", str(REVIEW / "contract.toml"), *CONTEXT)],
+    ids=["through-click", "fast-check"],
+)
+def test_a_signal_whose_interrupt_was_lost_in_an_import_is_130(
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    arguments: tuple[str, ...],
+) -> None:
+    """Python drops an exception raised in a weakref callback (importlib's module locks have
+    one): a signal whose interrupt was lost during the imports still ends the command."""
+    from toolguard.cli import fast  # noqa: PLC0415
+
+    real = fast.parse_check
+
+    def lost(words: list[str]) -> object:
+        with contextlib.suppress(KeyboardInterrupt):
+            signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)  # type: ignore[operator]
+        return real(words)
+
+    monkeypatch.setattr(fast, "parse_check", lost)  # `--help`: then click runs the command
+    status, out, err = run_main(monkeypatch, capfd, *arguments)
     assert (status, out) == (130, "")
     assert err == "toolguard: error: interrupted during set-up\n"
 

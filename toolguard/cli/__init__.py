@@ -21,12 +21,18 @@ else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (sta
     import _signal
 
 
+# Whether SIGINT or SIGTERM arrived since `main` began (`_interrupted`, `_still_running`).
+_SIGNALLED = [False]
+
+
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
     # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
     # during set-up); `check`, `run` and `serve` install their own handlers later.
-    _signal.signal(_signal.SIGTERM, _interrupted)
+    _SIGNALLED[0] = False
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _interrupted)
     try:
         _dispatch(arguments)
     except SystemExit as exited:
@@ -47,7 +53,19 @@ def main() -> None:
 
 
 def _interrupted(signum: int, frame: object) -> None:
+    _SIGNALLED[0] = True
     raise KeyboardInterrupt
+
+
+def _still_running() -> None:
+    """Raise again the interrupt of a signal whose `KeyboardInterrupt` was lost.
+
+    NOTE: Python drops an exception raised in a weakref callback ("Exception ignored"), and
+    importlib's module locks have one: a signal during an import can go unheard. Checked
+    once the imports are done, before the command's own work.
+    """
+    if _SIGNALLED[0]:
+        raise KeyboardInterrupt
 
 
 def _dispatch(arguments: list[str]) -> None:
@@ -58,6 +76,7 @@ def _dispatch(arguments: list[str]) -> None:
         if parsed is not None:
             from toolguard.cli import respond  # noqa: PLC0415
 
+            _still_running()
             contract = parsed.pop("contract")
             respond.check(contract, parsed)  # type: ignore[arg-type]
     import click  # noqa: PLC0415 - not on the fast path
@@ -65,6 +84,7 @@ def _dispatch(arguments: list[str]) -> None:
     from toolguard.cli.app import cli  # noqa: PLC0415
     from toolguard.cli.respond import watch_stdout  # noqa: PLC0415
 
+    _still_running()
     watch_stdout()
 
     try:
