@@ -32,14 +32,7 @@ run(["toolguard", *sys.argv[2:]])
 def test_a_signal_while_the_command_loads_is_130_and_one_line(
     signum: signal.Signals, diagnostics: str
 ) -> None:
-    command = ["lint", "x", "--diagnostics", diagnostics]
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(int(signum)), *command],
-        capture_output=True,
-        cwd=REPO,
-        timeout=60,
-        check=False,
-    )
+    done = _probed(_PROBE, signum, "lint", "x", "--diagnostics", diagnostics)
     assert done.returncode == 130, done.stderr
     assert done.stdout == b""
     if diagnostics == "json":
@@ -72,12 +65,19 @@ run(["toolguard", *sys.argv[2:]])
 def test_a_signal_whose_interrupt_was_lost_while_loading_still_ends_it(
     signum: signal.Signals,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _LOST, str(int(signum)), "lint", "x"],
+    done = _probed(_LOST, signum, "lint", "x")
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == b"toolguard: error: interrupted during set-up\n"
+
+
+def _probed(
+    probe: str, signum: signal.Signals, *command: str
+) -> subprocess.CompletedProcess[bytes]:
+    """The probe, sending `signum` from inside start-up, on the command line `command`."""
+    return subprocess.run(
+        [sys.executable, "-c", probe, str(int(signum)), *command],
         capture_output=True,
         cwd=REPO,
         timeout=60,
         check=False,
     )
-    assert done.returncode == 130, done.stderr
-    assert done.stderr == b"toolguard: error: interrupted during set-up\n"
