@@ -342,9 +342,17 @@ def test_only_the_one_shot_commands_start_from_a_bundle(isolated: Path) -> None:
     assert gc.get_threshold() == (one_shot._COLLECT_AFTER, *default[1:])
 
 
-def test_a_changed_source_is_imported_again_then_taken_again(isolated: Path) -> None:
+def test_a_changed_source_is_imported_again_then_taken_again(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Served while the file is the one taken; any change is a miss, and `finish` takes the
-    new code."""
+    new code.
+
+    NOTE: without a `.pyc` beside the source: the replacement below keeps the size and the
+    times, so importlib itself would run a `.pyc` of the old code, and `finish` takes what
+    importlib runs.
+    """
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     source = isolated.parent / "probe.py"
     source.write_text("VALUE = 1\n")
     one_shot.start(["toolguard", "check"])

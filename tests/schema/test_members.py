@@ -7,6 +7,7 @@ same first error (rule, message and instance location) on generated schemas and 
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -81,6 +82,23 @@ def first_error(schema: Any, instance: Any) -> tuple[str, str, str] | None:
     return None
 
 
+_EXTRA_MEMBERS = re.compile(r"^(.* must not contain )(\{.*\})( properties)$", re.DOTALL)
+
+
+def unordered(error: tuple[str, ...]) -> tuple[str, ...]:
+    """The error with the set of extra member names in its message sorted.
+
+    Both messages print a set (`str(set)`); two equal sets built in different ways may iterate
+    in different orders (hash collisions), so only the names are compared, not their order.
+    """
+    rule, message, *rest = error
+    found = _EXTRA_MEMBERS.match(message)
+    if found is not None:
+        names = sorted(ast.literal_eval(found.group(2)))
+        message = f"{found.group(1)}{names}{found.group(3)}"
+    return (rule, message, *rest)
+
+
 def reference_error(schema: Any, instance: Any) -> tuple[str, str] | None:
     """fastjsonschema's own generated code: its first error's (rule, message), or None."""
     try:
@@ -115,7 +133,7 @@ def test_member_keywords_give_fastjsonschemas_verdicts_and_first_errors(
     ours = first_error(schema, instance)
     assert (ours is None) == (reference is None), (schema, instance, ours, reference)
     if ours is not None and reference is not None:
-        assert ours[:2] == reference, (schema, instance)
+        assert unordered(ours[:2]) == unordered(reference), (schema, instance)
 
 
 def exactly_named_schemas(depth: int = 1) -> st.SearchStrategy[Any]:
@@ -136,6 +154,10 @@ def exactly_named_schemas(depth: int = 1) -> st.SearchStrategy[Any]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=exactly_named_schemas(), instance=instances())
 @example(schema={"properties": {"a": {}, "b": {}}, "required": ["b", "a"]}, instance={"a": 1})
+@example(  # two extra names: the two sets printed may differ in order (`unordered`)
+    schema={"properties": {"b": True, "c": True}, "required": ["b", "c"]},
+    instance={"a": None, "b": None, "c": None, "a.b": None},
+)
 def test_an_exactly_named_object_gives_fastjsonschemas_verdicts_and_first_errors(
     schema: Any, instance: Any
 ) -> None:
@@ -145,7 +167,7 @@ def test_an_exactly_named_object_gives_fastjsonschemas_verdicts_and_first_errors
     ours = first_error(schema, instance)
     assert (ours is None) == (reference is None), (schema, instance, ours, reference)
     if ours is not None and reference is not None:
-        assert ours[:2] == reference, (schema, instance)
+        assert unordered(ours[:2]) == unordered(reference), (schema, instance)
     every = compile_schema(schema, formats=False, collect=True).errors(instance)
     assert bool(every) == (ours is not None)
 
