@@ -81,3 +81,43 @@ def _probed(
         timeout=60,
         check=False,
     )
+
+
+_IGNORED = """
+import signal, sys
+from toolguard import one_shot
+from toolguard.launch import run
+
+def start(argv):
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        assert signal.getsignal(signum) is signal.SIG_IGN, signum
+        signal.raise_signal(signum)  # ignored, as the caller asked
+
+def ignored_still(*args, **kwargs):
+    start(None)  # and once the command's own handlers are set
+    return command(*args, **kwargs)
+
+from toolguard.cli import app
+command, app.cli.main = app.cli.main, ignored_still
+one_shot.start = start
+run(["toolguard", *sys.argv[1:]])
+"""
+
+
+def test_signals_a_caller_ignores_stay_ignored() -> None:
+    """A command started with SIGINT and SIGTERM ignored (a background job of a script,
+    `nohup`-like launchers) keeps them ignored while it loads and runs."""
+
+    def ignore() -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, "-c", _IGNORED, "lint", str(REPO / "examples")],
+        capture_output=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+        preexec_fn=ignore,
+    )
+    assert done.returncode == 0, done.stderr

@@ -30,7 +30,8 @@ def _interrupted(signum: int, frame: object) -> None:
 def run(argv: Sequence[str]) -> None:
     """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns."""
     for signum in (_signal.SIGINT, _signal.SIGTERM):
-        _signal.signal(signum, _interrupted)
+        if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
+            _signal.signal(signum, _interrupted)
     try:
         from toolguard.one_shot import start  # noqa: PLC0415 - after the handlers are set
 

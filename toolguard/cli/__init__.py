@@ -32,7 +32,8 @@ def main() -> None:
     # during set-up); `check`, `run` and `serve` install their own handlers later.
     _SIGNALLED[0] = False
     for signum in (_signal.SIGINT, _signal.SIGTERM):
-        _signal.signal(signum, _interrupted)
+        if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
+            _signal.signal(signum, _interrupted)
     try:
         _dispatch(arguments)
     except SystemExit as exited:
