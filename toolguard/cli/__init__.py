@@ -28,8 +28,9 @@ _SIGNALLED = [False]
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
-    # NOTE: SIGTERM unwinds like Ctrl-C from the first instant (the table says 130 for both
-    # during set-up); `check`, `run` and `serve` install their own handlers later.
+    # NOTE: SIGINT and SIGTERM unwind alike from the first instant (the table says 130 for
+    # both during set-up), unless the caller ignores them; `check`, `run`, `serve` and `mcp`
+    # install their own handlers later.
     _SIGNALLED[0] = False
     for signum in (_signal.SIGINT, _signal.SIGTERM):
         if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
