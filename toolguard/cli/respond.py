@@ -315,9 +315,14 @@ def flush_stdout(arguments: Sequence[str]) -> None:
 
 def stdout_closed(arguments: Sequence[str], why: str | None = None) -> NoReturn:
     """Say that stdout was closed (or `why` it failed) before all was written, and exit 4."""
+    _stdout_lost(why, "everything", diagnostics_mode(arguments))
+
+
+def _stdout_lost(why: str | None, lost: str, mode: str) -> NoReturn:
+    """Point stdout nowhere, say it closed (or `why` it failed) before `lost` was, exit 4."""
     _stdout_to_devnull()
-    what = "stdout was closed before" if why is None else f"stdout failed ({why}) before"
-    report.error(f"{what} everything was written", ExitStatus.INTERNAL, diagnostics_mode(arguments))
+    what = "stdout was closed" if why is None else f"stdout failed ({why})"
+    report.error(f"{what} before {lost} was written", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
 
 
@@ -397,11 +402,7 @@ def emit(text: str, mode: str) -> None:
         sys.stdout.flush()
     # NOTE: a closed pipe, a closed file, no stdout, a full disk; or the same, watched.
     except (OSError, ValueError, AttributeError, OutputClosed) as exc:
-        _stdout_to_devnull()
-        why = _failure(exc)
-        what = "stdout was closed before" if why is None else f"stdout failed ({why}) before"
-        report.error(f"{what} the envelope was written", ExitStatus.INTERNAL, mode)
-        sys.exit(ExitStatus.INTERNAL)
+        _stdout_lost(_failure(exc), "the envelope", mode)
 
 
 def _settle_stdout() -> None:
