@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+from types import FrameType
+
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import hidden_prone_text
 
-from toolguard.text import clean, cleaned
+from toolguard.text import _distinct, clean, cleaned
 
 
 def test_keys_that_read_alike_once_escaped_are_all_kept() -> None:
@@ -30,3 +33,30 @@ def test_a_cleaned_mapping_keeps_every_member_in_order(value: dict[str, int]) ->
     assert list(copy.values()) == list(value.values())
     pairs = zip(copy, value, strict=True)
     assert all(key.startswith(clean(original, 4)) for key, original in pairs)
+
+
+def test_many_keys_that_read_alike_cost_a_step_each() -> None:
+    """A mapping of n keys that all read alike once bounded: n suffixes, not n * n probes.
+
+    Counted in lines run inside the suffix search (deterministic), not in time.
+    """
+    count = 400
+    value = {"k" * 40 + f"{number:04d}": number for number in range(count)}
+    lines = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> object:
+        nonlocal lines
+        if frame.f_code is _distinct.__code__:
+            if event == "line":
+                lines += 1
+            return trace
+        return None
+
+    sys.settrace(trace)
+    try:
+        copy = cleaned(value, limit=8)
+    finally:
+        sys.settrace(None)
+    shown = clean("k" * 44, 8)
+    assert list(copy) == [shown] + [f"{shown} ({number})" for number in range(2, count + 1)]
+    assert lines < 10 * count

@@ -45,12 +45,13 @@ def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -
     """
     if isinstance(value, dict):
         copy: dict[str, Any] = {}
+        suffixes: dict[str, int] = {}
         for key, item in value.items():
             if drop_none and item is None:
                 continue
             shown = clean(str(key), limit)
             if shown in copy:
-                shown = _distinct(shown, copy)
+                shown = _distinct(shown, copy, suffixes)
             copy[shown] = cleaned(item, limit, drop_none=drop_none)
         return copy
     if isinstance(value, list | tuple):
@@ -60,9 +61,14 @@ def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -
     return clean(str(value), limit)
 
 
-def _distinct(shown: str, taken: dict[str, Any]) -> str:
-    """`shown` with the first ` (N)` suffix, from 2, that no key of `taken` has."""
-    number = 2
+def _distinct(shown: str, taken: dict[str, Any], suffixes: dict[str, int]) -> str:
+    """`shown` with the first ` (N)` suffix, from 2, that no key of `taken` has.
+
+    `suffixes` remembers where the search for each name stopped, so a mapping whose many
+    keys all read alike costs a step a key, not a walk over the suffixes already given.
+    """
+    number = suffixes.get(shown, 2)
     while f"{shown} ({number})" in taken:
         number += 1
+    suffixes[shown] = number + 1
     return f"{shown} ({number})"
