@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from toolguard.files import (
     Untrusted,
     absolute_text,
+    open_at_once,
     open_folder,
+    open_regular,
     path_text,
     public_mode,
     refusal,
@@ -322,3 +324,35 @@ def test_path_text_spells_a_path_as_pathlib_does(parts: list[str]) -> None:
     text = "".join(parts)
     assert path_text(text) == str(Path(text))
     assert absolute_text(text) == str(Path(text).absolute())
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_configuration_file_must_be_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """A FIFO nobody writes to is refused at once (not waited on), a device and a folder too."""
+    path = {"fifo": tmp_path / "contract.toml", "device": Path("/dev/zero"), "folder": tmp_path}[
+        kind
+    ]
+    if kind == "fifo":
+        os.mkfifo(path)
+    with pytest.raises(OSError, match="not a regular file") as raised:
+        open_regular(path)
+    assert raised.value.strerror is not None
+    assert raised.value.strerror.startswith("not a regular file (a ")
+
+
+def test_a_regular_file_opens_and_reads_whole(tmp_path: Path) -> None:
+    (tmp_path / "schema.json").write_bytes(b"{}")
+    with open_regular(tmp_path / "schema.json") as stream:
+        assert stream.read() == b"{}"
+
+
+def test_a_fifo_nobody_writes_to_opens_at_once_and_reads_as_ended(tmp_path: Path) -> None:
+    """`open` would block here until a writer came; the read then ends, as with no writer."""
+    fifo = tmp_path / "stdin"
+    os.mkfifo(fifo)
+    fd = open_at_once(fifo)
+    try:
+        assert os.get_blocking(fd)
+        assert os.read(fd, 10) == b""
+    finally:
+        os.close(fd)

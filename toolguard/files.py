@@ -61,6 +61,43 @@ def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
     return open(path, "rb")  # noqa: PTH123 - a str or a Path (no pathlib); the caller's `with` closes it
 
 
+def open_at_once(path: str | os.PathLike[str]) -> int:
+    """`path` opened for reading without waiting: a named pipe nobody writes to opens at once.
+
+    `open` on a FIFO blocks until a writer comes, before any limit or timeout of ours runs.
+    Opened non-blocking, then set back to blocking: a read then waits only while a writer
+    holds the pipe, and ends at once when none does. The caller owns the descriptor.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """A file toolguard is configured by (a contract, a schema, a key set, a fixture), opened.
+
+    It must be a regular file: a FIFO or a device is refused (OSError, `strerror` saying
+    what it is) rather than waited on or read without end.
+    """
+    fd = open_at_once(path)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise OSError(
+            errno.EINVAL, f"not a regular file (a {_KINDS.get(stat.S_IFMT(mode), 'special file')})"
+        )
+    return os.fdopen(fd, "rb")
+
+
+_KINDS = {
+    stat.S_IFIFO: "named pipe",
+    stat.S_IFCHR: "character device",
+    stat.S_IFBLK: "block device",
+    stat.S_IFSOCK: "socket",
+    stat.S_IFDIR: "folder",
+}
+
+
 class _Borrowed:
     """Standard input as a `with` target: the block reads it, nobody closes it."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 import tomllib
@@ -584,3 +585,19 @@ def test_context_json_passes_a_typed_value_and_the_string_one_says_so(
     typed = run_toolguard("check", contract, "--context-json", "ticket_id=42", stdin=b'{"id": 42}')
     assert typed.status == 0, typed.stderr
     assert typed.envelope()["data"] == {"id": 42}
+
+
+@pytest.mark.parametrize("fifo", ["contract.toml", "response.schema.json"])
+def test_a_named_pipe_for_a_contract_file_is_refused_not_waited_on(
+    run_toolguard: Any, tmp_path: Path, fifo: str
+) -> None:
+    """A FIFO with no writer, as the contract or its schema: exit 3 at once, naming it."""
+    write_contract(tmp_path)
+    (tmp_path / fifo).unlink()
+    os.mkfifo(tmp_path / fifo)
+    run = run_toolguard(
+        "check", tmp_path / "contract.toml", "--context", "change_id=CR-1042", stdin=OK_BYTES
+    )
+    assert run.status == 3, run.stderr
+    assert run.stdout == b""
+    assert "not a regular file (a named pipe)" in one_error_line(run.stderr)

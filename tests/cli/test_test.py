@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -184,3 +185,27 @@ def test_a_second_contract_in_a_folder_runs_against_its_own_fixtures(
         "examples/disk_usage/contract.toml": "parse (line_mismatch)",
         "examples/disk_usage/contract.jc.toml": "schema /properties/records/items/required",
     }
+
+
+def test_named_pipes_among_the_fixtures_are_errors_not_waits(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A FIFO as a response, a golden or an expectation: that case errs, the run ends."""
+    shutil.copytree(TREES, tmp_path / "trees")
+    fixtures = tmp_path / "trees" / "stale_golden" / "fixtures"
+    for name in (
+        "accept/running.json",
+        "accept/failed_run.expected.json",
+        "reject/wrong_project.expect.toml",
+    ):
+        (fixtures / name).unlink()
+        os.mkfifo(fixtures / name)
+    run = run_toolguard("test", tmp_path / "trees" / "stale_golden", "--format", "json")
+    assert run.status == 1, run.stderr
+    cases = {case["name"]: case for case in run.envelope()["contracts"][0]["cases"]}
+    assert {name: case["status"] for name, case in cases.items()} == {
+        "running": "error",
+        "failed_run": "error",
+        "wrong_project": "error",
+    }
+    assert all("not a regular file (a named pipe)" in case["message"] for case in cases.values())

@@ -301,3 +301,12 @@ def test_missing_stdin_file_is_a_spawn_error(tmp_path: Path) -> None:
     """A stdin file that cannot be opened means the command is not started."""
     attempt = run(ECHO_STDIN, stdin=tmp_path / "absent")
     assert attempt.spawn_error == "No such file or directory"
+
+
+def test_a_named_pipe_nobody_writes_to_is_an_ended_stdin_not_a_hang(tmp_path: Path) -> None:
+    """Opening the FIFO would block before the timeout runs; the child reads its end instead."""
+    fifo = tmp_path / "stdin"
+    os.mkfifo(fifo)
+    attempt = run(ECHO_STDIN, stdin=fifo)
+    assert attempt.exit_status == 0
+    assert attempt.stdout == b""

@@ -21,7 +21,7 @@ from toolguard.contract.model import Contract
 from toolguard.digest import sha256
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError
-from toolguard.files import path_text
+from toolguard.files import open_regular, path_text
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile
@@ -240,7 +240,7 @@ class _Schemas:
         """
         path = os.path.join(self.folder, relative)  # noqa: PTH118 - no pathlib at start-up
         try:
-            with open(path, "rb") as stream:  # noqa: PTH123
+            with open_regular(path) as stream:
                 raw = read_bounded(stream, CONTRACT_MAX_BYTES)
         except OSError as exc:
             raise ContractError(
@@ -360,7 +360,7 @@ def _contract_validator(*, collect: bool = False) -> Validator:
 def _read_toml_bytes(source: str) -> bytes:
     """Read the contract within a byte budget (`/dev/zero` is not a contract)."""
     try:
-        with open(source, "rb") as stream:  # noqa: PTH123 - no pathlib at start-up
+        with open_regular(source) as stream:
             raw = read_bounded(stream, CONTRACT_MAX_BYTES)
     except OSError as exc:
         raise ContractError(f"cannot read contract: {exc.strerror}", source=source) from None

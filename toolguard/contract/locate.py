@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from pathlib import Path
 
 from toolguard.errors import Rejection
+from toolguard.files import open_regular
 from toolguard.limits import read_bounded
 from toolguard.pointer import escape, join, tokens
 
@@ -44,7 +44,7 @@ def position_of(positions: dict[str, tuple[int, int]], pointer: str) -> tuple[in
 def file_lines(path: str) -> dict[str, int]:
     """Pointer -> line for a `.toml` contract or a JSON schema; {} if it cannot be read."""
     try:
-        with Path(path).open("rb") as stream:
+        with open_regular(path) as stream:
             text = read_bounded(stream, MAX_BYTES).decode("utf-8")
     except (OSError, Rejection, UnicodeDecodeError):
         return {}

@@ -23,7 +23,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
+from toolguard.files import open_at_once
 from toolguard.run import reaper
 
 STDERR_KEPT = 64 * 1024
@@ -58,7 +60,10 @@ def run_command(
     started = time.monotonic()
     try:
         with contextlib.ExitStack() as stack:
-            source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+            # a FIFO nobody writes to opens at once: the wait is the child's, within the timeout
+            source: int | BinaryIO = subprocess.DEVNULL
+            if stdin:
+                source = stack.enter_context(os.fdopen(open_at_once(stdin), "rb"))
             child = subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
                 list(argv),
                 stdin=source,

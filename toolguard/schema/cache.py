@@ -26,7 +26,7 @@ import sys
 from toolguard import cache_folder
 from toolguard.digest import sha256, sha256_hex
 from toolguard.errors import SchemaError
-from toolguard.files import absolute_text
+from toolguard.files import absolute_text, open_regular
 from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
@@ -167,12 +167,17 @@ def _names(code: CodeType) -> set[str]:
     return names
 
 
+# No file an entry records was read whole above this (schemas: `SCHEMA_LIMITS`; key sets:
+# `CONTRACT_MAX_BYTES`), so a longer one has changed: read no further to know it.
+LARGEST_RECORDED_FILE = 16 << 20
+
+
 def files_unchanged(files: tuple[tuple[str, str], ...]) -> bool:
     """Whether every (path, SHA-256) an entry was built from still holds those bytes."""
     for file, digest in files:
         try:
-            with open(file, "rb") as stream:  # noqa: PTH123 - no pathlib at start-up
-                if file_digest(stream.read()) != digest:
+            with open_regular(file) as stream:
+                if file_digest(stream.read(LARGEST_RECORDED_FILE + 1)) != digest:
                     return False
         except OSError:
             return False

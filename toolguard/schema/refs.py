@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from toolguard.errors import Rejection, SchemaError
-from toolguard.files import open_data
+from toolguard.files import is_stdin, open_data, open_regular
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import MISSING, escape, lookup
@@ -60,7 +60,8 @@ def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
     if "\0" in str(path):  # `open` would raise ValueError: no file has such a name
         raise SchemaError("cannot read schema: a path cannot hold a NUL", source=str(path))
     try:
-        with open_data(path) as stream:  # `-`: standard input (`toolguard validate - FILE`)
+        opened = open_data(path) if is_stdin(path) else open_regular(path)
+        with opened as stream:  # `-`: standard input (`toolguard validate - FILE`)
             raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
         if files is not None:
             files.append((str(path), file_digest(raw)))
