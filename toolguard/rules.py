@@ -111,7 +111,8 @@ class _EqualsContext:
     name: str
     pointer: str
     context: str
-    context_shape: ClassVar[type] = object
+    # a list would be compared whole with whatever the field holds: the membership rule's shape
+    context_shape: ClassVar[tuple[type, ...]] = (str, int, float, bool, type(None))
 
     @property
     def context_keys(self) -> tuple[str, ...]:

@@ -233,6 +233,15 @@ def test_non_list_context_for_membership_rule_is_a_usage_error(
     assert "project_runs" in one_error_line(run.stderr)
 
 
+@pytest.mark.parametrize("given", ['change_id=["CR-1042"]', "change_id=[]"])
+def test_list_context_for_an_equality_rule_is_a_usage_error(run_toolguard: Any, given: str) -> None:
+    """A list where equals_context needs a scalar: exit 2 before the response is read."""
+    run = run_toolguard("check", REVIEW / "contract.toml", "--context-json", given, stdin=OK_BYTES)
+    assert run.status == 2, run.stdout
+    assert run.stdout == b""
+    assert "'change_id' must be a scalar" in one_error_line(run.stderr)
+
+
 # --- contract and schema errors --------------------------------------------------------------
 
 REFUSED = review_schema(dependencies={"a": ["b"]})
