@@ -346,3 +346,22 @@ def test_names_are_read_exactly_as_their_patterns_say(request_id: str, key: str)
     for text in ("a" * 7, "a" * 8, "a" * 64, "a" * 65, "_" + "a" * 7, "a.b_c.d0"):
         assert is_request_id(text) is bool(re.fullmatch(REQUEST_ID_PATTERN, text))
         assert is_context_key(text) is bool(re.fullmatch(CONTEXT_KEY_PATTERN, text))
+
+
+@pytest.mark.parametrize(
+    "now", ["2026-03-14T09:28:00.0000001Z", "2026-03-14T09:28:00.1234569+01:00"]
+)
+def test_a_now_finer_than_a_microsecond_is_a_usage_error(now: str) -> None:
+    """Truncated, it could let an answer a fraction of a microsecond too old pass: refused."""
+    with pytest.raises(UsageError, match="finer than a microsecond"):
+        make_request(now=now)
+
+
+@pytest.mark.parametrize(
+    ("now", "micro"),
+    [("2026-03-14T09:28:00.123456Z", 123456), ("2026-03-14T09:28:00.1234560000Z", 123456)],
+)
+def test_a_now_to_the_microsecond_is_kept_exactly(now: str, micro: int) -> None:
+    request = make_request(now=now)
+    assert request.now is not None
+    assert request.now.microsecond == micro

@@ -177,7 +177,10 @@ def _instant(now: datetime | str | None) -> datetime | None:
         return now
     if not isinstance(now, str):
         raise UsageError("now must be an aware datetime or an RFC 3339 string")
-    parsed = rfc3339.parse_date_time(now)
-    if parsed is None:
+    bounds = rfc3339.instant_bounds(now)
+    if bounds is None:
         raise UsageError(f"--now must be an RFC 3339 date-time with an offset, not {now!r}")
-    return parsed
+    earliest, latest = bounds
+    if earliest != latest:  # a clock is read to the microsecond: a finer `now` is not rounded
+        raise UsageError(f"--now must not be finer than a microsecond, not {now!r}")
+    return earliest
