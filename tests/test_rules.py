@@ -153,6 +153,27 @@ def test_equals_context_compares_numbers_as_written(field: bytes, context: bytes
     assert rule(payload, request(expected=parse(field))) is None
 
 
+
+@pytest.mark.parametrize(
+    ("field", "context"),
+    [
+        (b"9007199254740993.0", b"9007199254740993"),  # equal as written; delivered ...992.0
+        (b"9007199254740993e0", b"9007199254740993"),
+        (b"[9007199254740993.0]", b"[9007199254740993]"),
+    ],
+    ids=repr,
+)
+def test_equals_context_never_vouches_for_a_float_the_request_did_not_name(
+    field: bytes, context: bytes
+) -> None:
+    """Equal as written is not enough: the agent receives the field's nearest float."""
+    rule = equals_context("numeric", "/value", "expected")
+    payload = parse(b'{"value":%s}' % field)
+    error = violation(rule, payload, request(expected=parse(context)))
+    assert error.reason == "mismatch"
+    if not field.startswith(b"["):
+        assert "9007199254740993 (delivered as 9007199254740992.0)" in error.message
+
 def test_equals_context_missing_field() -> None:
     """equals_context rejects a payload without the field with reason missing_field."""
     rule = equals_context("project_matches", "/project", "project")

@@ -13,7 +13,7 @@ from toolguard.digest import sha256_hex
 from toolguard.errors import RuleViolation, SchemaError
 from toolguard.frozen import frozen
 from toolguard.json_codec import loads
-from toolguard.number import exact_number
+from toolguard.number import ExactFloat, exact_number
 from toolguard.pointer import MISSING, lookup
 from toolguard.rfc3339 import timedelta
 from toolguard.standins import cache
@@ -72,12 +72,21 @@ def _same(left: Any, right: Any) -> bool:
     if isinstance(left, bool) or isinstance(right, bool):
         return type(left) is type(right) and left == right
     if isinstance(left, int | float) and isinstance(right, int | float):
-        return exact_number(left) == exact_number(right)  # as written, not as floats
+        # As written, and as delivered: a 17-digit number reaches the agent as its nearest
+        # float, so one the request named exactly must not stand for a float it did not name.
+        return left == right and exact_number(left) == exact_number(right)
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(map(_same, left, right))
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
     return type(left) is type(right) and left == right
+
+
+def _shown(value: Any) -> str:
+    """`value` for a rule's message: a number its float misrepresents shows what was written."""
+    if type(value) is ExactFloat:
+        return f"{value.exact} (delivered as {float(value)!r})"
+    return repr(value)
 
 
 def _typed_hint(value: Any, expected: Any, key: str, *, listed: bool = False) -> str:
@@ -124,8 +133,8 @@ class _EqualsContext:
         if not _same(value, expected):
             raise RuleViolation(
                 "mismatch",
-                f"{self.pointer} is {value!r}, the request's {self.context!r} is {expected!r}"
-                + _typed_hint(value, expected, self.context),
+                f"{self.pointer} is {_shown(value)}, the request's {self.context!r} is "
+                f"{_shown(expected)}" + _typed_hint(value, expected, self.context),
                 rule=self.name,
             )
 
@@ -234,7 +243,7 @@ class _MemberOfContext:
             hints = (_typed_hint(value, item, self.context, listed=True) for item in allowed)
             raise RuleViolation(
                 "not_a_member",
-                f"{self.pointer} is {value!r}, not one of the request's {self.context!r}"
+                f"{self.pointer} is {_shown(value)}, not one of the request's {self.context!r}"
                 + next((hint for hint in hints if hint), ""),
                 rule=self.name,
             )
@@ -353,7 +362,8 @@ class _Signed:
             if not _same(verified[claim], value):
                 raise RuleViolation(
                     "claim_mismatch",
-                    f"the token's {claim!r} is {verified[claim]!r}, {pointer} is {value!r}",
+                    f"the token's {claim!r} is {_shown(verified[claim])}, {pointer} is "
+                    f"{_shown(value)}",
                     rule=self.name,
                 )
 
