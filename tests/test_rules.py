@@ -153,7 +153,6 @@ def test_equals_context_compares_numbers_as_written(field: bytes, context: bytes
     assert rule(payload, request(expected=parse(field))) is None
 
 
-
 @pytest.mark.parametrize(
     ("field", "context"),
     [
@@ -173,6 +172,7 @@ def test_equals_context_never_vouches_for_a_float_the_request_did_not_name(
     assert error.reason == "mismatch"
     if not field.startswith(b"["):
         assert "9007199254740993 (delivered as 9007199254740992.0)" in error.message
+
 
 def test_equals_context_missing_field() -> None:
     """equals_context rejects a payload without the field with reason missing_field."""

@@ -173,6 +173,10 @@ class SchemaError(ContractError):
     """
 
 
+class SchemaUnreadable(SchemaError):
+    """Raised when a schema file cannot be read at all: the contract naming it is at fault."""
+
+
 class Rejection(ToolguardError):
     """Raised when a response fails a stage; it becomes a failure envelope (exit 1).
 

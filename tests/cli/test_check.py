@@ -274,8 +274,8 @@ REMOTE = review_schema(
         ),
         pytest.param(
             {"schema": False, "schema_name": "missing.schema.json"},
-            "missing.schema.json",
-            ["cannot read schema"],
+            "contract.toml",
+            ["schema: cannot read missing.schema.json: No such file or directory"],
             id="missing-schema-file",
         ),
         pytest.param(

@@ -20,7 +20,7 @@ from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.digest import sha256
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError
+from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError, SchemaUnreadable
 from toolguard.files import open_regular, path_text
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
@@ -57,7 +57,7 @@ def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = T
     artefact_key = artefact.key(source, raw) if cache else None
     stored = artefact.read(artefact_key) if artefact_key is not None else None
     document = stored.document if stored else _checked(_decode_toml(raw, source), raw, source)
-    schemas = _Schemas(os.path.dirname(source), stored)  # noqa: PTH120 - no pathlib at start-up
+    schemas = _Schemas(source, stored)
     contract = _build(source, raw, document, schemas, need_extras)
     if stored is None and artefact_key is not None:
         derived = artefact.Derived(contract.envelope_schema_json, contract.digest)
@@ -190,14 +190,15 @@ def _checked(document: dict[str, Any], raw: bytes, source: str) -> dict[str, Any
 
     The fail-fast validator decides; only a refused contract pays for the collecting one.
     """
-    if _contract_validator().is_valid(document):
+    typed = _as_written(document)
+    if _contract_validator().is_valid(typed):
         return document
     from toolguard.contract.problems import problems  # noqa: PLC0415 - refused contracts only
 
     collector = _contract_validator(collect=True)
-    found = problems(collector.errors(document), document, raw.decode("utf-8"), collector.schema)
+    found = problems(collector.errors(typed), document, raw.decode("utf-8"), collector.schema)
     if not found:  # NOTE: unreachable while both variants agree; the first error still shows
-        first = _contract_validator().errors(document)
+        first = _contract_validator().errors(typed)
         import re  # noqa: PLC0415 - refused contracts only
 
         field = (first[0].instance_path or "").strip("/").replace("/", ".") if first else ""
@@ -206,18 +207,44 @@ def _checked(document: dict[str, Any], raw: bytes, source: str) -> dict[str, Any
     raise ContractError(found[0].message, source=source, problems=found)
 
 
+def _as_written(value: Any) -> Any:
+    """The contract's data as the contract schema must judge it: a TOML float is no integer.
+
+    JSON Schema calls `300.0` an integer; TOML keeps `300` and `300.0` apart, and a contract
+    that writes a float where a count or a number of seconds belongs is refused (with its
+    line), not read as the integer it happens to equal. Each float becomes an `ExactFloat`
+    that is not an integer, for the validator only: the loaded contract keeps plain floats.
+    """
+    if isinstance(value, dict):
+        return {key: _as_written(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_written(item) for item in value]
+    if type(value) is float:
+        from decimal import Decimal  # noqa: PLC0415 - cold loads only
+
+        from toolguard.number import ExactFloat  # noqa: PLC0415
+
+        return ExactFloat(value, Decimal(repr(value)), integer=False)
+    return value
+
+
 class _Schemas:
     """Compiles a contract's schemas, or takes them from its artefact, keeping what it did."""
 
-    def __init__(self, folder: str, stored: artefact.Artefact | None) -> None:
-        self.folder = folder
+    def __init__(self, source: str, stored: artefact.Artefact | None) -> None:
+        self.source = source  # the contract: what a schema file that cannot be read blames
+        self.folder = os.path.dirname(source)  # noqa: PTH120 - no pathlib at start-up
         self.stored = stored
         self.validators: dict[str, Validator] = {}
         self.files: list[tuple[str, str]] = []
         self.read: list[ContractFile] = []  # files rule options name, in contract order
 
     def file(self, label: str, relative: str) -> Validator:
-        """The schema file at `relative` (to the contract), compiled."""
+        """The schema file at `relative` (to the contract), compiled.
+
+        A file that cannot be read is the contract's problem (the field naming it, as for a
+        key set); one that can but is not a schema toolguard can enforce is the file's.
+        """
         if self.stored is not None:
             return Validator.from_entry(self.stored.entries[label])
         from pathlib import Path  # noqa: PLC0415 - cold loads only
@@ -227,6 +254,12 @@ class _Schemas:
         schema_file = Path(self.folder, relative)
         try:
             validator = compile_schema(read_schema(schema_file, self.files))
+        except SchemaUnreadable as exc:
+            reason = exc.message.removeprefix("cannot read schema: ")
+            field = label if label == "schema" else f"{label}.schema"
+            raise ContractError(
+                f"cannot read {relative}: {reason}", source=self.source, field=field
+            ) from None
         except SchemaError as exc:
             raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
         self.validators[label] = validator
@@ -380,13 +413,29 @@ def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
 
     try:
         text = raw.decode("utf-8")
-        return tomllib.loads(text)
+        return tomllib.loads(text, parse_float=_finite_float)
+    except _NotFinite as exc:
+        raise ContractError(
+            f"{exc.args[0]} is not a number a contract can hold (TOML's inf and nan are refused)",
+            source=source,
+        ) from None
     except UnicodeDecodeError:
         raise ContractError("contract is not UTF-8", source=source) from None
     except tomllib.TOMLDecodeError as exc:
         if text.lstrip().startswith(("{", "[{", "true", "false")):
             raise ContractError(_json_given(text), source=source) from None
         raise ContractError(f"not valid TOML: {exc}", source=source) from None
+
+
+class _NotFinite(ValueError):
+    """A TOML `inf` or `nan`: every bound compared with NaN passes, so none may be written."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in {float("inf"), float("-inf")}:  # noqa: PLR0124 - NaN test
+        raise _NotFinite(text)
+    return value
 
 
 def _json_given(text: str) -> str:

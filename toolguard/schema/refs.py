@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
-from toolguard.errors import Rejection, SchemaError
+from toolguard.errors import Rejection, SchemaError, SchemaUnreadable
 from toolguard.files import is_stdin, open_data, open_regular
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
@@ -67,7 +67,7 @@ def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
             files.append((str(path), file_digest(raw)))
         return parse(raw, SCHEMA_LIMITS)
     except OSError as exc:
-        raise SchemaError(f"cannot read schema: {exc.strerror}", source=str(path)) from None
+        raise SchemaUnreadable(f"cannot read schema: {exc.strerror}", source=str(path)) from None
     except Rejection as exc:
         where = f" at byte {exc.offset}" if exc.offset is not None else ""
         raise SchemaError(f"not strict JSON{where}: {exc.message}", source=str(path)) from None
