@@ -422,6 +422,11 @@ def signed(  # noqa: PLR0913, PLR0917 - one parameter per contract option, as in
     )
 
 
+def _token_routes(rule: Rule) -> frozenset[Any]:
+    """What a signed rule's keys and algorithms let through, together (see `KeySet.routes`)."""
+    return rule.keys.routes(rule.algorithms) if isinstance(rule, _Signed) else frozenset()
+
+
 def _ignored_keys(rule: Rule) -> Iterator[tuple[str, str]]:
     """The keys of a signed rule's set that no listed algorithm can use, or not to verify."""
     if isinstance(rule, _Signed):
@@ -438,6 +443,10 @@ class RuleKind:
     # (None, no bound, is the highest)
     wider_when_more: frozenset[str] = frozenset()  # collections: a superset accepts more
     narrower_when_more: frozenset[str] = frozenset()  # collections: a superset accepts less
+    # Options that widen or narrow only together: diff compares what `accepted` gives for a
+    # built rule, the set of ways in they leave open (a superset accepts more).
+    judged_together: frozenset[str] = frozenset()
+    accepted: Callable[[Rule], frozenset[Any]] = lambda _: frozenset()
     files: frozenset[str] = frozenset()  # options naming a file beside the contract
     binds: str | None = None  # the option mapping names to the payload pointers it vouches for
     extra: str | None = None  # the optional extra it needs (`need_library=False`: lint)
@@ -461,8 +470,11 @@ RULE_BY_KIND: Mapping[str, RuleKind] = {
         wider_when_higher=frozenset(
             {"max_age_seconds", "clock_skew_seconds", "max_lifetime_seconds"}
         ),
-        wider_when_more=frozenset({"keys", "algorithms"}),
         narrower_when_more=frozenset({"claims"}),
+        # NOTE: not "more keys accept more": a token without a kid passes only while exactly
+        # one key fits its alg, so a key (or an algorithm) added can take a way in away.
+        judged_together=frozenset({"keys", "algorithms"}),
+        accepted=_token_routes,
         files=frozenset({"keys"}),
         binds="claims",
         extra="signed",

@@ -447,3 +447,41 @@ REASONS = {
     "claim_malformed",
     "audience_mismatch",
 }
+
+
+# What `diff` compares: a key set's routes are exactly the tokens that reach a signature check.
+
+ROUTE_SIGNERS = (ed25519_signer("a"), ed25519_signer("b"), es256_signer("c"))
+
+
+@pytest.mark.parametrize(
+    ("held", "algorithms"),
+    [
+        ((0,), ("EdDSA",)),
+        ((0, 1), ("EdDSA",)),
+        ((0, 2), ("EdDSA",)),
+        ((0, 2), ("EdDSA", "ES256")),
+        ((0, 1, 2), ("EdDSA", "ES256")),
+        ((2,), ("ES256",)),
+    ],
+)
+def test_routes_are_the_tokens_the_key_set_lets_through(
+    held: tuple[int, ...], algorithms: tuple[str, ...]
+) -> None:
+    """A token (with its kid or without one) verifies exactly when its route is listed."""
+    rule = policy(*(ROUTE_SIGNERS[index].jwk() for index in held), algorithms=algorithms)
+    routes = {(route.alg, route.kid, route.thumbprint) for route in rule.keys.routes(algorithms)}
+    thumbprints = {key.kid: key.thumbprint for key in rule.keys}
+    seen = 0
+    for signer in ROUTE_SIGNERS:
+        thumbprint = thumbprints.get(signer.kid, "not in the set")
+        for kid in (signer.kid, None):
+            token = Signer(signer.private, signer.alg, kid).token(claims())
+            try:
+                verify(token, NOW, rule)
+                passes = True
+            except RuleViolation:
+                passes = False
+            assert passes is ((signer.alg, kid, thumbprint) in routes), (signer.kid, kid)
+            seen += passes
+    assert seen == sum(1 for alg, _, _ in routes if alg in {"EdDSA", "ES256"})

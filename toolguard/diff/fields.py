@@ -28,6 +28,8 @@ from toolguard.rules import RULE_BY_KIND
 if TYPE_CHECKING:
     from toolguard.rules import Rule
 
+_LISTED = 240  # characters of a rule's changed ways in, in a change's detail
+
 
 def tool_changes(old: Contract, new: Contract) -> list[Change]:
     """A renamed tool is another tool to the agent: its envelopes carry the new name."""
@@ -185,11 +187,24 @@ def _rule_detail(old: Rule, new: Rule) -> str:
     """The parameters that changed, each `name: before -> after`; else the two rules."""
     if type(old) is not type(new) or not is_frozen(old):
         return f"{old!r} -> {new!r}"
-    return "; ".join(
+    changed = [
         f"{name}: {show(getattr(old, name))} -> {show(getattr(new, name))}"
         for name in fields(old)
         if getattr(old, name) != getattr(new, name)
-    )
+    ]
+    kind = RULE_BY_KIND[old.kind]
+    if any(getattr(old, name) != getattr(new, name) for name in kind.judged_together):
+        before, after = kind.accepted(old), kind.accepted(new)
+        for routes, how in ((before - after, "no longer"), (after - before, "now")):
+            if routes:
+                changed.append(f"{how} let through: {_listed(routes)}")
+    return "; ".join(changed)
+
+
+def _listed(values: Iterable[Any]) -> str:
+    """Values as their sorted text, bounded like `show_all`."""
+    text = ", ".join(sorted(map(str, values)))
+    return text if len(text) <= _LISTED else f"{text[: _LISTED - 3]}..."
 
 
 def _rule_impact(old: Rule, new: Rule) -> Upstream:
@@ -198,9 +213,11 @@ def _rule_impact(old: Rule, new: Rule) -> Upstream:
         return NONE if repr(old) == repr(new) and type(old) is type(new) else BOTH
     impacts = []
     kind = RULE_BY_KIND[old.kind]
+    if any(getattr(old, name) != getattr(new, name) for name in kind.judged_together):
+        impacts.append(_grown(kind.accepted(old), kind.accepted(new)))
     for name in fields(old):
         before, after = getattr(old, name), getattr(new, name)
-        if before == after:
+        if before == after or name in kind.judged_together:
             continue
         if name in kind.wider_when_higher:
             impacts.append(widened(_bound(before), _bound(after)))

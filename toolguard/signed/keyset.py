@@ -59,11 +59,26 @@ class Key:
 
 
 @dataclass(frozen=True, slots=True)
+class Route:
+    """Tokens signed `alg` that name `kid` (None: no kid) reach the key with `thumbprint`."""
+
+    alg: str
+    kid: str | None
+    thumbprint: str
+    key_kid: str | None = field(default=None, compare=False)  # the key's own, for people
+
+    def __str__(self) -> str:
+        kid = f"kid {self.kid!r}" if self.kid is not None else "no kid"
+        key = f"{self.key_kid!r} " if self.key_kid is not None else ""
+        return f"{self.alg} with {kid} -> key {key}(thumbprint {self.thumbprint[:12]})"
+
+
+@dataclass(frozen=True, slots=True)
 class KeySet:
     """The usable keys of one key set file, as the contract names it, and what was set aside.
 
     Equal when the same file holds the same usable keys; iterating gives the keys (`diff`
-    compares sets of them). `imported` are the JOSE library's key objects, one per key.
+    compares their `routes`). `imported` are the JOSE library's key objects, one per key.
     """
 
     file: str
@@ -74,6 +89,30 @@ class KeySet:
 
     def __iter__(self) -> Iterator[Key]:
         return iter(self.keys)
+
+    def fitting(self, alg: str, listed: tuple[str, ...]) -> tuple[int, ...]:
+        """The indexes of the keys that may verify a token signed `alg` under `listed`."""
+        return tuple(index for index, key in enumerate(self.keys) if key.accepts(alg, listed))
+
+    def routes(self, listed: tuple[str, ...]) -> frozenset[Route]:
+        """Every way a token can reach a signature check with this set under `listed`.
+
+        A token naming a `kid` reaches the key with that kid, if that key accepts its `alg`;
+        a token without one reaches the one key that fits its `alg`, and no key when two
+        do. So a key added beside one that fits the same algorithm takes away the kid-less
+        route to it: what `diff` compares is these sets, not the keys.
+        """
+        found: set[Route] = set()
+        for alg in ALGORITHMS:
+            fitting = [self.keys[index] for index in self.fitting(alg, listed)]
+            found.update(
+                Route(alg, key.kid, key.thumbprint, key.kid)
+                for key in fitting
+                if key.kid is not None
+            )
+            if len(fitting) == 1:
+                found.add(Route(alg, None, fitting[0].thumbprint, fitting[0].kid))
+        return frozenset(found)
 
     def __repr__(self) -> str:
         count = len(self.keys)

@@ -113,7 +113,7 @@ def _select(header: dict[str, Any], alg: str, policy: Policy) -> tuple[Key, Any]
                 f"{', alg ' + key.alg if key.alg else ''}) cannot verify",
             )
         return key, _imported(keys, found[0])
-    fitting = [index for index, key in enumerate(keys) if key.accepts(alg, policy.algorithms)]
+    fitting = keys.fitting(alg, policy.algorithms)
     if len(fitting) != 1:
         reason = "key_unknown" if not fitting else "key_ambiguous"
         raise RuleViolation(
