@@ -386,6 +386,93 @@ def test_change_inside_a_projected_field_is_agent_facing() -> None:
     assert field_reach(old, "/missing") == set()
 
 
+STATE = {"type": "string", "maxLength": 16}
+WIDER = ["open", "closed", "rm -rf /"]
+
+
+def _state(**keywords: Any) -> dict[str, Any]:
+    """An object projecting `/state`, whose constraint lives in `keywords` (a root `allOf`...)."""
+    return _obj({"state": STATE, "other": S}, required=["state"], **keywords)
+
+
+def _enum(*values: str) -> dict[str, Any]:
+    return _obj({"state": {"enum": list(values)}})
+
+
+WIDER_ELSEWHERE = [
+    (
+        "root allOf",
+        "/state",
+        _state(allOf=[_enum("open", "closed")]),
+        _state(allOf=[_enum(*WIDER)]),
+    ),
+    (
+        "root allOf through $ref",
+        "/state",
+        _state(allOf=[{"$ref": "#/$defs/st"}], **{"$defs": {"st": _enum("open", "closed")}}),
+        _state(allOf=[{"$ref": "#/$defs/st"}], **{"$defs": {"st": _enum(*WIDER)}}),
+    ),
+    (
+        "root $ref chain",
+        "/state",
+        {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": _enum("open")}},
+        {"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": _enum(*WIDER)}},
+    ),
+    (
+        "then",
+        "/state",
+        _state(**{"if": _obj({"other": S}), "then": _enum("open")}),
+        _state(**{"if": _obj({"other": S}), "then": _enum(*WIDER)}),
+    ),
+    (
+        "dependentSchemas",
+        "/state",
+        _state(dependentSchemas={"other": _enum("open")}),
+        _state(dependentSchemas={"other": _enum(*WIDER)}),
+    ),
+    ("an allOf branch removed", "/state", _state(allOf=[_enum("open"), {}]), _state(allOf=[{}])),
+    (
+        "the root's own enum",
+        "/state",
+        _state(enum=[{"state": "open"}]),
+        _state(enum=[{"state": "x"}]),
+    ),
+    (
+        "an array's items in an allOf",
+        "/list/0",
+        _obj({"list": {"type": "array", "items": S}}, allOf=[_obj({"list": {"items": STATE}})]),
+        _obj({"list": {"type": "array", "items": S}}, allOf=[_obj({"list": {"items": S}})]),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("pointer", "old", "new"),
+    [case[1:] for case in WIDER_ELSEWHERE],
+    ids=[case[0] for case in WIDER_ELSEWHERE],
+)
+def test_a_change_to_a_projected_value_is_agent_facing_wherever_it_lives(
+    pointer: str, old: Any, new: Any
+) -> None:
+    """A constraint on a projected value in an allOf, a $ref chain, then or dependentSchemas."""
+    reach = {"field": field_reach(old, pointer) | field_reach(new, pointer)}
+    changes, explained = schema_changes(old, new, reach)
+    assert changes
+    assert {item.agent for item in changes} == {"data-shape-changed"}
+    assert explained == {"field"}
+
+
+def test_a_change_beside_a_projected_value_is_not_agent_facing() -> None:
+    """The same root allOf constraining another member leaves the projected one alone."""
+    old = _state(allOf=[_obj({"other": {"maxLength": 3}})])
+    new = _state(allOf=[_obj({"other": {"maxLength": 4}})])
+    changes, explained = schema_changes(old, new, {"field": field_reach(old, "/state")})
+    assert [(item.where, item.agent) for item in changes] == [
+        ("/allOf/0/properties/other/maxLength", "none")
+    ]
+    assert explained == set()
+
+
 def test_a_field_removed_with_its_hidden_character_opt_out_is_one_change() -> None:
     """The opt-out leaves with its field: only the projection change is reported."""
     case = CASES_DIR / "hidden_characters_refused_again"

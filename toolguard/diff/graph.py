@@ -20,6 +20,9 @@ _MAX_HOPS = 64
 # How a subschema's verdict reaches its parent's: 1 as is, -1 inverted (`not`), 0 either way.
 _UNKNOWN = frozenset({"if", "oneOf"})
 _NOT_APPLIED = frozenset({"$defs", "contentSchema"})
+# Subschemas applied to the very value their parent applies to (a `$ref` too).
+_BESIDE_ONE = ("not", "if", "then", "else")
+_BESIDE_MANY = ("allOf", "anyOf", "oneOf")
 
 
 def json_key(value: Any) -> Hashable:
@@ -138,33 +141,86 @@ def equivalent(old_doc: Any, old: Any, new_doc: Any, new: Any) -> bool:
 def field_reach(schema: Any, pointer: str) -> set[str]:
     """The schema locations that shape what the agent receives for one projected `pointer`.
 
-    The subschema `properties`/`items` declare for it (before and after its `$ref`s) and
-    everything it references: what the envelope schema copies, and the `$ref`'s siblings.
+    Every subschema that applies to the value there, wherever it sits: the member's own
+    (`properties`, `items`...) and, in place beside it or above it, `allOf`, `anyOf`, `oneOf`,
+    `not`, `if`/`then`/`else`, `dependentSchemas` and `$ref` chains, so an `enum` in a root
+    `allOf` branch counts as much as one in the field's own subschema; then everything those
+    hold and reference. An ancestor's own `const` or `enum` constrains the value as well. A
+    member's `patternProperties` are all counted (no pattern is matched here: fail closed);
+    with a `$dynamicRef` on the way, the whole schema counts (its target cannot be told).
     """
-    node, chain = schema, [""]
+    applied = _in_place(schema, [""])
+    reach: set[str] = set()
     for token in tokens(pointer):
-        node, chain = _follow(schema, node, chain[-1])
+        if applied is None:
+            return {""}
+        reach |= {
+            f"{where}/{keyword}"
+            for where in applied
+            for keyword in ("const", "enum")
+            if isinstance(node := lookup(schema, where), dict) and keyword in node
+        }
+        applied = _in_place(schema, _members(schema, applied, token))
+    if applied is None:
+        return {""}
+    return reach | _closure(schema, sorted(applied))
+
+
+def _in_place(schema: Any, roots: list[str]) -> set[str] | None:
+    """`roots` and every subschema applied to the same value beside them (None: `$dynamicRef`)."""
+    seen: set[str] = set()
+    pending = list(roots)
+    while pending:
+        where = pending.pop()
+        if where in seen:
+            continue
+        seen.add(where)
+        node = lookup(schema, where)
         if not isinstance(node, dict):
-            return set()
+            continue
+        if "$dynamicRef" in node:
+            return None
+        if isinstance(node.get("$ref"), str):
+            pending.append(target(node["$ref"]))
+        pending.extend(f"{where}/{keyword}" for keyword in _BESIDE_ONE if keyword in node)
+        for keyword in _BESIDE_MANY:
+            branches = node.get(keyword)
+            if isinstance(branches, list):
+                pending.extend(f"{where}/{keyword}/{index}" for index in range(len(branches)))
+        dependent = node.get("dependentSchemas")
+        if isinstance(dependent, dict):
+            pending.extend(f"{where}/dependentSchemas/{escape(name)}" for name in dependent)
+    return seen
+
+
+def _members(schema: Any, applied: set[str], token: str) -> list[str]:
+    """The subschemas of the `applied` ones that may apply to their member or item `token`."""
+    found: list[str] = []
+    for where in sorted(applied):
+        node = lookup(schema, where)
+        if not isinstance(node, dict):
+            continue
         properties = node.get("properties")
         if isinstance(properties, dict) and token in properties:
-            where, node = f"{chain[-1]}/properties/{escape(token)}", properties[token]
-        elif is_index(token) and isinstance(node.get("items"), dict):
-            where, node = f"{chain[-1]}/items", node["items"]
-        else:
-            return set()
-        node, chain = _follow(schema, node, where)
-    return _closure(schema, chain)
-
-
-def _follow(schema: Any, node: Any, where: str) -> tuple[Any, list[str]]:
-    chain = [where]
-    for _ in range(_MAX_HOPS):
-        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-            break
-        chain.append(target(node["$ref"]))
-        node = lookup(schema, chain[-1])
-    return node, chain
+            found.append(f"{where}/properties/{escape(token)}")
+        elif "additionalProperties" in node:
+            found.append(f"{where}/additionalProperties")
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict):
+            found.extend(f"{where}/patternProperties/{escape(pattern)}" for pattern in patterns)
+        if is_index(token):
+            prefix = node.get("prefixItems")
+            if isinstance(prefix, list) and int(token) < len(prefix):
+                found.append(f"{where}/prefixItems/{token}")
+            elif "items" in node:
+                found.append(f"{where}/items")
+            found.extend(f"{where}/{keyword}" for keyword in ("contains",) if keyword in node)
+        found.extend(
+            f"{where}/{keyword}"
+            for keyword in ("unevaluatedProperties", "unevaluatedItems")
+            if keyword in node
+        )
+    return found
 
 
 def _closure(schema: Any, roots: list[str]) -> set[str]:
@@ -191,6 +247,15 @@ def _closure(schema: Any, roots: list[str]) -> set[str]:
 def under(where: str, locations: set[str]) -> bool:
     """Whether `where` is one of `locations` or lies inside one of them."""
     return any(where == at or where.startswith(f"{at}/") for at in locations)
+
+
+def on_the_way(where: str, locations: set[str]) -> bool:
+    """Whether `where` is one of `locations`, inside one, or holds one (an `allOf` changed).
+
+    A change to the keyword that holds a subschema (branches added or reordered, a `$ref`
+    retargeted, a condition added) changes whether that subschema still applies.
+    """
+    return under(where, locations) or any(at.startswith(f"{where}/") for at in locations)
 
 
 def always_present(schema: Any, pointer: str) -> bool:

@@ -1,7 +1,8 @@
 """Payload schema changes, classified for the upstream and for the agent.
 
 The upstream impact goes through each subschema's sign (see `graph.signs`); the agent impact
-comes from what the envelope copies for each projected field (see `graph.field_reach`).
+comes from every subschema that applies to a projected field, wherever it sits (see
+`graph.field_reach`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from toolguard.contract import Contract
 from toolguard.diff.change import BOTH, DATA, NONE, Change, Upstream, change, flip, merge
-from toolguard.diff.graph import equivalent, field_reach, signs, under
+from toolguard.diff.graph import equivalent, field_reach, on_the_way, signs
 from toolguard.diff.schema import schema_findings
 from toolguard.projection import DISPLAY_TEXT_FIELD
 
@@ -34,7 +35,7 @@ def schema_changes(
     """The changes between two bundled payload schemas, and the projected fields they touch.
 
     `reach` maps each projected field to the schema locations that shape it: a change inside
-    one of them is agent-facing.
+    one of them, or to the keyword that holds one, is agent-facing.
     """
     old_signs, new_signs = signs(old), signs(new)
     changes: list[Change] = []
@@ -43,7 +44,7 @@ def schema_changes(
         fields = {
             name
             for name, locations in (reach or {}).items()
-            if not finding.inert and under(finding.where, locations)
+            if not finding.inert and on_the_way(finding.where, locations)
         }
         explained |= fields
         found = old_signs.get(finding.at, set()) | new_signs.get(finding.at, set())
