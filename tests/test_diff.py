@@ -525,10 +525,24 @@ def test_json_key_has_json_equality() -> None:
         ("10.0.0", "9.9.9", ["facing"], False, "minor"),
         ("2024-01", "2024-02", ["breaking"], True, "major"),
         ("2024-01", "2024-01", ["breaking"], False, "major"),
+        ("1.0.0", "0.9.0-x", ["breaking"], False, "major"),
+        ("1.0.0", "1.0.0-rc.1", ["breaking"], False, "major"),
+        ("1.0.0", "1.0.0+build.2", ["breaking"], False, "major"),
+        ("1.0.0", "1.0.0+build.2", ["facing"], False, "minor"),
+        ("1.0.0", "2.0.0-rc.1", ["breaking"], True, "major"),
+        ("2.0.0-rc.1", "2.0.0", ["breaking"], False, "major"),
+        ("1.0.0", "1.1.0-alpha", ["facing"], True, "minor"),
+        ("1.0.0", "0.9.0", ["compatible"], False, "none"),
+        ("1.0.0-rc.2", "1.0.0-rc.1", [], False, "none"),
+        ("1.0.0", "1.0.0+build.2", ["compatible"], True, "none"),
+        ("1.0.0", "1.0.1-rc.1", ["compatible"], True, "none"),
     ],
 )
 def test_version_rule(old: str, new: str, kinds: list[str], ok: bool, bump: str) -> None:
-    """Breaking needs a major bump, agent-facing a minor one; other versions need only differ."""
+    """Breaking needs a major bump, agent-facing a minor one, by the core; never a step back.
+
+    Versions that are not both semantic versions need only differ.
+    """
     made = {
         "compatible": change("/maxLength", "maxLength raised", "", "accepts-more"),
         "facing": change(

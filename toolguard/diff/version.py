@@ -1,21 +1,23 @@
 """The version rule: what a set of changes requires of the new contract's `version`.
 
 A breaking change needs a new major version, an agent-facing one at least a new minor
-version; with versions that are not both `X.Y.Z`, only that the version changed is checked.
-Compatible changes need no new version.
+version, each judged on the core (`MAJOR.MINOR.PATCH`) of two semantic versions
+(`toolguard/semver.py`, the definition lint's TG016 uses too); a new version of lower
+precedence never passes, nor one of equal precedence where a bump is needed (`1.0.0` ->
+`1.0.0+build.2` or `1.0.0-rc.1`). With versions that are not both semantic, only that the
+version changed is checked. Compatible changes need no new version.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from toolguard.diff.change import Change
+from toolguard.semver import parse_semver
 
 Bump = Literal["major", "minor", "none"]
-_SEMVER = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,24 +33,27 @@ def verdict(old: str, new: str, changes: Sequence[Change]) -> Verdict:
     """Judge the version change `old` -> `new` against `changes`."""
     breaking = sum(item.breaking for item in changes)
     facing = sum(item.agent != "none" for item in changes)
-    if not breaking and not facing:
+    bump: Bump = "major" if breaking else "minor" if facing else "none"
+    before, after = parse_semver(old), parse_semver(new)
+    if before is not None and after is not None and after.precedence < before.precedence:
+        return Verdict(False, bump, f"{old} -> {new} goes back: a new version is never lower")
+    if bump == "none":
         if not changes:
             return Verdict(True, "none", "no changes")
         return Verdict(True, "none", "compatible changes only: no new version needed")
-    bump: Bump = "major" if breaking else "minor"
     number = breaking or facing
     why = _count(number, "breaking change" if breaking else "agent-facing change")
     if old == new:
         return Verdict(
             False, bump, f"{why} but the version is still {old}: bump the {bump} version"
         )
-    before, after = _semver(old), _semver(new)
     if before is None or after is None:
-        message = f"{why}; {old} -> {new} (not both X.Y.Z: only checked that it changed)"
+        message = f"{why}; {old} -> {new} (not both semantic versions: only checked it changed)"
         return Verdict(True, bump, message)
-    enough = after[0] > before[0] if bump == "major" else after[:2] > before[:2]
+    major, minor, _ = before.core
+    enough = after.core[0] > major if bump == "major" else after.core[:2] > (major, minor)
     if not enough:
-        least = f"{before[0] + 1}.0.0" if bump == "major" else f"{before[0]}.{before[1] + 1}.0"
+        least = f"{major + 1}.0.0" if bump == "major" else f"{major}.{minor + 1}.0"
         verb = "needs" if number == 1 else "need"
         message = (
             f"{why} {verb} a {bump} version bump: {old} -> {new} is not one (at least {least})"
@@ -60,14 +65,6 @@ def verdict(old: str, new: str, changes: Sequence[Change]) -> Verdict:
 def first_version(version: str, since: str) -> Verdict:
     """A contract that did not exist at `since` has no earlier version to bump from."""
     return Verdict(True, "none", f"new contract (not in {since}): {version} needs no bump")
-
-
-def _semver(version: str) -> tuple[int, int, int] | None:
-    match = _SEMVER.fullmatch(version)
-    if match is None:
-        return None
-    major, minor, patch = (int(part) for part in match.groups())
-    return major, minor, patch
 
 
 def _count(number: int, noun: str) -> str:

@@ -7,7 +7,6 @@ check's docstring opens with the rule's rationale, drawn from the article.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,13 +22,10 @@ from toolguard.lint.walk import leaf_views, resolve_field
 from toolguard.pointer import escape, is_index, tokens
 from toolguard.rules import RULE_BY_KIND
 from toolguard.schema.locate import declared_location
+from toolguard.semver import parse_semver
 
 MAX_SANE_BYTES = Limits().max_bytes  # 1 MiB: above it, an answer is a dump, not evidence
 MAX_SANE_DEPTH = Limits().max_depth
-_SEMVER = re.compile(
-    r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
-)
 
 
 @dataclass(frozen=True)
@@ -242,12 +238,17 @@ def limits_insane(contract: ContractSubject) -> Iterator[Hit]:
 def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
     """Version incompatible changes explicitly.
 
-    So the contract version is semantic (`MAJOR.MINOR.PATCH`): a new required field, a
-    narrower enum or a changed type shows as a new major version.
+    So the contract version is semantic (`MAJOR.MINOR.PATCH`, SemVer 2.0.0, as `diff`
+    compares it): a new required field, a narrower enum or a changed type shows as a new
+    major version.
     """
     version = contract.document["version"]
-    if not _SEMVER.fullmatch(version):
-        yield Hit(contract.file, "/version", f"version {version!r} is not MAJOR.MINOR.PATCH")
+    if parse_semver(version) is None:
+        yield Hit(
+            contract.file,
+            "/version",
+            f"version {version!r} is not a semantic version (MAJOR.MINOR.PATCH, SemVer 2.0.0)",
+        )
 
 
 def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
