@@ -358,6 +358,28 @@ def test_a_signed_contract_is_linted_without_the_signed_extra(
     assert rules_of(lint_paths([notice])) == {"TG020"}
 
 
+@pytest.mark.parametrize(
+    ("kty", "member", "value", "why"),
+    [
+        ("EC", "y", "A" * 43, "the point is not on P-256"),
+        ("OKP", "x", "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQ", "32 bytes long, this one 31"),
+    ],
+)
+def test_lint_refuses_key_material_without_the_signed_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kty: str, member: str, value: str, why: str
+) -> None:
+    """A point off its curve or a short Ed25519 key: lint refuses the set as check does."""
+    monkeypatch.setitem(sys.modules, "joserfc", None)
+    folder = tmp_path / "signed"
+    shutil.copytree(REPO / "examples" / "review_status_signed", folder)
+    key_file = folder / "review-service.jwks.json"
+    key_set = json.loads(key_file.read_text(encoding="utf-8"))
+    next(key for key in key_set["keys"] if key["kty"] == kty)[member] = value
+    key_file.write_text(json.dumps(key_set), encoding="utf-8")
+    with pytest.raises(ContractError, match=why):
+        lint_paths([folder / "contract.toml"])
+
+
 def test_notices_never_fail_the_run_and_are_sarif_notes() -> None:
     """A notice is reported (rich, JSON, SARIF level note) and leaves the report clean."""
     report = only(LINT / "TG021" / "fail" / "decision_not_bound.toml")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from joserfc import jwk
+from jwt.algorithms import ECAlgorithm
 from signing import ed25519_signer, es256_signer, key_set, rs256_signer
 
 from toolguard.signed.jose import import_keys
@@ -118,12 +122,80 @@ def test_a_malformed_set_is_refused(raw: bytes, refusal: str) -> None:
         read_key_set("keys.jwks.json", raw, ("EdDSA",))
 
 
-def test_the_library_refuses_key_material_that_is_not_a_key() -> None:
-    """A point off its curve passes the shape checks and is refused when imported."""
-    off_curve = {"kty": "EC", "crv": "P-256", "kid": "bad", "x": "A" * 43, "y": "A" * 43}
-    keys = read(off_curve, listed=("ES256",))
-    with pytest.raises(ValueError, match="key 'bad' is not a valid EC public key"):
-        import_keys(keys)
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _bytes(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+EC = es256_signer().jwk()
+RSA = rs256_signer().jwk()
+# What the JOSE library refuses too, each judged here first (so lint, without it, refuses it).
+BAD_MATERIAL = [
+    (
+        {"kty": "EC", "crv": "P-256", "kid": "zero", "x": "A" * 43, "y": "A" * 43},
+        ("ES256",),
+        "the point is not on P-256",
+    ),
+    ({**EC, "y": _b64(bytes(31) + b"\x01")}, ("ES256",), "the point is not on P-256"),
+    ({**EC, "y": _b64(b"\xff" * 32)}, ("ES256",), "the point is not on P-256"),  # y >= p
+    (
+        {"kty": "OKP", "crv": "Ed25519", "kid": "short", "x": _b64(b"\x01" * 31)},
+        ("EdDSA",),
+        "an Ed25519 public key is 32 bytes long, this one 31",
+    ),
+    (
+        {"kty": "OKP", "crv": "Ed448", "kid": "short", "x": _b64(b"\x01" * 56)},
+        ("Ed448",),
+        "an Ed448 public key is 57 bytes long, this one 56",
+    ),
+    ({**RSA, "e": "AQ"}, ("RS256",), "public exponent"),
+    ({**RSA, "e": _b64((65536).to_bytes(3, "big"))}, ("RS256",), "public exponent"),
+]
+# What the library lets through and RFC 7518 does not: refused here as well.
+STRICTER = [
+    ({**EC, "x": _b64(b"\0" + _bytes(EC["x"]))}, ("ES256",), "coordinate is 32 bytes long"),
+    (
+        {
+            **RSA,
+            "n": _b64(((int.from_bytes(_bytes(RSA["n"]), "big") | 1) - 1).to_bytes(256, "big")),
+        },
+        ("RS256",),
+        "the modulus is even",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "listed", "why"), BAD_MATERIAL + STRICTER)
+def test_key_material_that_is_no_key_refuses_the_set_without_the_library(
+    key: dict[str, Any], listed: tuple[str, ...], why: str
+) -> None:
+    """An EC point off its curve, an Edwards key of the wrong length, an unusable exponent."""
+    with pytest.raises(ValueError, match=f"is not a valid {key['kty']} key: .*{why}"):
+        read(key, listed=listed)
+
+
+@pytest.mark.parametrize(("key", "listed", "why"), BAD_MATERIAL)
+def test_the_library_refuses_the_same_material(
+    key: dict[str, Any], listed: tuple[str, ...], why: str
+) -> None:
+    """Nothing refused here for its material is a key the JOSE library would have taken."""
+    del listed, why
+    with pytest.raises(Exception):  # noqa: B017 - joserfc and cryptography raise many kinds
+        jwk.import_key(key).get_op_key("verify")
+
+
+@pytest.mark.parametrize("curve", [ec.SECP256R1(), ec.SECP384R1(), ec.SECP521R1()])
+def test_real_keys_of_every_curve_pass(curve: ec.EllipticCurve) -> None:
+    """The curve constants are right: keys the library makes are on their curves."""
+    name = {"secp256r1": "P-256", "secp384r1": "P-384", "secp521r1": "P-521"}[curve.name]
+    alg = {"P-256": "ES256", "P-384": "ES384", "P-521": "ES512"}[name]
+    for _ in range(8):
+        public = ec.generate_private_key(curve).public_key()
+        key = ECAlgorithm.to_jwk(public, as_dict=True)
+        assert len(import_keys(read(key, listed=(alg,))).keys) == 1
 
 
 def test_sets_are_equal_when_their_usable_keys_are() -> None:

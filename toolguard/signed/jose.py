@@ -1,8 +1,9 @@
 """The JOSE library's part (joserfc, the `signed` extra): key material and signature arithmetic.
 
 It never sees a token's JSON: toolguard parses the header and claims itself and decides
-every policy question; joserfc imports each public key (refusing a point off its curve, a
-malformed modulus) and checks signatures over the exact signing input. Imported only when a
+every policy question, the soundness of each key's material included (`material.py`, so
+lint judges it without the extra); joserfc imports each public key (refusing whatever else
+it finds wrong) and checks signatures over the exact signing input. Imported only when a
 contract holds a `signed` rule, so no other check pays for it.
 """
 

@@ -1,10 +1,11 @@
 """A JWK Set beside the contract -> the public keys a `signed` rule may verify with.
 
 Read by toolguard's strict parser within `KEYSET_LIMITS`, and judged whole before any key is
-used: a private or secret key, two keys with one `kid`, or an RSA modulus under 2048 bits
-refuses the contract. Keys that no listed algorithm can use, or whose `use`/`key_ops` is not
-signature verification, are set aside (so an identity provider's published set works as it
-is) and named in `ignored`, which lint reports. Nothing here needs the JOSE library.
+used: a private or secret key, two keys with one `kid`, an RSA modulus under 2048 bits, or
+a usable key whose material is no key (`material.py`) refuses the contract. Keys that no
+listed algorithm can use, or whose `use`/`key_ops` is not signature verification, are set
+aside (so an identity provider's published set works as it is) and named in `ignored`,
+which lint reports. Nothing here needs the JOSE library.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from toolguard.errors import Rejection
 from toolguard.limits import Limits
 from toolguard.parse import parse
 from toolguard.signed.algorithms import ALGORITHMS, equivalent
+from toolguard.signed.material import refusal
 
 # NOTE: every refusal is a ValueError (TRY004 notwithstanding): the loader turns ValueErrors
 # from a rule factory into a `ContractError` naming the rule.
@@ -197,14 +199,17 @@ def _unusable(entry: dict[str, Any], listed: tuple[str, ...]) -> str | None:
 
 
 def _key(entry: dict[str, Any], where: str) -> Key:
-    members = {}
+    members, decoded = {}, {}
     for member in _PUBLIC[entry["kty"]]:
         value = entry.get(member)
         if not isinstance(value, str) or not value:
             raise ValueError(f"{where}: {entry['kty']} key without {member!r}")
         if member not in ("kty", "crv"):
-            _decoded(entry, member, where)
+            decoded[member] = _decoded(entry, member, where)
         members[member] = value
+    why = refusal(entry["kty"], entry.get("crv"), decoded)
+    if why is not None:
+        raise ValueError(f"{where} ({_named(entry)}) is not a valid {entry['kty']} key: {why}")
     canonical = json.dumps(members, sort_keys=True, separators=(",", ":")).encode()
     thumbprint = base64.urlsafe_b64encode(hashlib.sha256(canonical).digest()).rstrip(b"=")
     return Key(
