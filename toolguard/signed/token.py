@@ -53,11 +53,14 @@ def read_compact(token: Any) -> Compact:
             f"a compact JWS has 3 segments (header.payload.signature); this has {len(segments)}",
         )
     header_segment, payload_segment, signature_segment = segments
-    header = _json(_decoded(header_segment, "header"), HEADER_LIMITS, "header")
-    claims = _json(_decoded(payload_segment, "payload"), CLAIMS_LIMITS, "claims")
-    # NOTE: an empty signature (`alg: none`) is read, so it is refused for its `alg`; it
-    # could never verify.
+    # NOTE: all three segments are decoded before any JSON is read (docs/signed.md, check 3
+    # before 4 and 5). An empty signature (`alg: none`) is read, so it is refused for its
+    # `alg`; it could never verify.
+    header_bytes = _decoded(header_segment, "header")
+    payload_bytes = _decoded(payload_segment, "payload")
     signature = _decoded(signature_segment, "signature") if signature_segment else b""
+    header = _json(header_bytes, HEADER_LIMITS, "header")
+    claims = _json(payload_bytes, CLAIMS_LIMITS, "claims")
     signing_input = f"{header_segment}.{payload_segment}".encode("ascii")
     return Compact(header, claims, signing_input, signature)
 

@@ -63,6 +63,8 @@ def _header(header: dict[str, Any], policy: Policy) -> str:
     alg = header.get("alg")
     if not isinstance(alg, str):
         raise RuleViolation("header_malformed", "the token's header has no 'alg' string")
+    if "kid" in header and not isinstance(header["kid"], str):
+        raise RuleViolation("header_malformed", "the token's kid is not a string")
     if not could_be_listed(alg, policy.algorithms):
         raise RuleViolation(
             "algorithm_refused",
@@ -90,8 +92,6 @@ def _header(header: dict[str, Any], policy: Policy) -> str:
                 f"the token's crit names {', '.join(map(repr, unknown))}, which toolguard "
                 "does not understand",
             )
-    if "kid" in header and not isinstance(header["kid"], str):
-        raise RuleViolation("header_malformed", "the token's kid is not a string")
     return alg
 
 
