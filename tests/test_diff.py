@@ -94,6 +94,63 @@ SCHEMA_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
         [("/exclusiveMaximum", "exclusiveMaximum lowered", "accepts-less")],
     ),
     (
+        "exclusiveMinimum 0 to minimum 0",
+        {"type": "integer", "exclusiveMinimum": 0},
+        {"type": "integer", "minimum": 0},
+        [("/minimum", "lower bound lowered", "accepts-more")],
+    ),
+    (
+        "minimum 0 to exclusiveMinimum 0",
+        {"minimum": 0},
+        {"exclusiveMinimum": 0},
+        [("/exclusiveMinimum", "lower bound raised", "accepts-less")],
+    ),
+    (
+        "exclusiveMaximum 9 to maximum 9",
+        {"type": "number", "exclusiveMaximum": 9},
+        {"type": "number", "maximum": 9},
+        [("/maximum", "upper bound raised", "accepts-more")],
+    ),
+    (
+        "exclusiveMinimum 0 is minimum 1 on an integer",
+        {"type": "integer", "exclusiveMinimum": 0},
+        {"type": "integer", "minimum": 1},
+        [("/minimum", "lower bound kept", "none")],
+    ),
+    (
+        "exclusiveMinimum 0 is not minimum 1 on a number",
+        {"type": "number", "exclusiveMinimum": 0},
+        {"type": "number", "minimum": 1},
+        [("/minimum", "lower bound raised", "accepts-less")],
+    ),
+    (
+        "a looser keyword added beside a tighter one",
+        {"minimum": 5},
+        {"minimum": 5, "exclusiveMinimum": 0},
+        [("/exclusiveMinimum", "exclusiveMinimum added", "none")],
+    ),
+    (
+        "the tighter of two keywords removed",
+        {"minimum": 5, "exclusiveMinimum": 0},
+        {"exclusiveMinimum": 0},
+        [("/minimum", "minimum removed", "accepts-more")],
+    ),
+    (
+        "the looser of two keywords removed",
+        {"maximum": 9, "exclusiveMaximum": 5},
+        {"exclusiveMaximum": 5},
+        [("/maximum", "maximum removed", "none")],
+    ),
+    (
+        "both bounds swapped on an integer",
+        {"type": "integer", "minimum": 1, "exclusiveMaximum": 10},
+        {"type": "integer", "exclusiveMinimum": 0, "maximum": 9},
+        [
+            ("/exclusiveMinimum", "lower bound kept", "none"),
+            ("/maximum", "upper bound kept", "none"),
+        ],
+    ),
+    (
         "multipleOf multiplied",
         {"multipleOf": 2},
         {"multipleOf": 4},

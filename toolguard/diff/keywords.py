@@ -8,6 +8,7 @@ Subschema keywords (applicators) are walked in `schema.py`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,8 +21,10 @@ from toolguard.pointer import escape
 from toolguard.schema.vocabulary import ANNOTATIONS
 
 Node = dict[str, Any]
-_LOWER = ("minLength", "minItems", "minProperties", "minimum", "exclusiveMinimum", "minContains")
-_UPPER = ("maxLength", "maxItems", "maxProperties", "maximum", "exclusiveMaximum", "maxContains")
+_LOWER = ("minLength", "minItems", "minProperties", "minContains")
+_UPPER = ("maxLength", "maxItems", "maxProperties", "maxContains")
+# A number's bound on each side: (inclusive keyword, exclusive keyword), read as one.
+_NUMERIC = {"lower": ("minimum", "exclusiveMinimum"), "upper": ("maximum", "exclusiveMaximum")}
 _DEFAULT_BOUND = {"minContains": 1}
 _TYPES_ALL = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
 
@@ -133,6 +136,86 @@ def bounds(old: Node, new: Node, at: str) -> Iterator[Finding]:
             yield Finding(where, at, f"{name} {how}", f"{show(before)} -> {show(after)}", local)
 
 
+def numeric_bounds(old: Node, new: Node, at: str) -> Iterator[Finding]:
+    """`minimum` with `exclusiveMinimum`, `maximum` with `exclusiveMaximum`: each pair as one.
+
+    A side's bound is its tighter keyword (at a tie, the exclusive one) and, on a
+    `type: integer` node, the last integer it keeps out; the impact compares those, so
+    `exclusiveMinimum: 0` becoming `minimum: 0` accepts more (0), and becoming `minimum: 1`
+    on an integer changes nothing. One keyword changed is named as before (`minimum
+    added`); both at once are the side's bound (`lower bound lowered`).
+    """
+    for side, names in _NUMERIC.items():
+        changed = [name for name in names if json_key(old.get(name)) != json_key(new.get(name))]
+        if not changed:
+            continue
+        before, after = _effective(old, side), _effective(new, side)
+        if before is None or after is None:
+            local = LESS if before is None else MORE  # one side has a bound, the other none
+        else:
+            local = _compare(_looseness(side, before), _looseness(side, after))
+        if len(changed) == 1:
+            (name,) = changed
+            (beside,) = (other for other in names if other != name)
+            was, now = old.get(name), new.get(name)
+            if was is None:
+                how, detail = "added", show(now)
+            elif now is None:
+                how, detail = "removed", f"was {show(was)}"
+            else:
+                how, detail = _moved(was, now), f"{show(was)} -> {show(now)}"
+            if beside in new:
+                detail += f" (beside {beside} {show(new[beside])})"
+            yield Finding(f"{at}/{name}", at, f"{name} {how}", detail, local)
+        else:
+            name = names[0] if names[0] in new else names[1]
+            higher = local == (MORE if side == "upper" else LESS)
+            how = "kept" if local == NONE else "raised" if higher else "lowered"
+            detail = f"{_shown_bound(old, names)} -> {_shown_bound(new, names)}"
+            yield Finding(f"{at}/{name}", at, f"{side} bound {how}", detail, local)
+
+
+def _effective(node: Node, side: str) -> tuple[Fraction, bool] | None:
+    """The bound a side's keywords set together: (value, exclusive), None if neither is there."""
+    inclusive, exclusive = _NUMERIC[side]
+    bounds = [
+        (Fraction(exact_number(node[name])), name == exclusive)
+        for name in (inclusive, exclusive)
+        if isinstance(node.get(name), int | float) and not isinstance(node[name], bool)
+    ]
+    if _types(node) == {"integer"}:
+        bounds = [_integral(side, value, open_) for value, open_ in bounds]
+    return min(bounds, key=lambda bound: _looseness(side, bound)) if bounds else None
+
+
+def _integral(side: str, value: Fraction, exclusive: bool) -> tuple[Fraction, bool]:
+    """The same bound on integers, inclusive: `> 0` is `>= 1`, `<= 2.5` is `<= 2`."""
+    if side == "lower":
+        least = math.floor(value) + 1 if exclusive else math.ceil(value)
+        return Fraction(least), False
+    most = math.ceil(value) - 1 if exclusive else math.floor(value)
+    return Fraction(most), False
+
+
+def _looseness(side: str, bound: tuple[Fraction, bool]) -> tuple[Fraction, int]:
+    """Orders one side's bounds: the greater, the more instances it lets through."""
+    value, exclusive = bound
+    return (value if side == "upper" else -value, 0 if exclusive else 1)
+
+
+def _compare(before: tuple[Fraction, int], after: tuple[Fraction, int]) -> Upstream:
+    return NONE if after == before else MORE if after > before else LESS
+
+
+def _moved(was: Any, now: Any) -> str:
+    return "raised" if exact_number(now) > exact_number(was) else "lowered"
+
+
+def _shown_bound(node: Node, names: tuple[str, str]) -> str:
+    shown = [f"{name} {show(node[name])}" for name in names if name in node]
+    return ", ".join(shown) or "none"
+
+
 def multiple_of(old: Node, new: Node, at: str) -> Iterator[Finding]:
     """A multiple of the old divisor accepts less, a divisor of it more, anything else both."""
     before, after = old.get("multipleOf"), new.get("multipleOf")
@@ -183,6 +266,7 @@ ASSERTION_BY_KEYWORD: dict[str, Callable[[Node, Node, str], Iterator[Finding]]] 
     "required": required,
     "dependentRequired": dependent_required,
     **dict.fromkeys((*_LOWER, *_UPPER), bounds),
+    **dict.fromkeys((*_NUMERIC["lower"], *_NUMERIC["upper"]), numeric_bounds),
     "multipleOf": multiple_of,
     "uniqueItems": unique_items,
     "pattern": opaque("pattern"),
