@@ -278,9 +278,9 @@ def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
     """A signature binds only the claims it carries: an unbound field can change beside it.
 
     So, in a contract with a rule that vouches for fields (`signed`, through
-    `[rules.claims]`), each projected field is bound by one of its claims (at its pointer or
-    above it), or is the token itself; a notice names each field a genuine token does not
-    cover.
+    `[rules.claims]`), each projected field, and the display text (the agent receives it
+    too, labelled untrusted), is bound by one of its claims (at its pointer or above it), or
+    is the token itself; a notice names each one a genuine token does not cover.
     """
     bound: list[str] = []
     vouching: list[str] = []
@@ -292,13 +292,20 @@ def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
         bound += [rule["pointer"], *rule.get(binds, {}).values()]
     if not vouching:
         return
-    for name, pointer in contract.document["projection"].items():
+    fields = [
+        (f"/projection/{escape(name)}", f"projection field {name!r}", pointer)
+        for name, pointer in contract.document["projection"].items()
+    ]
+    display = contract.document.get("display_text")
+    if display is not None:
+        fields.append(("/display_text/pointer", "the display text", display["pointer"]))
+    for location, what, pointer in fields:
         if not any(pointer == b or pointer.startswith(f"{b}/") for b in bound):
             yield Hit(
                 contract.file,
-                f"/projection/{escape(name)}",
-                f"projection field {name!r} ({pointer}) is bound by no claim of "
-                f"{', '.join(vouching)}: it can change beside a genuine token",
+                location,
+                f"{what} ({pointer}) is bound by no claim of {', '.join(vouching)}: it can "
+                "change beside a genuine token",
             )
 
 
