@@ -587,7 +587,12 @@ def test_json_key_has_json_equality() -> None:
         ("1.0.0", "1.0.0+build.2", ["breaking"], False, "major"),
         ("1.0.0", "1.0.0+build.2", ["facing"], False, "minor"),
         ("1.0.0", "2.0.0-rc.1", ["breaking"], True, "major"),
-        ("2.0.0-rc.1", "2.0.0", ["breaking"], False, "major"),
+        ("2.0.0-rc.1", "2.0.0", ["breaking"], True, "major"),  # SemVer §9: rc to release
+        ("2.0.0-rc.1", "2.0.0-rc.2", ["breaking"], True, "major"),
+        ("2.0.0-rc.2", "2.0.0-rc.1", ["breaking"], False, "major"),
+        ("2.0.0-rc.1", "2.0.1", ["breaking"], False, "major"),  # another release: bump from 2
+        ("2.0.0-rc.1", "3.0.0", ["breaking"], True, "major"),
+        ("2.0.0-rc.1", "2.0.0+build.1", ["facing"], True, "minor"),
         ("1.0.0", "1.1.0-alpha", ["facing"], True, "minor"),
         ("1.0.0", "0.9.0", ["compatible"], False, "none"),
         ("1.0.0-rc.2", "1.0.0-rc.1", [], False, "none"),

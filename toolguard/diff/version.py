@@ -4,7 +4,8 @@ A breaking change needs a new major version, an agent-facing one at least a new 
 version, each judged on the core (`MAJOR.MINOR.PATCH`) of two semantic versions
 (`toolguard/semver.py`, the definition lint's TG016 uses too); a new version of lower
 precedence never passes, nor one of equal precedence where a bump is needed (`1.0.0` ->
-`1.0.0+build.2` or `1.0.0-rc.1`). With versions that are not both semantic, only that the
+`1.0.0+build.2` or `1.0.0-rc.1`). A pre-release may change anything on the way to its own
+release or a later pre-release of it (`2.0.0-rc.1` -> `2.0.0`: SemVer §9). With versions that are not both semantic, only that the
 version changed is checked. Compatible changes need no new version.
 """
 
@@ -49,6 +50,10 @@ def verdict(old: str, new: str, changes: Sequence[Change]) -> Verdict:
         )
     if before is None or after is None:
         message = f"{why}; {old} -> {new} (not both semantic versions: only checked it changed)"
+        return Verdict(True, bump, message)
+    if before.pre_release and after.core == before.core:
+        # SemVer §9: a pre-release promises no compatibility; it leads to its release
+        message = f"{why}; {old} -> {new}: a pre-release may change on the way to its release"
         return Verdict(True, bump, message)
     major, minor, _ = before.core
     enough = after.core[0] > major if bump == "major" else after.core[:2] > (major, minor)
