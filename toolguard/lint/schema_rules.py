@@ -37,9 +37,29 @@ def _free_form(view: View) -> list[str]:
     return sites
 
 
+def _closing(view: View) -> list[tuple[str, str, bool]]:
+    """(member, keyword, closes) of each `additionalProperties`/`unevaluatedProperties`.
+
+    It closes the object when it accepts nothing (`false`, `{"not": {}}`...); else it admits
+    members of any name (a map).
+    """
+    document = view.document
+    return [
+        (at, kw, document.rejects_all(f"{at}/{kw}"))
+        for at, node in view.dicts
+        for kw in _CLOSING
+        if kw in node
+    ]
+
+
+def _typed_maps(view: View) -> list[str]:
+    """The `additionalProperties`/`unevaluatedProperties` keywords that admit members (a map)."""
+    return [kw for _, kw, closes in _closing(view) if not closes]
+
+
 def _maps(view: View) -> list[str]:
     """The map keywords of the view: members whose names are not listed one by one."""
-    found = [kw for _, node in view.dicts for kw in _CLOSING if node.get(kw, False) is not False]
+    found = _typed_maps(view)
     found += ["patternProperties" for _, node in view.dicts if node.get("patternProperties")]
     return sorted(set(found))
 
@@ -59,17 +79,28 @@ def open_object(view: View) -> Iterator[Hit]:
     file = view.document.file
     if view.anything:
         if not view.reach:
-            yield Hit(file, view.root, "accepts any JSON value, open objects included")
+            yield Hit(file, view.root, _anything(view, "open objects included"))
         return
     free_form = _free_form(view)
     if not view.reach:
         for site in free_form:
             yield Hit(file, site, "accepts members of any name and any value (a free-form map)")
-    closers = [(at, kw) for at, node in view.dicts for kw in _CLOSING if node.get(kw) is False]
-    if not closers and not _maps(view):
+    closers = [(at, kw) for at, kw, closes in _closing(view) if closes]
+    # NOTE: patternProperties alone closes nothing: a name no pattern matches takes any value.
+    if not closers and not _typed_maps(view):
         yield Hit(file, view.root, _open_message(view))
     for at, keyword in closers:
         yield from _shadowed(view, at, keyword)
+
+
+def _anything(view: View, included: str) -> str:
+    """Why a view that accepts every value does: said plainly when a keyword is left out."""
+    if view.implied:
+        return (
+            f"no items schema: array items past any prefixItems accept any JSON value, "
+            f"{included} (add items with a closed schema, or items: false)"
+        )
+    return f"accepts any JSON value, {included}"
 
 
 def _open_message(view: View) -> str:
@@ -85,6 +116,8 @@ def _open_message(view: View) -> str:
             "an allOf of open parts is open: only unevaluatedProperties: false beside it "
             "closes the composition"
         )
+    if view.has("patternProperties"):
+        parts.append("patternProperties holds only the names its patterns match: others are open")
     if not view.declares_type:
         parts.append("no type is declared, so any object passes")
     return "; ".join(parts)
@@ -95,7 +128,8 @@ def _shadowed(view: View, closer: str, keyword: str) -> Iterator[Hit]:
     seen = {closer} if keyword == "additionalProperties" else view.subtree(closer)
     nodes = [node for at, node in view.dicts if at in seen]
     if keyword == "unevaluatedProperties" and any(
-        node.get("additionalProperties", False) is not False for node in nodes
+        at in seen and kw == "additionalProperties" and not closes
+        for at, kw, closes in _closing(view)
     ):
         return  # additionalProperties evaluates every member: nothing is left unevaluated
     names = {name for node in nodes for name in node.get("properties") or ()}
@@ -104,8 +138,10 @@ def _shadowed(view: View, closer: str, keyword: str) -> Iterator[Hit]:
         declared = node.get("properties")
         if at in seen or not isinstance(declared, dict):
             continue
-        for name, schema in declared.items():
-            if schema is False or name in names or any(name_matches(p, name) for p in patterns):
+        for name in declared:
+            if name in names or any(name_matches(p, name) for p in patterns):
+                continue
+            if view.document.rejects_all(f"{at}/properties/{escape(name)}"):
                 continue
             yield Hit(
                 view.document.file,
@@ -152,9 +188,13 @@ def unbounded_array(view: View) -> Iterator[Hit]:
     """
     if not view.holds("array") or view.anything or view.has("maxItems"):
         return
-    items = [node["items"] for _, node in view.dicts if "items" in node]
-    if False in items or (
-        not items and any(n.get("unevaluatedItems") is False for _, n in view.dicts)
+    document = view.document
+    items = [f"{at}/items" for at, node in view.dicts if "items" in node]
+    unevaluated = [
+        f"{at}/unevaluatedItems" for at, node in view.dicts if "unevaluatedItems" in node
+    ]
+    if any(map(document.rejects_all, items)) or (
+        not items and any(map(document.rejects_all, unevaluated))
     ):
         return
     untyped = "" if view.declares_type else " (no type is declared, so any array passes)"
@@ -180,13 +220,14 @@ def free_form_map(view: View) -> Iterator[Hit]:
     """Free-form maps invite accidental disclosure and make prompts harder to review.
 
     So no `additionalProperties: {}`/`true` (or the same under `patternProperties`,
-    `unevaluatedProperties`, or a schema that accepts anything) where the projection can
-    reach: everywhere, in a bare schema file.
+    `unevaluatedProperties`, or a schema that accepts anything), and no array item that no
+    `items` schema governs (an absent `items` is `true`), where the projection can reach:
+    everywhere, in a bare schema file.
     """
     if not view.reach or not view.holds("object"):
         return
     if view.anything:
-        yield Hit(view.document.file, view.root, "accepts any JSON value, free-form maps included")
+        yield Hit(view.document.file, view.root, _anything(view, "free-form maps included"))
         return
     for site in _free_form(view):
         yield Hit(

@@ -5,7 +5,8 @@ branch chosen from each `anyOf`/`oneOf`/`if` on the way. Lint judges leaf views 
 chosen) because that is what an instance meets: `additionalProperties: false` in one part does
 not see its siblings' properties, and `unevaluatedProperties: false` sees only its own
 subschemas. `not`, `if` (as a condition), `contains`, `propertyNames` and `contentSchema`
-describe no accepted value and are not followed.
+describe no accepted value and are not followed (`contains` is, as an item schema, where
+`unevaluatedItems` lets what it matches through: see `walk.py`). A keyword left out is `true`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,26 @@ _REMOTE = f"/$defs/{REMOTE_PREFIX}"
 def is_anything(schema: Any) -> bool:
     """Whether `schema` on its own accepts every JSON value: `true`, `{}`, or only annotations."""
     return schema is True or (isinstance(schema, dict) and set(schema) <= ANNOTATIONS | CORE)
+
+
+def is_nothing(schema: Any) -> bool:
+    """Whether `schema` on its own accepts no JSON value, so it closes what it governs.
+
+    `false`, `{"not": {}}` (or `not` of any schema that accepts everything), an empty `enum`,
+    an `allOf` with such a part, an `anyOf`/`oneOf` of nothing but such branches. (`$ref`
+    targets are followed by views: a view with such a member is `impossible`.)
+    """
+    if not isinstance(schema, dict):
+        return schema is False
+    if ("not" in schema and is_anything(schema["not"])) or schema.get("enum") == []:
+        return True
+    parts = schema.get("allOf")
+    if isinstance(parts, list) and any(map(is_nothing, parts)):
+        return True
+    return any(
+        isinstance(branches, list) and branches and all(map(is_nothing, branches))
+        for branches in (schema.get("anyOf"), schema.get("oneOf"))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +163,13 @@ class Document:
         """The conjunctive view of `seeds` (branches left unchosen), reported at `root`."""
         return View(self, root, self.expand(seeds), reach)
 
+    def rejects_all(self, location: str) -> bool:
+        """Whether the subschema at `location` accepts nothing (`false`, `{"not": {}}`...).
+
+        `$ref` targets and `allOf` parts count; an absent keyword accepts everything: never.
+        """
+        return self.view([Member(location)], location).impossible
+
 
 @dataclass(frozen=True)
 class Site:
@@ -195,8 +223,13 @@ class View:
 
     @cached_property
     def impossible(self) -> bool:
-        """Whether no value passes (a `false` member)."""
-        return any(node is False for _, node in self.nodes)
+        """Whether no value passes (a member that accepts nothing: `false`, `{"not": {}}`...)."""
+        return any(is_nothing(node) for _, node in self.nodes)
+
+    @cached_property
+    def implied(self) -> bool:
+        """Whether the view stands for a keyword left out (an absent `items`): `true`."""
+        return not self.nodes
 
     @cached_property
     def pinned(self) -> bool:

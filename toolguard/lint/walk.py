@@ -76,17 +76,10 @@ def _dependents(view: View) -> Iterator[Member]:
 def _children(view: View) -> Iterator[tuple[tuple[Member, ...], str, str | None]]:
     """The views one level down: per member name, per item position, per map schema."""
     properties: dict[str, list[str]] = {}
-    items: list[str] = []
-    prefix: dict[int, list[str]] = {}
     for at, node in view.dicts:
         declared = node.get("properties")
         for name in declared if isinstance(declared, dict) else ():
             properties.setdefault(name, []).append(f"{at}/properties/{escape(name)}")
-        if isinstance(node.get("items"), dict) or node.get("items") is True:
-            items.append(f"{at}/items")
-        positions = node.get("prefixItems")
-        for position in range(len(positions) if isinstance(positions, list) else 0):
-            prefix.setdefault(position, []).append(f"{at}/prefixItems/{position}")
         for keyword in ("additionalProperties", "unevaluatedProperties"):
             value = node.get(keyword)
             if isinstance(value, dict) and not is_anything(value):
@@ -100,10 +93,48 @@ def _children(view: View) -> Iterator[tuple[tuple[Member, ...], str, str | None]
             yield (Member(f"{at}/unevaluatedItems"),), f"{at}/unevaluatedItems", "*"
     for name, locations in properties.items():
         yield tuple(map(Member, locations)), locations[0], name
-    if items:
-        yield tuple(map(Member, items)), items[0], "*"
+    yield from _items(view)
+
+
+def _items(view: View) -> Iterator[tuple[tuple[Member, ...], str, str | None]]:
+    """The views of an array's items: per `prefixItems` position, then every item past them.
+
+    An item no keyword governs is governed by the default, `true`: a view of the absent
+    `items` (`implied`), which accepts anything. `unevaluatedItems` (walked on its own, above)
+    governs what no `prefixItems`/`items` does, and then so does `contains`: an item it
+    matches is evaluated, so allowed.
+    """
+    prefix: dict[int, list[str]] = {}
+    for at, node in view.dicts:
+        positions = node.get("prefixItems")
+        for position in range(len(positions) if isinstance(positions, list) else 0):
+            prefix.setdefault(position, []).append(f"{at}/prefixItems/{position}")
     for position, locations in prefix.items():
         yield tuple(map(Member, locations)), locations[0], str(position)
+    if any("items" in node for _, node in view.dicts):
+        rest = [
+            f"{at}/items"
+            for at, node in view.dicts
+            if isinstance(node.get("items"), dict) or node.get("items") is True
+        ]
+        if rest:
+            yield tuple(map(Member, rest)), rest[0], "*"
+        return
+    if view.anything or not view.holds("array") or not _room_past(view, len(prefix)):
+        return
+    if any("unevaluatedItems" in node for _, node in view.dicts):
+        for at, node in view.dicts:
+            if isinstance(node.get("contains"), dict):
+                yield (Member(f"{at}/contains"),), f"{at}/contains", "*"
+        return
+    absent = f"{view.root}/items"
+    yield (Member(absent),), absent, "*"
+
+
+def _room_past(view: View, prefix: int) -> bool:
+    """Whether an array of the view can hold an item past its first `prefix` ones."""
+    bounds = [node["maxItems"] for _, node in view.dicts if isinstance(node.get("maxItems"), int)]
+    return not bounds or min(bounds) > prefix
 
 
 def resolve_field(document: Document, pointer: str) -> tuple[list[tuple[View, str]], View | None]:
