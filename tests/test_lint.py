@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from toolguard.lint import LINT_RULES, LintReport, lint_paths
 from toolguard.lint.patterns import bounded_pattern
 from toolguard.lint.render import RENDERERS
 from toolguard.lint.sarif import sarif_log
+from toolguard.parse import parse
 from toolguard.shipped import shipped_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -418,3 +420,29 @@ def test_claims_pointers_are_read_like_rule_pointers(tmp_path: Path) -> None:
     contract.write_text(text, encoding="utf-8")
     found = {(f.rule, f.pointer) for f in only(contract).findings}
     assert ("TG010", "/rules/0/claims/note") in found
+
+
+@pytest.mark.parametrize("absolute", [False, True], ids=["relative", "absolute"])
+def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, absolute: bool
+) -> None:
+    """A non-UTF-8 name: SARIF percent-encodes its bytes, JSON escapes it; strict JSON both."""
+    folder = tmp_path / os.fsdecode(b"caf\xe9")
+    folder.mkdir()
+    shutil.copy(LINT / "TG001" / "fail" / "plain_open.schema.json", folder / "s.schema.json")
+    monkeypatch.chdir(tmp_path)
+    target = folder / "s.schema.json" if absolute else Path(folder.name) / "s.schema.json"
+    report = lint_paths([target])
+    outputs = {}
+    for name, render in RENDERERS.items():
+        stream = io.StringIO()
+        render(report, stream)
+        outputs[name] = stream.getvalue()
+        outputs[name].encode("utf-8")  # no lone surrogate left
+    for name in ("json", "sarif"):
+        parse(outputs[name].encode("utf-8"))  # no lone surrogate escape: strict JSON
+    (result,) = json.loads(outputs["sarif"])["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.endswith("caf%E9/s.schema.json")
+    assert uri.startswith("file:///") == absolute
+    assert json.loads(outputs["json"])["files"] == [str(target).replace("\udce9", "\\udce9")]

@@ -2,6 +2,8 @@
 
 Property names, file names and messages may quote a hostile schema: the rich output escapes
 control characters and never interprets markup; JSON and SARIF escape them as JSON does.
+A file name that is not UTF-8 is shown escaped (as `toolguard test` shows it; a SARIF URI
+percent-encodes its bytes), never as a lone surrogate, which no strict JSON reader accepts.
 """
 
 from __future__ import annotations
@@ -53,15 +55,23 @@ def _summary(report: LintReport) -> str:
 def render_json(report: LintReport, stream: IO[str]) -> None:
     """One line of JSON: the files linted, the findings, the waived findings with reasons."""
     document = {
-        "files": list(report.files),
+        "files": [_file(file) for file in report.files],
         "findings": [_finding(finding) for finding in report.findings],
         "waived": [_waived(item) for item in report.waived],
     }
     stream.write(json.dumps(document, ensure_ascii=True, separators=(",", ":")) + "\n")
 
 
+def _file(name: str) -> str:
+    """A file name as JSON can hold it: hidden characters escaped, never truncated.
+
+    A byte that is not UTF-8 (a lone surrogate in Python) is one of them.
+    """
+    return clean(name, limit=len(name))
+
+
 def _finding(finding: Finding) -> dict[str, Any]:
-    return asdict(finding)
+    return {**asdict(finding), "file": _file(finding.file)}
 
 
 def _waived(item: Waived) -> dict[str, Any]:
@@ -69,7 +79,7 @@ def _waived(item: Waived) -> dict[str, Any]:
         **_finding(item.finding),
         "reason": item.reason,
         "waiver": {
-            "file": item.waiver_file,
+            "file": _file(item.waiver_file),
             "pointer": item.waiver_pointer,
             "line": item.waiver_line,
         },

@@ -8,6 +8,7 @@ suppression whose justification is the waiver's reason.
 
 from __future__ import annotations
 
+import os
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
@@ -83,8 +84,11 @@ def _location(file: str, line: int, pointer: str) -> dict[str, Any]:
 
 
 def _uri(file: str) -> str:
-    """A relative path as a URI reference (what code hosts match to the checkout); else file:."""
+    """A relative path as a URI reference (what code hosts match to the checkout); else file:.
+
+    NOTE: percent-encoded from the name's bytes, as the OS has them: a name that is not UTF-8
+    holds lone surrogates in Python (`surrogateescape`), which UTF-8 cannot encode.
+    """
     path = PurePath(file)
-    if path.is_absolute():
-        return "file://" + quote(path.as_posix())
-    return quote(path.as_posix())
+    quoted = quote(os.fsencode(path.as_posix()))
+    return f"file://{quoted}" if path.is_absolute() else quoted
