@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 import pytest
 
+from toolguard.contract.names import MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import UsageError
 from toolguard.scaffold.sample import from_sample
+from toolguard.shipped import shipped_schema
 
 
 def test_every_member_is_projected_under_a_name_the_contract_allows() -> None:
@@ -58,3 +61,41 @@ def test_a_sample_toolguard_would_refuse_is_refused(raw: bytes, message: str) ->
     """A sample is a response like any other: never repaired, never guessed around."""
     with pytest.raises(UsageError, match=message):
         from_sample("t", raw, "s.json")
+
+
+def test_the_bounds_checked_are_the_contract_schemas() -> None:
+    """MAX_PROJECTED and MAX_POINTER_LENGTH are what contract.schema.json says."""
+    schema = json.loads(shipped_schema("contract.schema.json").read_text(encoding="utf-8"))
+    assert schema["properties"]["projection"]["maxProperties"] == MAX_PROJECTED
+    assert schema["$defs"]["pointer"]["maxLength"] == MAX_POINTER_LENGTH
+
+
+@pytest.mark.parametrize(
+    ("sample", "message"),
+    [
+        (
+            {f"m{n}": n for n in range(MAX_PROJECTED + 1)},
+            rf"has {MAX_PROJECTED + 1} members, and a contract projects at most {MAX_PROJECTED}",
+        ),
+        ({"k" * MAX_POINTER_LENGTH: 1}, r"has a member named .kkk.*: its pointer is over the 1024"),
+        (
+            {"~" * 600: 1},
+            r"has a member named .~~~.*: its pointer is over",
+        ),  # each ~ is escaped as ~0
+    ],
+    ids=["too many members", "too long a name", "too long once escaped"],
+)
+def test_a_sample_the_contract_schema_cannot_project_is_a_usage_error(
+    sample: dict[str, int], message: str
+) -> None:
+    """Each bound the drafted projection would break is named, with the sample, before drafting."""
+    with pytest.raises(UsageError, match=rf"^--from s\.json {message}") as caught:
+        from_sample("t", json.dumps(sample).encode(), "s.json")
+    assert "toolguard-init-" not in str(caught.value)
+
+
+def test_a_sample_at_the_bounds_is_drafted() -> None:
+    """256 members, and a pointer of exactly 1024 characters, are still projected."""
+    names = [f"m{n}" for n in range(MAX_PROJECTED - 1)] + ["k" * (MAX_POINTER_LENGTH - 1)]
+    draft = from_sample("t", json.dumps(dict.fromkeys(names, 1)).encode(), "s.json")
+    assert len(tomllib.loads(draft.contract)["projection"]) == MAX_PROJECTED

@@ -171,3 +171,18 @@ def test_the_summary_says_what_was_written_and_what_to_run() -> None:
         "fixtures/ (1 accept, 18 reject)\n"
         "next: toolguard test ticket_status && toolguard lint ticket_status/contract.toml\n"
     )
+
+
+def test_a_draft_toolguard_refuses_is_a_usage_error_naming_the_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bound init does not check first still ends as exit 2 about the sample, not exit 3
+    about a temporary file the user never wrote."""
+    monkeypatch.setattr("toolguard.scaffold.sample.MAX_PROJECTED", 10_000)  # no early check
+    raw = json.dumps({f"m{n}": n for n in range(300)}).encode()
+    with pytest.raises(UsageError) as caught:
+        scaffold.build("many", (raw, "sample.json"))
+    message = str(caught.value)
+    assert message.startswith("cannot draft a contract from --from sample.json:")
+    assert "projection: must contain less than or equal to 256 properties" in message
+    assert "toolguard-init-" not in message

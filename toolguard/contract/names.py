@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 
 MAX_NAME_LENGTH = 64
+# The contract schema's other bounds on what names and pointers a contract gives.
+MAX_PROJECTED = 256  # `[projection]`'s maxProperties: fields an envelope's data carries
+MAX_POINTER_LENGTH = 1024  # a JSON Pointer's maxLength (`$defs/pointer`)
 TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 

@@ -5,8 +5,9 @@ What it writes passes its own `toolguard lint` (notices aside) and `toolguard te
 `example` drafts a small working contract to replace; `sample` drafts one from a real answer;
 `near_misses` adds the article's near misses as reject fixtures; `render` writes the text.
 `build` checks the accepted fixture through the real pipeline (its golden envelope is that
-check's answer) before anything is written; `write` refuses to overwrite a file unless told
-to, and writes each one atomically.
+check's answer) before anything is written (a draft the contract schema refuses is a usage
+error naming the sample, never a contract error about a temporary file); `write` refuses to
+overwrite a file unless told to, and writes each one atomically.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from toolguard import envelope
 from toolguard.contract import load_contract
 from toolguard.contract.names import is_tool_name
-from toolguard.errors import UsageError
+from toolguard.errors import ContractError, UsageError
 from toolguard.files import public_mode, write_atomic
 from toolguard.pipeline import check
 from toolguard.scaffold.draft_contract import SCHEMA_FILE, Draft
@@ -81,7 +82,8 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
     files.append(File("fixtures/fixtures.toml", settings.encode()))
     accept = f"fixtures/accept/{draft.accepted}"
     files.append(File(f"{accept}.json", draft.raw, private))
-    files.append(File(f"{accept}.expected.json", _golden(draft, files), private))
+    source = "the example" if sample is None else f"--from {sample[1]}"
+    files.append(File(f"{accept}.expected.json", _golden(draft, files, source), private))
     for miss in misses:
         reject = f"fixtures/reject/{miss.name}"
         files.append(File(f"{reject}.json", miss.raw, private))
@@ -89,14 +91,25 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
     return Scaffold(tool, tuple(files), 1, len(misses))
 
 
-def _golden(draft: Draft, files: Sequence[File]) -> bytes:
+def _golden(draft: Draft, files: Sequence[File], source: str) -> bytes:
     """The accepted fixture's envelope, as `toolguard test` will check it: loaded, checked."""
     with tempfile.TemporaryDirectory(prefix="toolguard-init-") as folder:
         for file in files:
             target = Path(folder, file.path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(file.data)
-        contract = load_contract(Path(folder, CONTRACT_FILE), cache=False)
+        try:
+            contract = load_contract(Path(folder, CONTRACT_FILE), cache=False)
+        except ContractError as exc:
+            # NOTE: a bound `sample.py` does not check yet: say what, not where the draft sat.
+            found = "; ".join(
+                ": ".join(part for part in (problem.field, problem.message) if part)
+                for problem in exc.problems
+            )
+            raise UsageError(
+                f"cannot draft a contract from {source}: toolguard would refuse it ({found}); "
+                "keep in the sample one typical answer with only what the agent needs"
+            ) from None
     outcome = check(
         contract, draft.raw, request_id=REQUEST_ID, context=draft.context, now=draft.now
     )

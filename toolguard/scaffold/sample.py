@@ -18,7 +18,7 @@ from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from toolguard.contract.names import MAX_NAME_LENGTH
+from toolguard.contract.names import MAX_NAME_LENGTH, MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import Rejection, UsageError
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
@@ -28,6 +28,7 @@ from toolguard.scaffold.draft import draft_schema, is_identifier, json_type, str
 from toolguard.scaffold.draft_contract import Draft, limits_table, top_entries
 from toolguard.scaffold.near_misses import MAX_BYTES_CEILING, limits_for
 from toolguard.scaffold.render import Entry, Table, contract_text
+from toolguard.text import clean
 
 # What a sample may be: lint's ceilings (TG015), with one level of depth left for the limits.
 SAMPLE_LIMITS = Limits(max_bytes=MAX_BYTES_CEILING, max_depth=31)
@@ -88,6 +89,7 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         raise UsageError(
             f'--from {source}: its only member is named "", which no contract projects'
         )
+    _check_projectable(projected, source)
     fields = _field_names(list(projected))
     contract = contract_text(
         [
@@ -123,6 +125,28 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         tuple(projected),
         private=True,
     )
+
+
+def _check_projectable(projected: dict[str, Any], source: str) -> None:
+    """Refuse a sample whose members the contract schema cannot project (exit 2, not 3).
+
+    The draft projects every top-level member: their count and each pointer's length are
+    held to the contract schema's bounds before a contract that breaks them is written.
+    """
+    if len(projected) > MAX_PROJECTED:
+        raise UsageError(
+            f"--from {source} has {len(projected)} members, and a contract projects at most "
+            f"{MAX_PROJECTED} fields ([projection]): keep in the sample one typical answer "
+            "with only the members the agent needs, then add the others to the schema"
+        )
+    for key in projected:
+        pointer = f"/{escape(key)}"
+        if len(pointer) > MAX_POINTER_LENGTH:
+            raise UsageError(
+                f"--from {source} has a member named {clean(key, 40)!r}: its pointer is over "
+                f"the {MAX_POINTER_LENGTH} characters a contract allows, so it cannot be "
+                "projected; remove it from the sample"
+            )
 
 
 def _a(value: Any) -> str:
