@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import RunToolguard
@@ -58,7 +59,7 @@ def test_init_refuses_to_overwrite_without_force(
     assert run_toolguard("init", "ticket_status", cwd=tmp_path).status == 0
     again = run_toolguard("init", "ticket_status", cwd=tmp_path)
     assert (again.status, again.stdout) == (2, b"")
-    assert b"already exist: pass --force to overwrite them" in again.stderr
+    assert b"already exist: pass --force to replace them" in again.stderr
     forced = run_toolguard("init", "ticket_status", "--force", cwd=tmp_path)
     assert forced.status == 0
 
@@ -69,6 +70,7 @@ def test_init_usage_errors_exit_2_with_nothing_written(
     """A bad tool name, a missing, non-strict or non-object sample: exit 2, a reason, no file."""
     (tmp_path / "dup.json").write_bytes(b'{"a": 1, "a": 2}')
     (tmp_path / "list.json").write_bytes(b'[{"a": 1}]')
+    (tmp_path / "many.json").write_text(json.dumps({f"m{n}": n for n in range(300)}), "utf-8")
     cases = {
         ("init", "Ticket-Status"): b"'Ticket-Status' is not a tool name: snake_case words",
         ("init", "t", "--from", "missing.json"): b"cannot read --from missing.json",
@@ -76,9 +78,31 @@ def test_init_usage_errors_exit_2_with_nothing_written(
             b"--from dup.json is not an answer toolguard could accept (parse, duplicate_member)"
         ),
         ("init", "t", "--from", "list.json"): b"--from list.json is an array: a contract projects",
+        ("init", "t", "--from", "many.json"): (
+            b"--from many.json has 300 members, and a contract projects at most 256 fields"
+        ),
     }
     for args, message in cases.items():
         run = run_toolguard(*args, cwd=tmp_path)
         assert (run.status, run.stdout) == (2, b""), args
         assert message in run.stderr, run.stderr
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["dup.json", "list.json"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "dup.json",
+        "list.json",
+        "many.json",
+    ]
+
+
+def test_init_from_a_sample_over_the_example_with_force_passes_its_test(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """init, then init --from --force: the example's fixtures are gone, `test` passes."""
+    (tmp_path / "ticket.json").write_bytes(SAMPLE)
+    assert run_toolguard("init", "tickets", cwd=tmp_path).status == 0
+    forced = run_toolguard("init", "tickets", "--from", "ticket.json", "--force", cwd=tmp_path)
+    assert forced.status == 0, forced.stderr
+    lines = forced.stdout.decode().splitlines()
+    assert lines[1].startswith("removed the earlier init's fixtures this draft has not: ")
+    assert "accept/example" in lines[1]
+    tested = run_toolguard("test", "tickets", cwd=tmp_path)
+    assert tested.status == 0, tested.stdout.decode()

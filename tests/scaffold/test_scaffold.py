@@ -140,7 +140,7 @@ def test_existing_files_are_not_overwritten_without_force(tmp_path: Path) -> Non
     scaffold.write(built, tmp_path)
     contract = tmp_path / "contract.toml"
     contract.write_text("# mine\n", encoding="utf-8")
-    with pytest.raises(UsageError, match="already exist: pass --force to overwrite them"):
+    with pytest.raises(UsageError, match="already exist: pass --force to replace them"):
         scaffold.write(built, tmp_path)
     assert contract.read_text(encoding="utf-8") == "# mine\n"
     scaffold.write(built, tmp_path, force=True)
@@ -186,3 +186,70 @@ def test_a_draft_toolguard_refuses_is_a_usage_error_naming_the_sample(
     assert message.startswith("cannot draft a contract from --from sample.json:")
     assert "projection: must contain less than or equal to 256 properties" in message
     assert "toolguard-init-" not in message
+
+
+def _fixtures(folder: Path) -> set[str]:
+    return {str(path.relative_to(folder)) for path in (folder / "fixtures").rglob("*.*")}
+
+
+def test_force_replaces_the_fixtures_an_earlier_init_wrote(tmp_path: Path) -> None:
+    """init, then init --from --force: the example's fixtures go, the author's stay, and the
+    folder passes its own test straight away."""
+    scaffold.write(scaffold.build("tickets"), tmp_path)
+    mine = {"fixtures/reject/my_case.json", "fixtures/reject/my_case.expect.toml"}
+    for path in mine:
+        (tmp_path / path).write_text("mine\n", encoding="utf-8")
+    drafted = scaffold.build("tickets", (b'{"ticket_id": "TCK-1", "summary": "a b"}', "t.json"))
+    with pytest.raises(UsageError, match="already exist: pass --force to replace them"):
+        scaffold.write(drafted, tmp_path)
+    removed = scaffold.write(drafted, tmp_path, force=True)
+    assert "fixtures/accept/example.json" in removed
+    assert "fixtures/reject/wrong_item.expect.toml" in removed
+    written = {file.path for file in drafted.files if file.path.startswith("fixtures/")}
+    assert _fixtures(tmp_path) == written | mine
+    for path in mine:
+        (tmp_path / path).unlink()
+    passes_its_own_lint_and_test(tmp_path)
+    assert "removed the earlier init's fixtures this draft has not: accept/example, " in (
+        scaffold.summary(drafted, tmp_path, removed)
+    )
+
+
+def test_an_earlier_inits_fixture_alone_is_refused_without_force(tmp_path: Path) -> None:
+    """A fixture init wrote and this draft would leave behind counts as an existing file."""
+    stale = tmp_path / "fixtures" / "reject" / "wrong_item.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"wrong_item\.json already exist"):
+        scaffold.write(scaffold.build("t", (b'{"a": 1}', "s.json")), tmp_path)
+    assert stale.exists()
+
+
+SAMPLES_OF_EVERY_MISS = [
+    b'{"id": "TCK-1", "note": "free text here", "at": "2026-03-14T09:30:00Z", "n": [1]}',
+    b'{"a": null}',
+    b'{"a": [true, 1, "x"], "b": {"c": 1.5}}',
+]
+
+
+@pytest.mark.parametrize("sample", [None, *SAMPLES_OF_EVERY_MISS])
+def test_every_fixture_init_writes_is_one_force_may_replace(sample: bytes | None) -> None:
+    """GENERATED names each fixture init writes, with its suffixes: none is left behind."""
+    built = scaffold.build("t", None if sample is None else (sample, "s.json"))
+    for file in built.files:
+        kind, _, name = file.path.removeprefix("fixtures/").partition("/")
+        if kind in scaffold.GENERATED:
+            stem, _, suffix = name.partition(".")
+            assert stem in scaffold.GENERATED[kind], file.path
+            assert f".{suffix}" in scaffold.SUFFIXES[kind], file.path
+
+
+def test_generated_names_only_fixtures_init_writes() -> None:
+    """Each GENERATED name is one some draft writes: the list is what init makes, no more."""
+    seen: dict[str, set[str]] = {kind: set() for kind in scaffold.GENERATED}
+    for sample in [None, *SAMPLES_OF_EVERY_MISS]:
+        built = scaffold.build("t", None if sample is None else (sample, "s.json"))
+        for file in built.files:
+            kind, _, name = file.path.removeprefix("fixtures/").partition("/")
+            seen.get(kind, set()).add(name.partition(".")[0])
+    assert seen == scaffold.GENERATED

@@ -39,7 +39,7 @@ _CONTRACT = click.Path(path_type=Path)
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     help="Draft the schema from a sample response (- for standard input).",
 )
-@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+@click.option("--force", is_flag=True, help="Replace the files init writes (its old fixtures too).")
 def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> None:
     """Write a contract for TOOL in DIR (default ./TOOL), with fixtures that pass.
 
@@ -58,8 +58,8 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
         raw = guard(lambda: read_sample(None if stdin else response), "rich")
         sample = (raw, "standard input" if stdin else str(response))
     built = guard(lambda: scaffold.build(tool, sample), "rich")
-    guard(lambda: scaffold.write(built, target, force=force), "rich")
-    sys.stdout.write(scaffold.summary(built, target))
+    removed = guard(lambda: scaffold.write(built, target, force=force), "rich")
+    sys.stdout.write(scaffold.summary(built, target, removed))
 
 
 @click.command()

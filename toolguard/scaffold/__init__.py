@@ -7,7 +7,9 @@ What it writes passes its own `toolguard lint` (notices aside) and `toolguard te
 `build` checks the accepted fixture through the real pipeline (its golden envelope is that
 check's answer) before anything is written (a draft the contract schema refuses is a usage
 error naming the sample, never a contract error about a temporary file); `write` refuses to
-overwrite a file unless told to, and writes each one atomically.
+overwrite a file unless told to, and writes each one atomically. Told to, it replaces what
+init writes: init's fixtures an earlier run left (by name, `GENERATED`) go too, so the
+folder's fixtures are this draft's; a file init never names is the author's, never touched.
 """
 
 from __future__ import annotations
@@ -31,6 +33,38 @@ from toolguard.text import clean
 
 REQUEST_ID = "req.fixture.0001"
 CONTRACT_FILE = "contract.toml"
+# The files init writes per fixture folder: the response, then its golden or expectation.
+SUFFIXES = {"accept": (".json", ".expected.json"), "reject": (".json", ".expect.toml")}
+# Every fixture name init writes, in any draft (the example's and a sample's near misses, the
+# accepted answer): what `--force` replaces, and removes where the new draft has none of that
+# name. A test keeps it complete.
+GENERATED = {
+    "accept": frozenset({"example", "sample"}),
+    "reject": frozenset(
+        {
+            "array_instead_of_object",
+            "duplicate_member",
+            "empty_identifier",
+            "empty_response",
+            "extra_property",
+            "future",
+            "hidden_character",
+            "injection",
+            "limits_string_too_long",
+            "limits_too_deep",
+            "limits_too_large",
+            "not_a_number",
+            "null_instead_of_object",
+            "over_long_string",
+            "stale",
+            "state_not_in_enum",
+            "success_with_error",
+            "truncated",
+            "wrong_item",
+            "wrong_type",
+        }
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +114,16 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
         files.append(File("context.json", json_bytes(draft.context) + b"\n"))
     settings = f"now = {toml_string(draft.now)}\nrequest_id = {toml_string(REQUEST_ID)}\n"
     files.append(File("fixtures/fixtures.toml", settings.encode()))
-    accept = f"fixtures/accept/{draft.accepted}"
-    files.append(File(f"{accept}.json", draft.raw, private))
+    response, golden = (
+        f"fixtures/accept/{draft.accepted}{suffix}" for suffix in SUFFIXES["accept"]
+    )
+    files.append(File(response, draft.raw, private))
     source = "the example" if sample is None else f"--from {sample[1]}"
-    files.append(File(f"{accept}.expected.json", _golden(draft, files, source), private))
+    files.append(File(golden, _golden(draft, files, source), private))
     for miss in misses:
-        reject = f"fixtures/reject/{miss.name}"
-        files.append(File(f"{reject}.json", miss.raw, private))
-        files.append(File(f"{reject}.expect.toml", expect_text(miss.note, miss.expect).encode()))
+        response, expect = (f"fixtures/reject/{miss.name}{suffix}" for suffix in SUFFIXES["reject"])
+        files.append(File(response, miss.raw, private))
+        files.append(File(expect, expect_text(miss.note, miss.expect).encode()))
     return Scaffold(tool, tuple(files), 1, len(misses))
 
 
@@ -122,29 +158,61 @@ def _golden(draft: Draft, files: Sequence[File], source: str) -> bytes:
     return envelope.dumps(outcome.envelope).encode("ascii")
 
 
-def write(scaffold: Scaffold, folder: Path, *, force: bool = False) -> None:
-    """Write every file under `folder`; refuse (`UsageError`) if one exists, unless `force`."""
+def write(scaffold: Scaffold, folder: Path, *, force: bool = False) -> tuple[str, ...]:
+    """Write every file under `folder`; refuse (`UsageError`) if one exists, unless `force`.
+
+    Init's fixtures of an earlier run that this one does not write count as existing: with
+    `force` they are removed (after every file is written), so `toolguard test` checks this
+    draft's fixtures only. Returns the removed files, relative to `folder`.
+    """
     targets = [(folder / file.path, file) for file in scaffold.files]
+    stale = _stale(folder, {file.path for file in scaffold.files})
     existing = [path for path, _ in targets if path.exists() or path.is_symlink()]
+    existing += [folder / path for path in stale]
     if existing and not force:
-        shown = ", ".join(str(path) for path in existing[:3])
+        shown = ", ".join(clean(str(path)) for path in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
-        raise UsageError(f"{shown}{more} already exist: pass --force to overwrite them")
+        raise UsageError(f"{shown}{more} already exist: pass --force to replace them")
     for path, file in targets:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, file.data, mode=0o600 if file.private else public_mode(path))
         except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+            raise UsageError(f"cannot write {clean(str(path))}: {exc.strerror}") from None
+    for path in stale:
+        try:
+            (folder / path).unlink()
+        except OSError as exc:
+            raise UsageError(f"cannot remove {clean(str(folder / path))}: {exc.strerror}") from None
+    return stale
 
 
-def summary(scaffold: Scaffold, folder: Path) -> str:
-    """What was written and what to run next, for people."""
+def _stale(folder: Path, written: set[str]) -> tuple[str, ...]:
+    """Files init writes (by name and suffix, `GENERATED`) that this scaffold does not."""
+    found = []
+    for kind, names in GENERATED.items():
+        try:
+            entries = sorted(Path(folder, "fixtures", kind).iterdir())
+        except OSError:  # no such folder (or not one): nothing of init's there
+            continue
+        for entry in entries:
+            name, _, suffix = entry.name.partition(".")
+            path = f"fixtures/{kind}/{entry.name}"
+            init_wrote = name in names and f".{suffix}" in SUFFIXES[kind]
+            if init_wrote and path not in written and not entry.is_dir():
+                found.append(path)
+    return tuple(found)
+
+
+def summary(scaffold: Scaffold, folder: Path, removed: Sequence[str] = ()) -> str:
+    """What was written (and removed) and what to run next, for people."""
     context = ", context.json" if any(f.path == "context.json" for f in scaffold.files) else ""
     fixtures = f"fixtures/ ({scaffold.accepted} accept, {scaffold.rejected} reject)"
     shown = clean(shlex.quote(str(folder)))
     contract = clean(shlex.quote(str(folder / CONTRACT_FILE)))
-    return (
-        f"wrote {clean(str(folder))}/: {CONTRACT_FILE}, {SCHEMA_FILE}{context}, {fixtures}\n"
-        f"next: toolguard test {shown} && toolguard lint {contract}\n"
-    )
+    lines = [f"wrote {clean(str(folder))}/: {CONTRACT_FILE}, {SCHEMA_FILE}{context}, {fixtures}"]
+    if removed:
+        gone = sorted({path.split(".", 1)[0].removeprefix("fixtures/") for path in removed})
+        lines.append(f"removed the earlier init's fixtures this draft has not: {', '.join(gone)}")
+    lines.append(f"next: toolguard test {shown} && toolguard lint {contract}")
+    return "".join(f"{line}\n" for line in lines)
