@@ -77,8 +77,17 @@ def test_equals_context_says_why_a_typed_field_never_equals_a_string(field: Any)
     """A non-string field against a string context value: the message names --context-json."""
     rule = equals_context("ticket_matches", "/id", "ticket_id")
     error = violation(rule, {"id": field}, request(ticket_id=str(field)))
-    assert "--context values are always strings" in error.message
+    assert "--context passes strings only" in error.message
     assert "--context-json ticket_id=" in error.message
+
+
+def test_the_typed_hint_holds_wherever_the_string_came_from() -> None:
+    """The rule cannot tell a --context flag from a quoted value in a context file or a serve
+    request: the hint names both fixes, never claims the value came from a flag."""
+    rule = equals_context("ticket_matches", "/id", "ticket_id")
+    message = violation(rule, {"id": 42}, request(ticket_id="42")).message
+    assert "--context values are always strings" not in message
+    assert 'in a context file or request, write 42, not "42"' in message
 
 
 def test_equals_context_gives_no_hint_when_the_types_agree() -> None:

@@ -92,17 +92,22 @@ def _shown(value: Any) -> str:
 def _typed_hint(value: Any, expected: Any, key: str, *, listed: bool = False) -> str:
     """Why a number never equals its digits, and what to pass instead, when that is the mistake.
 
-    Context from `--context K=V` is always a string, so a rule comparing a number, boolean or
-    null field with it fails however right the digits are; the hint names the flag that
-    passes typed values (`--context-json KEY=JSON`).
+    A rule cannot tell where a string came from: `--context K=V` (always a string), a context
+    file or a `serve` request (`"42"` written quoted). So the hint names both ways to a typed
+    value: `--context-json KEY=JSON`, and the value unquoted in JSON.
     """
     if not isinstance(expected, str) or isinstance(value, str | dict | list):
         return ""
-    example = f"{key}=[...]" if listed else f"{key}={_json_literal(expected)}"
     kind = "boolean" if isinstance(value, bool) else "null" if value is None else "number"
+    literal = _json_literal(expected)
+    if listed:
+        flag, unquoted = f"{key}=[...] passes typed values", "its items without quotes"
+    else:
+        flag = f"{key}={literal} passes a typed value"
+        unquoted = f'{literal}, not "{literal}"' if literal != "JSON" else f"a {kind}"
     return (
-        f" (a {kind} never equals a string: --context values are always strings;"
-        f" --context-json {example} passes a typed value)"
+        f" (a {kind} never equals a string: --context passes strings only, --context-json"
+        f" {flag}; in a context file or request, write {unquoted})"
     )
 
 

@@ -589,7 +589,7 @@ def test_context_json_passes_a_typed_value_and_the_string_one_says_so(
     contract = tmp_path / "contract.toml"
     as_string = run_toolguard("check", contract, "--context", "ticket_id=42", stdin=b'{"id": 42}')
     assert as_string.status == 1
-    assert b"--context values are always strings" in as_string.stderr
+    assert b"--context passes strings only" in as_string.stderr
     assert b"--context-json ticket_id=42" in as_string.stderr
     typed = run_toolguard("check", contract, "--context-json", "ticket_id=42", stdin=b'{"id": 42}')
     assert typed.status == 0, typed.stderr
