@@ -68,6 +68,15 @@ UNGOVERNED_ITEMS = {
         },
         "/properties/f/contains",
     ),
+    "contains in an anyOf branch under unevaluatedItems: false": (
+        {
+            "type": "array",
+            "maxItems": 3,
+            "anyOf": [{"contains": {"type": "object", "maxProperties": 2}}, {"minItems": 1}],
+            "unevaluatedItems": False,
+        },
+        "/properties/f/anyOf/0/contains",
+    ),
 }
 
 

@@ -16,7 +16,8 @@ from toolguard.schema.vocabulary import ANNOTATIONS
 
 # A branch made only of these changes nothing lint looks at: its disjunction is not split.
 _INERT = ANNOTATIONS | CORE | {"required", "dependentRequired", "not", "uniqueItems"}
-_INERT |= {"minLength", "minItems", "minProperties", "contains", "minContains", "maxContains"}
+# NOTE: not `contains`: under `unevaluatedItems`, what it matches is allowed (`_items`).
+_INERT |= {"minLength", "minItems", "minProperties", "minContains", "maxContains"}
 _INERT |= {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 # NOTE: a bound, not a guess: a schema with more views than this is refused (exit 3) rather
 # than linted in part, which would pass what was never looked at.
