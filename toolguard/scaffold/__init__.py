@@ -179,11 +179,12 @@ def write(scaffold: Scaffold, folder: Path, *, force: bool = False) -> tuple[str
             write_atomic(path, file.data, mode=0o600 if file.private else public_mode(path))
         except OSError as exc:
             raise UsageError(f"cannot write {clean(str(path))}: {exc.strerror}") from None
-    for path in stale:
+    for leftover in stale:
         try:
-            (folder / path).unlink()
+            (folder / leftover).unlink()
         except OSError as exc:
-            raise UsageError(f"cannot remove {clean(str(folder / path))}: {exc.strerror}") from None
+            shown = clean(str(folder / leftover))
+            raise UsageError(f"cannot remove {shown}: {exc.strerror}") from None
     return stale
 
 
