@@ -5,8 +5,9 @@ version, each judged on the core (`MAJOR.MINOR.PATCH`) of two semantic versions
 (`toolguard/semver.py`, the definition lint's TG016 uses too); a new version of lower
 precedence never passes, nor one of equal precedence where a bump is needed (`1.0.0` ->
 `1.0.0+build.2` or `1.0.0-rc.1`). A pre-release may change anything on the way to its own
-release or a later pre-release of it (`2.0.0-rc.1` -> `2.0.0`: SemVer §9). With versions that are not both semantic, only that the
-version changed is checked. Compatible changes need no new version.
+release or a later pre-release of it (`2.0.0-rc.1` -> `2.0.0`: SemVer §9). With versions
+that are not both semantic, only that the version changed is checked. Compatible changes
+need no new version.
 """
 
 from __future__ import annotations
