@@ -446,3 +446,23 @@ def test_a_file_name_that_is_not_utf8_is_escaped_in_every_format(
     assert uri.endswith("caf%E9/s.schema.json")
     assert uri.startswith("file:///") == absolute
     assert json.loads(outputs["json"])["files"] == [str(target).replace("\udce9", "\\udce9")]
+
+
+@pytest.mark.parametrize(
+    ("case", "field", "name"),
+    [
+        ("schema_missing_file", "schema", "missing.schema.json"),
+        ("run_error_document_missing_file", "run.error_documents.0.schema", "absent.schema.json"),
+    ],
+)
+def test_a_schema_that_cannot_be_read_blames_the_field_naming_it(
+    case: str, field: str, name: str
+) -> None:
+    """As `check` says it: the contract and its field, then which file and why."""
+    contract = Path(__file__).parent / "data" / "contracts" / "bad" / case / "contract.toml"
+    with pytest.raises(ContractError) as raised:
+        lint_paths([contract])
+    error = raised.value
+    assert type(error) is ContractError
+    assert (error.source, error.field) == (str(contract), field)
+    assert error.message == f"cannot read {name}: No such file or directory"

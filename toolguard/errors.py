@@ -176,6 +176,11 @@ class SchemaError(ContractError):
 class SchemaUnreadable(SchemaError):
     """Raised when a schema file cannot be read at all: the contract naming it is at fault."""
 
+    def blamed_on(self, source: str, field: str, relative: str) -> ContractError:
+        """The same fault told as the contract's: `field` of `source` names `relative`."""
+        reason = self.message.removeprefix("cannot read schema: ")
+        return ContractError(f"cannot read {relative}: {reason}", source=source, field=field)
+
 
 class Rejection(ToolguardError):
     """Raised when a response fails a stage; it becomes a failure envelope (exit 1).

@@ -255,11 +255,8 @@ class _Schemas:
         try:
             validator = compile_schema(read_schema(schema_file, self.files))
         except SchemaUnreadable as exc:
-            reason = exc.message.removeprefix("cannot read schema: ")
             field = label if label == "schema" else f"{label}.schema"
-            raise ContractError(
-                f"cannot read {relative}: {reason}", source=self.source, field=field
-            ) from None
+            raise exc.blamed_on(self.source, field, relative) from None
         except SchemaError as exc:
             raise SchemaError(exc.message, source=str(schema_file), field=exc.field) from None
         self.validators[label] = validator

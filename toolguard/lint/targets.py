@@ -17,7 +17,7 @@ from pathlib import Path
 from toolguard.contract import load_contract, read_contract_document
 from toolguard.contract.find import contract_paths
 from toolguard.contract.locate import file_lines, line_of
-from toolguard.errors import SchemaError
+from toolguard.errors import SchemaError, SchemaUnreadable
 from toolguard.lint.contract_rules import (
     BUILT_RULES,
     CONTRACT_RULES,
@@ -67,6 +67,14 @@ def _document(path: Path, reach: Reach) -> Document:
     return Document(validator.schema, raw, str(path), reach)
 
 
+def _named(contract: Path, field: str, relative: str, reach: Reach) -> Document:
+    """A schema the contract names: one that cannot be read blames the field, as `check` does."""
+    try:
+        return _document(contract.parent / relative, reach)
+    except SchemaUnreadable as exc:
+        raise exc.blamed_on(str(contract), field, relative) from None
+
+
 def _schema_findings(document: Document) -> list[Finding]:
     found = [finding for rule in DOCUMENT_RULES for finding in rule(document)]
     try:
@@ -82,11 +90,12 @@ def _lint_contract(path: Path) -> tuple[list[Finding], list[Waived], list[str]]:
     seen = [*document["projection"].values()]
     if document.get("display_text"):
         seen.append(document["display_text"]["pointer"])
-    schema = _document(path.parent / document["schema"], Reach.of(seen))
+    schema = _named(path, "schema", document["schema"], Reach.of(seen))
     found = _schema_findings(schema)
     files = [str(path), schema.file]
-    for entry in document.get("run", {}).get("error_documents", []):
-        errors = _document(path.parent / entry["schema"], Reach.of(()))  # never projected
+    for index, entry in enumerate(document.get("run", {}).get("error_documents", [])):
+        field = f"run.error_documents.{index}.schema"
+        errors = _named(path, field, entry["schema"], Reach.of(()))  # never projected
         found += _schema_findings(errors)
         files.append(errors.file)
     subject = ContractSubject(str(path), document, schema)
