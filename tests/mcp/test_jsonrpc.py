@@ -5,8 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_types.jsonrpc import (
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
 
 from toolguard.mcp.jsonrpc import classify, error_line, id_key
+
+# What the MCP Python SDK decodes each kind as (the client toolguard forwards lines to).
+SDK_KIND = {
+    JSONRPCRequest: "request",
+    JSONRPCNotification: "notification",
+    JSONRPCResponse: "response",
+    JSONRPCError: "response",
+}
+MEMBERS = {
+    "jsonrpc": st.sampled_from(["2.0", "1.0"]),
+    "id": st.one_of(st.integers(-2, 2), st.sampled_from(["a", None, True, 1.5])),
+    "method": st.sampled_from(["ping", "tools/call", 3]),
+    "params": st.sampled_from([{}, {"a": 1}, [1], None]),
+    "result": st.sampled_from([{}, {"isError": True}, [], None]),
+    "error": st.sampled_from([{"code": -32000, "message": "m"}, {"code": "x"}, None]),
+}
 
 
 @pytest.mark.parametrize(
@@ -25,6 +50,9 @@ from toolguard.mcp.jsonrpc import classify, error_line, id_key
         ({"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "x"}}, "invalid"),
         ({"jsonrpc": "2.0", "id": 1, "result": []}, "invalid"),
         ({"level": "info", "msg": "log line"}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "x", "error": {"code": 1, "message": ""}}, "invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "x", "result": {}}, "invalid"),
+        ({"jsonrpc": "2.0", "method": "x", "result": {}}, "invalid"),
     ],
 )
 def test_classify(value: Any, kind: str) -> None:
@@ -47,3 +75,17 @@ def test_error_lines_are_one_ascii_line_with_a_bounded_escaped_message() -> None
     assert line.isascii()
     assert b"\\x1b" in line
     assert len(line) < 1000
+
+
+@given(
+    st.fixed_dictionaries(
+        {}, optional={name: strategy for name, strategy in MEMBERS.items()}
+    )
+)
+def test_the_sdk_reads_every_message_as_the_kind_toolguard_does(value: dict[str, Any]) -> None:
+    """A line passed on as a request is no response to the SDK, and so on for each kind."""
+    message = classify(value)
+    if message.kind == "invalid":
+        return
+    decoded = jsonrpc_message_adapter.validate_python(value, by_name=False)
+    assert SDK_KIND[type(decoded)] == message.kind

@@ -67,7 +67,12 @@ class Message:
 
 
 def classify(value: Any) -> Message:
-    """A request, a notification, a response, or invalid (with the reason)."""
+    """A request, a notification, a response, or invalid (with the reason).
+
+    A message is exactly one of the three, by JSON-RPC 2.0's rules: a request or notification
+    has a method and no result or error; a response has an id, exactly one of result and
+    error, and no method. Anything else is invalid, never read as whichever kind suits.
+    """
     if isinstance(value, list):
         return Message("invalid", value, why="a batch (JSON-RPC batches left MCP in 2025-06-18)")
     if not isinstance(value, dict):
@@ -76,7 +81,11 @@ def classify(value: Any) -> Message:
     if value.get("jsonrpc") != "2.0":
         return Message("invalid", value, key, why='no "jsonrpc": "2.0"')
     method = value.get("method")
+    answers = "result" in value or "error" in value
     if "method" in value:
+        if answers:  # NOTE: a client would read it as a response: it is neither
+            why = "a request or notification holds no result or error"
+            return Message("invalid", value, key, why=why)
         if not isinstance(method, str):
             return Message("invalid", value, key, why="method is not a string")
         if "params" in value and not isinstance(value["params"], dict):
@@ -86,7 +95,7 @@ def classify(value: Any) -> Message:
         if key is None:
             return Message("invalid", value, None, method, why="id is not a string or integer")
         return Message("request", value, key, method)
-    if ("result" in value) == ("error" in value):
+    if ("result" in value) == ("error" in value):  # neither (nor a method), or both
         return Message("invalid", value, key, why="a response holds exactly one of result, error")
     if key is None:
         return Message("invalid", value, why="a response without a usable id")

@@ -101,7 +101,9 @@ class Relay:
         elif _looks_like_response(value):
             self._notice("invalid_message", f"dropped a client response: {message.why}")
         else:
-            request_id = value.get("id") if message.key is not None else None
+            # NOTE: an id in flight would make the refusal read as that request's answer.
+            known = message.key is not None and not self._flight.holds(message.key)
+            request_id = value.get("id") if known else None
             why = f"Invalid Request: {message.why}"
             self._client.write(error_line(request_id, jsonrpc.INVALID_REQUEST, why))
 
