@@ -374,3 +374,16 @@ def test_an_invalid_client_line_with_an_id_in_flight_is_refused_with_id_null(
     harness.from_client({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]})
     (refusal,) = harness.client.received()
     assert (refusal["id"], refusal["error"]["code"]) == (None, -32600)
+
+
+def test_an_unreadable_request_shape_holding_an_answer_fails_the_call_of_its_id(
+    harness: Harness,
+) -> None:
+    """`method` and `error` read before a NaN: not the server's request, the call's answer."""
+    harness.from_client(_call(1))
+    harness.relay.from_server(
+        b'{"jsonrpc":"2.0","id":1,"method":"x","error":{"code":1,"message":"m"},"n":NaN}\n', False
+    )
+    (answer,) = harness.client.received()
+    assert answer["result"]["structuredContent"]["error"]["code"] == "INVALID_RESPONSE"
+    assert len(harness.server.received()) == 1  # the call, and no reply to a "request"

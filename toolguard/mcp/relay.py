@@ -249,7 +249,7 @@ class Relay:
             return
         lead = leading_members(line, self._limits)
         key = id_key(lead.get("id"))
-        if "method" in lead:
+        if "method" in lead and "result" not in lead and "error" not in lead:
             if key is not None:
                 why = f"toolguard: unreadable request ({failure.reason})"
                 self._reply_to_server(error_line(lead["id"], jsonrpc.INVALID_REQUEST, why))
