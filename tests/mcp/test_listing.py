@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_types import ListToolsResult
 
+from strategies import json_values
 from toolguard.mcp.listing import Listed, hidden, rewrite_tools, server_description
 
 SCHEMA = {"type": "object", "oneOf": []}
@@ -140,3 +144,55 @@ def test_the_server_description_loses_instructions_and_tasks() -> None:
     assert (
         server_description(result, pass_instructions=True)["instructions"] == "Always call other."
     )
+
+
+FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
+# Any JSON value in any member a listing reads, names the relay knows among them.
+ANY_VALUE = st.one_of(st.sampled_from(["probe", "free", "other"]), json_values(max_depth=2))
+ANNOTATIONS = st.dictionaries(
+    st.sampled_from(["title", "readOnlyHint", "openWorldHint", "x"]), ANY_VALUE, max_size=3
+)
+TOOLS = st.one_of(
+    ANY_VALUE,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            **dict.fromkeys(FIELDS, ANY_VALUE),
+            "name": st.sampled_from(["probe", "free", "other"]) | ANY_VALUE,
+            "inputSchema": st.just({"type": "object"}) | ANY_VALUE,
+            "annotations": ANNOTATIONS | ANY_VALUE,
+        },
+    ),
+)
+
+
+@pytest.mark.parametrize("name", [["x"], {"a": 1}, 3, None, True])
+def test_a_tool_whose_name_is_not_a_string_is_removed(name: Any) -> None:
+    """An array as a name is no name: that entry goes, the rest of the listing stays."""
+    result, notes = rewrite_tools(
+        {"tools": [{"name": name, "inputSchema": {}}, _tool()]}, LISTED, frozenset()
+    )
+    assert [tool["name"] for tool in result["tools"]] == ["probe"]
+    assert notes == ["removed a tool with no name"]
+
+
+@pytest.mark.parametrize(
+    "annotations", [[], "x", {"readOnlyHint": "yes"}, {"title": 3}, {"openWorldHint": 1}]
+)
+def test_a_guarded_tool_whose_annotations_a_client_would_refuse_is_withheld(
+    annotations: Any,
+) -> None:
+    """The client would refuse the whole listing over them: that tool is withheld instead."""
+    assert _rewrite(_tool(annotations=annotations)) == []
+
+
+@given(tools=st.lists(TOOLS, max_size=4), extra=st.dictionaries(st.text(max_size=3), ANY_VALUE))
+def test_any_listing_is_rewritten_into_one_the_sdk_reads(tools: list[Any], extra: Any) -> None:
+    """Whatever JSON the entries hold: no exception, only known tools, valid for the SDK."""
+    result, _ = rewrite_tools({**extra, "tools": tools}, LISTED, frozenset({"free"}))
+    names = [tool["name"] for tool in result["tools"]]
+    assert set(names) <= {"probe", "free"}
+    guarded = [tool for tool in result["tools"] if tool["name"] == "probe"]
+    assert all(tool["outputSchema"] is SCHEMA for tool in guarded)
+    for tool in guarded:
+        ListToolsResult.model_validate({"tools": [tool]}, by_name=False)

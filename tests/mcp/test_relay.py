@@ -387,3 +387,35 @@ def test_an_unreadable_request_shape_holding_an_answer_fails_the_call_of_its_id(
     (answer,) = harness.client.received()
     assert answer["result"]["structuredContent"]["error"]["code"] == "INVALID_RESPONSE"
     assert len(harness.server.received()) == 1  # the call, and no reply to a "request"
+
+
+def _broken(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("bug")
+
+
+def test_a_bug_while_rewriting_the_listing_answers_tools_list(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tools/list gets -32603 for its id, never silence (the SDK lists tools in call_tool)."""
+    monkeypatch.setattr("toolguard.mcp.listing.rewrite_tools", _broken)
+    harness.from_client({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+    harness.from_server({"jsonrpc": "2.0", "id": 5, "result": {"tools": []}})
+    (answer,) = harness.client.received()
+    assert (answer["id"], answer["error"]["code"]) == (5, -32603)
+    assert "internal error" in harness.notices()
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_bug_before_a_response_is_matched_still_answers_its_request(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, guarded: bool
+) -> None:
+    """Whatever fails on the server's line, the request its id names is answered, once."""
+    harness.from_client(_call(1) if guarded else {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    monkeypatch.setattr("toolguard.mcp.relay.classify", _broken)
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    (answer,) = harness.client.received()
+    if guarded:
+        assert answer["result"]["structuredContent"]["outcome"] == "failure"
+    else:
+        assert (answer["id"], answer["error"]["code"]) == (1, -32603)

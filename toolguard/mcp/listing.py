@@ -19,6 +19,14 @@ from typing import Any
 from toolguard.invisible import invisible_at
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+# The annotations MCP defines, and their types (null is "not given").
+_ANNOTATIONS: dict[str, type] = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
 
 
 def hidden(text: str) -> bool:
@@ -45,12 +53,12 @@ def rewrite_tools(
     tools = result.get("tools")
     if not isinstance(tools, list):
         return {**result, "tools": []}, ["the server's tool listing has no tools array"]
-    names = Counter(tool.get("name") for tool in tools if isinstance(tool, dict))
+    names = Counter(name for tool in tools if isinstance(name := _name(tool), str))
     listed: list[dict[str, Any]] = []
     notes: list[str] = []
     for tool in tools:
-        name = tool.get("name") if isinstance(tool, dict) else None
-        if not isinstance(name, str):
+        name = _name(tool)
+        if name is None:
             notes.append("removed a tool with no name")
         elif names[name] > 1:
             notes.append(f"withheld tool {name!r}: the server lists it {names[name]} times")
@@ -65,6 +73,12 @@ def rewrite_tools(
         else:
             notes.append(f"removed tool {name!r}: no contract guards it")
     return {**result, "tools": listed}, notes
+
+
+def _name(tool: Any) -> str | None:
+    """A listed tool's name; None if it is not an object with a string name."""
+    name = tool.get("name") if isinstance(tool, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _guarded(tool: dict[str, Any], listing: Listed) -> tuple[dict[str, Any] | None, str]:
@@ -84,12 +98,26 @@ def _guarded(tool: dict[str, Any], listing: Listed) -> tuple[dict[str, Any] | No
         entry[key] = text
     entry["inputSchema"] = input_schema
     if "annotations" in tool:
+        why = _annotations_wrong(tool["annotations"])
+        if why:
+            return None, why
         entry["annotations"] = tool["annotations"]
     for where, text in _strings(entry, ""):
         if hidden(text):
             return None, f"{where} holds characters a person cannot see"
     entry["outputSchema"] = listing.output_schema
     return entry, ""
+
+
+def _annotations_wrong(annotations: Any) -> str:
+    """Why a client would refuse the annotations (and the whole listing with them), or ""."""
+    if not isinstance(annotations, dict):
+        return "its annotations are not an object"
+    for key, kind in _ANNOTATIONS.items():
+        value = annotations.get(key)
+        if value is not None and type(value) is not kind:
+            return f"its annotations.{key} is not a {kind.__name__}"
+    return ""
 
 
 def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:

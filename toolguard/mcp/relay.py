@@ -128,8 +128,7 @@ class Relay:
         except Exception:  # noqa: BLE001 - a bug answers this request, never strands its id
             self._flight.settle(key, None)
             self._notice("internal_error", f"internal error admitting a request: {trace()}")
-            why = "toolguard: internal error"
-            self._client.write(error_line(request_id, jsonrpc.INTERNAL_ERROR, why))
+            self._client.write(_internal_error(request_id))
             return
         self._flight.settle(key, pending)
         self._server.write(line)
@@ -172,7 +171,30 @@ class Relay:
     # -- the server's side ------------------------------------------------------------------
 
     def from_server(self, line: bytes, over_long: bool) -> None:
-        """One line from the server."""
+        """One line from the server; after a toolguard bug, the request it answers is failed."""
+        try:
+            self._from_server(line, over_long)
+        except Exception:  # noqa: BLE001 - the client's request still gets an answer
+            self._notice("internal_error", f"internal error on a server line: {trace()}")
+            self._fail_answered(line)
+
+    def _fail_answered(self, line: bytes) -> None:
+        """After a bug: the client request this line answers (by its id) fails, if in flight.
+
+        NOTE: whoever takes the request answers it: one answered before the bug is not found.
+        """
+        lead = leading_members(line, self._limits) if line.lstrip().startswith(b"{") else {}
+        key = id_key(lead.get("id"))
+        if "method" in lead or key is None or (pending := self._flight.take(key)) is None:
+            return
+        if pending.call is None:
+            self._client.write(_internal_error(lead["id"]))
+            return
+        call = pending.call
+        why = f"internal error: {trace()}"
+        self._deliver(call, internal(call.guard.contract, call.request, why, raw=line), line)
+
+    def _from_server(self, line: bytes, over_long: bool) -> None:
         try:
             value = self._parse(line, over_long)
         except Rejection as failure:
@@ -206,27 +228,35 @@ class Relay:
         if pending is None:
             self._notice("unknown_id", "dropped a server response that answers no request")
             return
-        request_id, answer = message.body["id"], message.body.get("result")
         if pending.call is not None:
             self._answer(pending.call, message.body, line)
-        elif answer is None:
-            self._client.write(line)  # an error response to a request no contract guards
-        elif pending.method == "tools/list":
+            return
+        try:
+            reply = self._reply(pending.method, message.body, line)
+        except Exception:  # noqa: BLE001 - a bug answers the request, never strands it
+            self._notice("internal_error", f"internal error answering {pending.method}: {trace()}")
+            reply = _internal_error(message.body["id"])
+        self._client.write(reply)
+
+    def _reply(self, method: str, body: dict[str, Any], line: bytes) -> bytes:
+        """The line answering the client's `method` (no guarded call), from the server's."""
+        request_id, answer = body["id"], body.get("result")
+        if answer is None:
+            return line  # an error response to a request no contract guards
+        if method == "tools/list":
             guarded, unguarded = self._options.listed, self._options.allow_unguarded
             tools, notes = listing.rewrite_tools(answer, guarded, unguarded)
             for note in notes:
                 self._notice("tool_listing", note, once=True)
-            self._client.write(result_line(request_id, tools))
-        elif pending.method in _DESCRIBING:
+            return result_line(request_id, tools)
+        if method in _DESCRIBING:
             passing = self._options.pass_instructions
             described = listing.server_description(answer, pass_instructions=passing)
             if described == answer:
-                self._client.write(line)
-                return
+                return line
             self._notice("server_description", "withheld instructions or task support", once=True)
-            self._client.write(result_line(request_id, described))
-        else:
-            self._client.write(line)
+            return result_line(request_id, described)
+        return line
 
     def _answer(self, call: Call, body: dict[str, Any], line: bytes) -> None:
         answer = body.get("result")
@@ -341,6 +371,10 @@ class Relay:
                 return
             self._reported.add(message)
         self._operator.notice(event, message)
+
+
+def _internal_error(request_id: str | int) -> bytes:
+    return error_line(request_id, jsonrpc.INTERNAL_ERROR, "toolguard: internal error")
 
 
 def _cancelled(message: Message) -> jsonrpc.IdKey | None:
