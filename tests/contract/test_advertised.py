@@ -5,6 +5,7 @@ SDK's validator) and never refuses an envelope toolguard accepts.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from strategies import number_texts
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.contract.find import contract_paths, variant
-from toolguard.errors import ValidationError
+from toolguard.errors import Rejection, ValidationError
+from toolguard.parse import parse
 from toolguard.schema import compile_schema
 
 REPO = Path(__file__).resolve().parents[2]
@@ -127,3 +130,124 @@ def test_python_jsonschema_accepts_whatever_toolguard_accepts(
         return  # toolguard refuses it: the published schema may do as it likes
     published = advertised_schema(schema)
     assert jsonschema.Draft202012Validator(published).is_valid(instance)
+
+
+# Numbers where doubles and the numbers written part: fractional divisors, 17 digits, 2**53.
+NUMBER_TEXTS = [
+    "0.07", "0.29", "4.35", "0.3", "0.1", "0.10000000000000001", "0.09999999999999999", "3",
+    "1e2", "9007199254740993", "9007199254740993.0", "9007199254740995.0", "3e30", "-0.1", "7",
+]  # fmt: skip
+NUMERIC_NODES = [
+    {"multipleOf": 0.01},
+    {"multipleOf": 0.1},
+    {"multipleOf": 3},
+    {"multipleOf": 3, "minimum": 0, "maximum": 100},
+    {"minimum": 0.1},
+    {"exclusiveMinimum": 0.1},
+    {"exclusiveMaximum": 0.1},
+    {"maximum": 9007199254740995},
+    {"minimum": 9007199254740995, "exclusiveMinimum": 0},
+    {"const": 0.1},
+    {"enum": [0.1, 9007199254740993]},
+    {"type": "integer"},
+]
+
+
+def test_a_fractional_multiple_of_is_not_published() -> None:
+    """0.07 is a multiple of 0.01 to toolguard; python-jsonschema's doubles say otherwise."""
+    schema = _envelope_like({"type": "number", "multipleOf": 0.01})
+    published = advertised_schema(schema)
+    assert published["$defs"]["payload0"] == {"type": "number"}
+    for text in ("0.07", "0.29", "4.35"):
+        assert jsonschema.Draft202012Validator(published).is_valid({"data": {"v": float(text)}})
+    assert schema["$defs"]["payload0"]["multipleOf"] == 0.01  # the original is untouched
+
+
+def test_a_number_where_exactness_matters_publishes_the_definition_as_any_value() -> None:
+    """Under `not`, a looser reading of a bound refuses more: the definition goes."""
+    schema = _envelope_like({"not": {"minimum": 0.1}})
+    assert set(advertised_schema(schema)["$defs"]["payload0"]) == {"$comment"}
+
+
+@given(
+    node=st.sampled_from(NUMERIC_NODES),
+    wrap=st.sampled_from(WRAPPERS[:4]),
+    text=st.sampled_from(NUMBER_TEXTS),
+)
+def test_python_jsonschema_accepts_every_number_toolguard_accepts(
+    node: dict[str, Any], wrap: Any, text: str
+) -> None:
+    """The envelope's numbers as the SDK reads them (doubles) pass the published schema."""
+    schema = _envelope_like(wrap({"type": "number"} | node))
+    line = f'{{"data": {{"v": {text}}}}}'.encode()
+    try:
+        compile_schema(copy.deepcopy(schema), formats=False).validate(parse(line))
+    except (ValidationError, Rejection):
+        return  # toolguard refuses it: the published schema may do as it likes
+    published = advertised_schema(schema)
+    assert jsonschema.Draft202012Validator(published).is_valid(json.loads(line))
+
+
+def test_unique_items_that_may_be_numbers_are_not_published() -> None:
+    """[0.1, 0.10000000000000001] is unique to toolguard, one double twice to python."""
+    schema = _envelope_like({"type": "array", "uniqueItems": True})
+    published = advertised_schema(schema)
+    assert jsonschema.Draft202012Validator(published).is_valid(
+        json.loads('{"data": {"v": [0.1, 0.10000000000000001]}}')
+    )
+    strings = _envelope_like({"type": "array", "items": {"type": "string"}, "uniqueItems": True})
+    assert advertised_schema(strings) is strings
+
+
+def _numeric_leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _numeric_leaves(item, (*path, key))]
+    if isinstance(value, list):
+        return [leaf for i, item in enumerate(value) for leaf in _numeric_leaves(item, (*path, i))]
+    return [path] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+
+def _numeric_goldens() -> list[tuple[Path, Any, tuple[Any, ...]]]:
+    """(contract, success envelope, path of a number in it) for every example's goldens."""
+    found = []
+    for path in EXAMPLES:
+        name = variant(path)
+        fixtures = path.parent / ("fixtures" if name is None else f"fixtures.{name}")
+        for golden in sorted(fixtures.rglob("*.expected.json")):
+            envelope = json.loads(golden.read_bytes())
+            found += [(path, envelope, leaf) for leaf in _numeric_leaves(envelope.get("data"))]
+    return found
+
+
+NUMERIC_GOLDENS = _numeric_goldens()
+
+
+@functools.cache
+def _envelope_schema(path: Path) -> dict[str, Any]:
+    return load_contract(path).envelope_schema
+
+
+@given(
+    golden=st.sampled_from(NUMERIC_GOLDENS),
+    text=st.sampled_from(NUMBER_TEXTS) | number_texts() | st.integers(-200, 200).map(str),
+)
+def test_every_example_envelope_toolguard_accepts_is_valid_as_published(
+    golden: tuple[Path, Any, tuple[Any, ...]], text: str
+) -> None:
+    """An example's envelope with any number in place of one of its numbers: if toolguard's
+    envelope schema accepts it, python-jsonschema accepts it against the published schema."""
+    path, envelope, leaf = golden
+    envelope = copy.deepcopy(envelope)
+    holder = envelope["data"]
+    for key in leaf[:-1]:
+        holder = holder[key]
+    holder[leaf[-1]] = "\x00number\x00"
+    line = json.dumps(envelope).replace('"\\u0000number\\u0000"', text).encode()
+    assert b"\\u0000number" not in line
+    schema = _envelope_schema(path)
+    try:
+        compile_schema(copy.deepcopy(schema), formats=False).validate(parse(line))
+    except (ValidationError, Rejection):
+        return
+    published = advertised_schema(schema)
+    assert jsonschema.Draft202012Validator(published).is_valid(json.loads(line))

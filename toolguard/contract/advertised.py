@@ -1,11 +1,15 @@
 """The envelope schema as published: what `toolguard schema` prints and MCP lists as `outputSchema`.
 
-Other validators read it, above all python-jsonschema, the MCP Python SDK's: it runs each
-`pattern` with Python's `re` as written, where toolguard runs an exact ECMA-262 translation.
-Where Python would read a pattern differently in a way that could refuse an envelope toolguard
-accepts, the copy of the payload schema that holds it is published as `{}` (any value): a
-looser schema, never a stricter one. toolguard itself still validates with the exact schema.
-For most contracts nothing changes and the published schema is the envelope schema itself.
+Other validators read it, above all python-jsonschema, the MCP Python SDK's. It runs each
+`pattern` with Python's `re` as written, where toolguard runs an exact ECMA-262 translation;
+it decides numbers on the doubles the JSON text parses to, where toolguard decides them on the
+numbers written (`0.07` is no multiple of `0.01` in doubles; `0.10000000000000001` equals
+`0.1`). Where its reading could refuse an envelope toolguard accepts, the schema is published
+looser, never stricter: a numeric keyword is dropped or widened where a looser schema is safe
+(`multipleOf` goes, `exclusiveMinimum` becomes `minimum`...), and a definition that needs an
+exact reading (a pattern read otherwise; a number under `not`) is published as `{}` (any
+value). toolguard itself still validates with the exact schema. For most contracts nothing
+changes and the published schema is the envelope schema itself.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from toolguard.contract.advertised_numbers import loosen_numbers, reads_numbers
 from toolguard.schema.regex import python_reading
 
-_LOOSENED = "published as any value: a pattern here reads differently in other validators"
+_LOOSENED = "published as any value: a pattern or number here reads differently in other validators"
 # Where a subschema stands, for its patterns: a looser reading there only accepts more...
 _POSITIVE_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs")
 _POSITIVE_LISTS = ("allOf", "anyOf", "prefixItems")
@@ -33,18 +38,18 @@ _EXACT = ("not", "if")
 
 
 def advertised_schema(envelope_schema: dict[str, Any]) -> dict[str, Any]:
-    """`envelope_schema`, with every payload definition another validator would misread as `{}`."""
-    defs: dict[str, Any] = envelope_schema.get("$defs", {})
+    """`envelope_schema`, loosened wherever another validator would misread it."""
+    schema = copy.deepcopy(envelope_schema)  # numeric keywords are loosened in this copy
+    defs: dict[str, Any] = schema.get("$defs", {})
     needs = {name: _Needs() for name in defs}
     for name, node in defs.items():
         _walk(node, exact=False, needs=needs[name])
     published_ok = _settle(needs)
-    if all(published_ok.values()):
+    if all(published_ok.values()) and not any(item.changed for item in needs.values()):
         return envelope_schema
-    schema = copy.deepcopy(envelope_schema)
     for name, ok in published_ok.items():
         if not ok:
-            schema["$defs"][name] = {"$comment": _LOOSENED}
+            defs[name] = {"$comment": _LOOSENED}
     return schema
 
 
@@ -56,6 +61,7 @@ class _Needs:
         self.other = False  # a pattern read otherwise, or a looser reading where it is not safe
         self.loose_refs: set[str] = set()  # references where a looser target is safe
         self.exact_refs: set[str] = set()  # references that need an exact target
+        self.changed = False  # a numeric keyword was loosened in place
 
     def note(self, reading: str, *, exact: bool) -> None:
         """One pattern's reading, where it stands."""
@@ -75,6 +81,12 @@ def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
     """Record the patterns and references of one subschema, knowing where it stands."""
     if not isinstance(node, dict):
         return
+    if reads_numbers(node):
+        # NOTE: python-jsonschema reads a number looser or stricter than written: exact
+        # positions cannot be published; elsewhere, what could refuse is loosened in place.
+        needs.looser = True
+        needs.other |= exact
+        needs.changed |= not exact and loosen_numbers(node)
     if isinstance(node.get("pattern"), str):
         needs.note(python_reading(node["pattern"]), exact=exact)
     for key in _members(node, "patternProperties"):
