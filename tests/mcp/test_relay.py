@@ -419,3 +419,22 @@ def test_a_bug_before_a_response_is_matched_still_answers_its_request(
         assert answer["result"]["structuredContent"]["outcome"] == "failure"
     else:
         assert (answer["id"], answer["error"]["code"]) == (1, -32603)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"name": "other", "arguments": {"path": "/etc"}},
+        {"name": "probe", "arguments": {"zone": "UTC"}},
+        {"name": "probe", "arguments": {"zone": "UTC"}, "task": {"ttl": 1000}},
+    ],
+)
+def test_a_tools_call_without_an_id_never_reaches_the_server(
+    harness: Harness, params: dict[str, Any]
+) -> None:
+    """A notification can be neither refused nor answered: it is dropped, and reported."""
+    harness.from_client({"jsonrpc": "2.0", "method": "tools/call", "params": params})
+    harness.from_client({"jsonrpc": "2.0", "method": "tasks/result", "params": {"taskId": "t"}})
+    assert harness.server.received() == []
+    assert harness.client.received() == []
+    assert "without an id" in harness.notices()

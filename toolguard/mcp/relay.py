@@ -28,6 +28,7 @@ from toolguard.result import Outcome, internal, redacted, relayed, trace
 Ending = Literal["client", "server", "signal"]
 _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
+_TASKS = "tasks/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,11 @@ class Relay:
         if message.kind == "request":
             self._client_request(message, line)
         elif message.kind == "notification":
+            if _guarded_method(message.method or ""):
+                # NOTE: no id, so no answer: it would reach the server unchecked, or as a task.
+                why = f"dropped a client {message.method} without an id: it is only a request"
+                self._notice("refused", why)
+                return
             if message.method == "notifications/cancelled":
                 self._flight.take(_cancelled(message))  # type: ignore[arg-type]
             self._server.write(line)
@@ -134,7 +140,7 @@ class Relay:
         self._server.write(line)
 
     def _admit(self, message: Message, method: str, request_id: str | int) -> Pending:
-        if method.startswith("tasks/"):
+        if method.startswith(_TASKS):
             why = f"toolguard: {method} is not offered: tasks are not relayed"
             raise Refused(jsonrpc.METHOD_NOT_FOUND, why)
         if method != "tools/call":
@@ -371,6 +377,11 @@ class Relay:
                 return
             self._reported.add(message)
         self._operator.notice(event, message)
+
+
+def _guarded_method(method: str) -> bool:
+    """A request toolguard checks (tools/call) or refuses (tasks/*): never a notification."""
+    return method == "tools/call" or method.startswith(_TASKS)
 
 
 def _internal_error(request_id: str | int) -> bytes:
