@@ -448,3 +448,35 @@ def test_input_required_to_an_earlier_revisions_call_is_a_failure(harness: Harne
     (answer,) = harness.client.received()
     assert answer["result"]["structuredContent"]["error"]["code"] == "INVALID_RESPONSE"
     assert "SYSTEM" not in json.dumps(answer)
+
+
+@pytest.mark.parametrize(
+    "prefix", [b"\xef\xbb\xbf", b" \xef\xbb\xbf\t", b"\xc2\xa0", b"[", b"[ \xef\xbb\xbf"]
+)
+def test_a_line_that_opens_an_object_after_blanks_fails_the_calls_in_flight(
+    harness: Harness, prefix: bytes
+) -> None:
+    """A BOM (or other blanks) before the answer: unreadable, its id unknown: every call fails."""
+    harness.from_client(_call(1))
+    harness.relay.from_server(prefix + json.dumps(_answer(1, {"zone": "UTC"})).encode(), False)
+    (answer,) = harness.client.received()
+    error = answer["result"]["structuredContent"]["error"]
+    assert error == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+
+
+@pytest.mark.parametrize("banner", [b"[INFO] server started", b"Listening on stdio", b"\x1b[32mok"])
+def test_a_banner_fails_no_call(harness: Harness, banner: bytes) -> None:
+    """A log line is dropped and reported; the call in flight still waits for its answer."""
+    harness.from_client(_call(1))
+    harness.relay.from_server(banner + b"\n", False)
+    assert harness.client.received() == []
+    assert "not JSON-RPC" in harness.notices()
+
+
+def test_a_batch_from_the_server_fails_the_calls_in_flight(harness: Harness) -> None:
+    """Batches are not read (MCP dropped them); one may hold an answer: every call fails."""
+    harness.from_client(_call(1))
+    harness.from_server([_answer(1, {"zone": "UTC", "n": 2})])
+    (answer,) = harness.client.received()
+    error = answer["result"]["structuredContent"]["error"]
+    assert error == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}

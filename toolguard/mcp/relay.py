@@ -8,6 +8,7 @@ passes as the exact line it came as. Nothing unreadable is forwarded, nothing is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +30,7 @@ Ending = Literal["client", "server", "signal"]
 _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
+_BLANKS = re.compile(r"[\s\ufeff]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +221,8 @@ class Relay:
             self._client.write(line)
         elif message.kind == "response":
             self._server_response(message, line)
+        elif isinstance(value, list) and _meant_as_message(line):
+            self._fail_in_flight("a batch from the server (not read)", line)
         elif (pending := self._flight.take(message.key) if message.key else None) is None:
             self._notice(
                 "not_jsonrpc", f"dropped a server line that is not JSON-RPC: {message.why}"
@@ -281,7 +285,7 @@ class Relay:
         self._deliver(call, outcome, line)
 
     def _unreadable_from_server(self, line: bytes, failure: Rejection) -> None:
-        if not line.lstrip().startswith(b"{"):
+        if not _meant_as_message(line):
             self._notice("not_jsonrpc", f"dropped a line that is not JSON-RPC ({failure.reason})")
             return
         lead = leading_members(line, self._limits)
@@ -292,11 +296,7 @@ class Relay:
                 self._reply_to_server(error_line(lead["id"], jsonrpc.INVALID_REQUEST, why))
             self._notice("unreadable", f"dropped an unreadable server message: {failure.message}")
         elif key is None:
-            lost = self._flight.take_calls()
-            why = f"an unreadable server line ({failure.reason}) may have been the answer"
-            self._notice("unreadable", f"{why}: failing {len(lost)} guarded call(s) in flight")
-            for call in lost:
-                self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
+            self._fail_in_flight(f"an unreadable server line ({failure.reason})", line)
         elif (pending := self._flight.take(key)) is None:
             self._notice(
                 "unknown_id", f"dropped an unreadable line for no request ({failure.reason})"
@@ -309,6 +309,14 @@ class Relay:
             )
             why = "toolguard: the server's response was unreadable"
             self._client.write(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
+
+    def _fail_in_flight(self, what: str, line: bytes) -> None:
+        """A line that may have answered any guarded call in flight: each fails (retryable)."""
+        lost = self._flight.take_calls()
+        why = f"{what} may have been the answer"
+        self._notice("unreadable", f"{why}: failing {len(lost)} guarded call(s) in flight")
+        for call in lost:
+            self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
 
     def server_gone(self) -> None:
         """The server's output ended: no call in flight will be answered."""
@@ -378,6 +386,19 @@ class Relay:
                 return
             self._reported.add(message)
         self._operator.notice(event, message)
+
+
+def _meant_as_message(line: bytes) -> bool:
+    """Whether an unreadable line is a message (else a banner: a log line, a greeting).
+
+    It is one when, once blanks (Unicode white space, byte order marks) are set aside, it
+    opens an object, or an array whose first item is an object (`[INFO]` is a log line).
+    """
+    text = line.decode("utf-8", "replace")
+    at = _BLANKS.match(text).end()  # type: ignore[union-attr] # always matches
+    if text[at : at + 1] == "[":
+        at = _BLANKS.match(text, at + 1).end()  # type: ignore[union-attr]
+    return text[at : at + 1] == "{"
 
 
 def _guarded_method(method: str) -> bool:
