@@ -53,6 +53,9 @@ MEMBERS = {
         ({"jsonrpc": "2.0", "id": 1, "method": "x", "error": {"code": 1, "message": ""}}, "invalid"),
         ({"jsonrpc": "2.0", "id": 1, "method": "x", "result": {}}, "invalid"),
         ({"jsonrpc": "2.0", "method": "x", "result": {}}, "invalid"),
+        ({"jsonrpc": "2.0", "id": "i" * 1024, "method": "ping"}, "request"),
+        ({"jsonrpc": "2.0", "id": "i" * 1025, "method": "ping"}, "invalid"),
+        ({"jsonrpc": "2.0", "id": "i" * 1025, "result": {}}, "invalid"),
     ],
 )
 def test_classify(value: Any, kind: str) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from toolguard.contract import load_contract
-from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
+from toolguard.mcp.operator import OperatorChannel, Recent, relay_server_stderr
 from toolguard.pipeline import check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,3 +83,15 @@ def test_a_steady_stream_of_lines_is_written_while_it_lasts() -> None:
     assert stream.first is not None
     assert stream.first < ends
     channel.close()
+
+
+def test_recent_notices_are_given_once_within_a_bounded_memory() -> None:
+    """A repeat is recognised; past the capacity the oldest is forgotten, never kept for good."""
+    recent = Recent(capacity=8)
+    assert recent.first("removed tool 'a'")
+    assert not recent.first("removed tool 'a'")
+    for number in range(1000):
+        assert recent.first(f"removed tool {number}")
+    assert len(recent) == 8
+    assert not recent.first("removed tool 999")
+    assert recent.first("removed tool 'a'")  # forgotten: told again

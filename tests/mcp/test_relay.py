@@ -480,3 +480,24 @@ def test_a_batch_from_the_server_fails_the_calls_in_flight(harness: Harness) -> 
     (answer,) = harness.client.received()
     error = answer["result"]["structuredContent"]["error"]
     assert error == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+
+
+def test_one_listing_reports_a_bounded_number_of_tools(harness: Harness) -> None:
+    """10,000 unguarded tools: a few notices and a count, not 10,000 lines."""
+    harness.from_client({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+    tools = [{"name": f"t{number}", "inputSchema": {}} for number in range(10_000)]
+    harness.from_server({"jsonrpc": "2.0", "id": 5, "result": {"tools": tools}})
+    notices = harness.notices().splitlines()
+    assert len(notices) <= 40
+    assert "9968 more tools withheld or removed" in notices[-1]
+
+
+def test_a_server_request_with_a_huge_id_is_not_held(harness: Harness) -> None:
+    """Ids in flight stay small: a 1 MiB id is no id (dropped), a client's is refused."""
+    huge = "i" * (1 << 20)
+    harness.from_server({"jsonrpc": "2.0", "id": huge, "method": "ping"})
+    assert harness.client.received() == []
+    harness.from_client({"jsonrpc": "2.0", "id": huge, "method": "ping"})
+    (refusal,) = harness.client.received()
+    assert (refusal["id"], refusal["error"]["code"]) == (None, -32600)
+    assert harness.server.received() == []

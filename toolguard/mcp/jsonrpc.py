@@ -24,6 +24,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 _MAX_MESSAGE = 512
+MAX_ID_LENGTH = 1024  # characters of a string id
 
 
 def message_limits(max_line_bytes: int) -> Limits:
@@ -41,9 +42,13 @@ def message_limits(max_line_bytes: int) -> Limits:
 
 
 def id_key(value: Any) -> IdKey | None:
-    """The key of a JSON-RPC id, or None if `value` is not a valid MCP request id."""
+    """The key of a JSON-RPC id, or None if `value` is not a valid MCP request id.
+
+    NOTE: a string id is held while its request is in flight (4,096 a side): at most
+    `MAX_ID_LENGTH` characters, so what either side makes toolguard hold stays small.
+    """
     if isinstance(value, str):
-        return (True, value)
+        return (True, value) if len(value) <= MAX_ID_LENGTH else None
     if isinstance(value, int) and not isinstance(value, bool):
         return (False, value)
     return None
@@ -93,7 +98,8 @@ def classify(value: Any) -> Message:
         if "id" not in value:
             return Message("notification", value, None, method)
         if key is None:
-            return Message("invalid", value, None, method, why="id is not a string or integer")
+            why = f"id is not an integer or a string of at most {MAX_ID_LENGTH} characters"
+            return Message("invalid", value, None, method, why=why)
         return Message("request", value, key, method)
     if ("result" in value) == ("error" in value):  # neither (nor a method), or both
         return Message("invalid", value, key, why="a response holds exactly one of result, error")

@@ -9,7 +9,9 @@ line by line within a bound and relayed through the same channel, escaped.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+from collections import OrderedDict
 from typing import IO
 
 from toolguard import report
@@ -61,6 +63,33 @@ class OperatorChannel:
     def close(self) -> None:
         """Let queued lines out while the writer makes progress, then say what was dropped."""
         self._channel.close()
+
+
+class Recent:
+    """The notices given lately, so a repeated one is given once: a bounded memory.
+
+    A server can name a new tool in every listing, for ever: the notices are kept by a
+    16-byte digest, and past `capacity` the oldest is forgotten (it may then be given again).
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._seen: OrderedDict[bytes, None] = OrderedDict()
+        self._capacity = capacity
+
+    def __len__(self) -> int:
+        """How many notices are remembered."""
+        return len(self._seen)
+
+    def first(self, message: str) -> bool:
+        """Whether `message` is new (it is remembered from now on)."""
+        key = hashlib.blake2b(message.encode("utf-8", "replace"), digest_size=16).digest()
+        if key in self._seen:
+            self._seen.move_to_end(key)
+            return False
+        self._seen[key] = None
+        if len(self._seen) > self._capacity:
+            self._seen.popitem(last=False)
+        return True
 
 
 def _farewell(count: int) -> str:

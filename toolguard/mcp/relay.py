@@ -21,7 +21,7 @@ from toolguard.mcp.calls import Call, Guard, Refused
 from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
 from toolguard.mcp.jsonrpc import Message, classify, error_line, id_key, result_line
 from toolguard.mcp.members import leading_members
-from toolguard.mcp.operator import OperatorChannel
+from toolguard.mcp.operator import OperatorChannel, Recent
 from toolguard.mcp.wire import Output
 from toolguard.parse import parse
 from toolguard.result import Outcome, internal, redacted, relayed, trace
@@ -30,6 +30,7 @@ Ending = Literal["client", "server", "signal"]
 _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
+_NOTES_SHOWN = 32  # notes about one tool listing; the rest are counted
 _BLANKS = re.compile(r"[\s\ufeff]*")
 
 
@@ -66,7 +67,7 @@ class Relay:
         self._server = to_server
         self._limits = jsonrpc.message_limits(options.max_line_bytes)
         self._flight = InFlight()
-        self._reported: set[str] = set()
+        self._reported = Recent()
         self.done = False  # the session is over: the relay's loop ends
         self.ended_by: Ending | None = None
 
@@ -256,8 +257,11 @@ class Relay:
         if method == "tools/list":
             guarded, unguarded = self._options.listed, self._options.allow_unguarded
             tools, notes = listing.rewrite_tools(answer, guarded, unguarded)
-            for note in notes:
+            for note in notes[:_NOTES_SHOWN]:
                 self._notice("tool_listing", note, once=True)
+            if len(notes) > _NOTES_SHOWN:
+                more = f"{len(notes) - _NOTES_SHOWN} more tools withheld or removed from a listing"
+                self._notice("tool_listing", more)
             return result_line(request_id, tools)
         if method in _DESCRIBING:
             passing = self._options.pass_instructions
@@ -381,10 +385,8 @@ class Relay:
             self._notice("server_not_reading", why, once=True)
 
     def _notice(self, event: str, message: str, *, once: bool = False) -> None:
-        if once:
-            if message in self._reported:
-                return
-            self._reported.add(message)
+        if once and not self._reported.first(message):
+            return
         self._operator.notice(event, message)
 
 
