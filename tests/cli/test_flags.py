@@ -7,13 +7,13 @@ from typing import Any
 
 import click
 import pytest
+from conftest import RunToolguard
 from hypothesis import given
 from hypothesis import strategies as st
 
 from toolguard.cli import flags
 from toolguard.cli.answering import run
 from toolguard.cli.app import cli
-
 HERE = str(Path(__file__).resolve())
 # Words appended to a command that toolguard would read as its own flags if it looked.
 INJECTED = (
@@ -122,3 +122,40 @@ def test_unknown_option_before_the_command_is_still_refused() -> None:
     """An unknown flag before COMMAND stays a usage error (click's message), not a command word."""
     with pytest.raises(click.NoSuchOption):
         parse(["contract.toml", "--bogus", "cmd"])
+
+
+SECONDS = [
+    (table, flag)
+    for table in ("RUN", "MCP")
+    for flag in getattr(flags, table)
+    if flag.kind == "seconds"
+]
+COMMANDS = {
+    "RUN": ["run", "tests/data/mcp/probe/contract.toml", "{flag}", "{value}", "true"],
+    "MCP": ["mcp", "--contract", "tests/data/mcp/probe/contract.toml", "{flag}", "{value}", "--", "true"],
+}
+
+
+def test_every_seconds_flag_is_tried() -> None:
+    """The seconds flags of every table of the module (any command's) are all tried below."""
+    every = {
+        flag.name
+        for name in dir(flags)
+        if isinstance(table := getattr(flags, name), tuple)
+        for flag in table
+        if isinstance(flag, flags.Flag) and flag.kind == "seconds"
+    }
+    assert every == {flag.name for _, flag in SECONDS}
+    assert every
+
+
+@pytest.mark.parametrize(("table", "flag"), SECONDS, ids=lambda item: getattr(item, "name", item))
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "Infinity", "1e400"])
+def test_a_seconds_flag_refuses_what_is_not_a_finite_number(
+    table: str, flag: flags.Flag, value: str, run_toolguard: RunToolguard
+) -> None:
+    """`nan` and `inf` would turn the limit off: a usage error (2), never a session."""
+    words = [word.format(flag=flag.name, value=value) for word in COMMANDS[table]]
+    result = run_toolguard(*words)
+    assert result.status == 2, result.stderr
+    assert b"finite" in result.stderr or b"range" in result.stderr

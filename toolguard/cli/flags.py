@@ -359,6 +359,23 @@ def _path_type() -> Any:
     return NamedPath
 
 
+@cache
+def _seconds_type() -> Any:
+    """Click's FloatRange above 0, refusing `nan` and `inf`: either would turn a limit off."""
+    import math  # noqa: PLC0415 - click's commands only
+
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    class Seconds(click.FloatRange):
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            seconds = super().convert(value, param, ctx)
+            if not math.isfinite(seconds):
+                self.fail(f"{value!r} is not a finite number of seconds.", param, ctx)
+            return seconds
+
+    return Seconds
+
+
 def _path_class() -> type[Any]:
     from pathlib import Path  # noqa: PLC0415 - click's commands only
 
@@ -373,6 +390,6 @@ _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     "file path": lambda _: _path_type()(dir_okay=False, path_type=_path_class()),
     "folder path": lambda _: _path_type()(file_okay=False, path_type=_path_class()),
     "count": lambda click: click.IntRange(min=1),
-    "seconds": lambda click: click.FloatRange(min=0, min_open=True),
+    "seconds": lambda _: _seconds_type()(min=0, min_open=True),
     "microseconds": lambda click: click.IntRange(min=0, max=1_000_000),
 }
