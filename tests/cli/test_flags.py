@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolguard.cli import flags
 from toolguard.cli.answering import run
 from toolguard.cli.app import cli
+
 HERE = str(Path(__file__).resolve())
 # Words appended to a command that toolguard would read as its own flags if it looked.
 INJECTED = (
@@ -132,7 +133,15 @@ SECONDS = [
 ]
 COMMANDS = {
     "RUN": ["run", "tests/data/mcp/probe/contract.toml", "{flag}", "{value}", "true"],
-    "MCP": ["mcp", "--contract", "tests/data/mcp/probe/contract.toml", "{flag}", "{value}", "--", "true"],
+    "MCP": [
+        "mcp",
+        "--contract",
+        "tests/data/mcp/probe/contract.toml",
+        "{flag}",
+        "{value}",
+        "--",
+        "true",
+    ],
 }
 
 

@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from strategies import number_texts
+
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.contract.find import contract_paths, variant

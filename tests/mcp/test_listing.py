@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_types import ListToolsResult
-
 from strategies import json_values
+
 from toolguard.mcp.listing import Listed, hidden, rewrite_tools, server_description
 
 SCHEMA = {"type": "object", "oneOf": []}

@@ -274,7 +274,11 @@ class Relay:
 
     def _answer(self, call: Call, body: dict[str, Any], line: bytes) -> None:
         answer = body.get("result")
-        if call.modern and isinstance(answer, dict) and answer.get("resultType") == "input_required":
+        if (
+            call.modern
+            and isinstance(answer, dict)
+            and answer.get("resultType") == "input_required"
+        ):
             # 2026-07-28: an interim answer; the client retries with a new id, guarded again.
             # (To a call of an earlier revision it is an unknown resultType: `judge` fails it.)
             interim = {key: answer[key] for key in _INTERIM if key in answer}
