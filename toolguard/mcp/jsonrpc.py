@@ -8,6 +8,7 @@ booleans, floats or null: a boolean `true` must not match the id `1`), kept as `
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +26,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 _MAX_MESSAGE = 512
 MAX_ID_LENGTH = 1024  # characters of a string id
+_BLANKS = re.compile(r"[\s\ufeff]*")  # white space and byte order marks
 
 
 def message_limits(max_line_bytes: int) -> Limits:
@@ -110,6 +112,19 @@ def classify(value: Any) -> Message:
     if "result" in value and not isinstance(value["result"], dict):
         return Message("invalid", value, key, why="result is not an object")
     return Message("response", value, key)
+
+
+def meant_as_message(line: bytes) -> bool:
+    """Whether an unreadable line is a message (else a banner: a log line, a greeting).
+
+    It is one when, once blanks (Unicode white space, byte order marks) are set aside, it
+    opens an object, or an array whose first item is an object (`[INFO]` is a log line).
+    """
+    text = line.decode("utf-8", "replace")
+    at = _BLANKS.match(text).end()  # type: ignore[union-attr] # always matches
+    if text[at : at + 1] == "[":
+        at = _BLANKS.match(text, at + 1).end()  # type: ignore[union-attr]
+    return text[at : at + 1] == "{"
 
 
 def _valid_error(error: Any) -> bool:

@@ -8,7 +8,6 @@ passes as the exact line it came as. Nothing unreadable is forwarded, nothing is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,7 +18,14 @@ from toolguard.errors import LimitExceeded, Rejection
 from toolguard.mcp import calls, jsonrpc, listing
 from toolguard.mcp.calls import Call, Guard, Refused
 from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
-from toolguard.mcp.jsonrpc import Message, classify, error_line, id_key, result_line
+from toolguard.mcp.jsonrpc import (
+    Message,
+    classify,
+    error_line,
+    id_key,
+    meant_as_message,
+    result_line,
+)
 from toolguard.mcp.members import leading_members
 from toolguard.mcp.operator import OperatorChannel, Recent
 from toolguard.mcp.wire import Output
@@ -31,7 +37,6 @@ _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
 _NOTES_SHOWN = 32  # notes about one tool listing; the rest are counted
-_BLANKS = re.compile(r"[\s\ufeff]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +227,7 @@ class Relay:
             self._client.write(line)
         elif message.kind == "response":
             self._server_response(message, line)
-        elif isinstance(value, list) and _meant_as_message(line):
+        elif isinstance(value, list) and meant_as_message(line):
             self._fail_in_flight("a batch from the server (not read)", line)
         elif (pending := self._flight.take(message.key) if message.key else None) is None:
             self._notice(
@@ -293,7 +298,7 @@ class Relay:
         self._deliver(call, outcome, line)
 
     def _unreadable_from_server(self, line: bytes, failure: Rejection) -> None:
-        if not _meant_as_message(line):
+        if not meant_as_message(line):
             self._notice("not_jsonrpc", f"dropped a line that is not JSON-RPC ({failure.reason})")
             return
         lead = leading_members(line, self._limits)
@@ -392,19 +397,6 @@ class Relay:
         if once and not self._reported.first(message):
             return
         self._operator.notice(event, message)
-
-
-def _meant_as_message(line: bytes) -> bool:
-    """Whether an unreadable line is a message (else a banner: a log line, a greeting).
-
-    It is one when, once blanks (Unicode white space, byte order marks) are set aside, it
-    opens an object, or an array whose first item is an object (`[INFO]` is a log line).
-    """
-    text = line.decode("utf-8", "replace")
-    at = _BLANKS.match(text).end()  # type: ignore[union-attr] # always matches
-    if text[at : at + 1] == "[":
-        at = _BLANKS.match(text, at + 1).end()  # type: ignore[union-attr]
-    return text[at : at + 1] == "{"
 
 
 def _guarded_method(method: str) -> bool:
