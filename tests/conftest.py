@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -58,6 +60,26 @@ class Run(NamedTuple):
 
 
 RunToolguard = Callable[..., Run]
+
+
+def run_fed_late(argv: list[str], pieces: list[bytes], env: dict[str, str] | None = None) -> Run:
+    """Run `argv` in REPO, its stdin a pipe set O_NONBLOCK, each piece written after a pause.
+
+    A caller that shares its pipe may set the flag (it belongs to the open pipe, not to a
+    process): the child then finds nothing yet where it would have waited.
+    """
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    child = subprocess.Popen(
+        argv, stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env
+    )
+    os.close(read_end)
+    with os.fdopen(write_end, "wb", buffering=0) as stdin, contextlib.suppress(BrokenPipeError):
+        for piece in pieces:
+            time.sleep(0.3)  # the child is up, reading, and finds nothing yet
+            stdin.write(piece)
+    stdout, stderr = child.communicate(timeout=60)
+    return Run(child.returncode, stdout, stderr)
 
 
 @pytest.fixture(scope="session")

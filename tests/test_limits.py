@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import threading
+import time
 
 import pytest
 
@@ -178,3 +182,21 @@ def test_io_error_after_some_bytes_is_still_an_input_error() -> None:
     with pytest.raises(InputError) as caught:
         read_bounded(FailingStream(OSError("reset"), before=b'{"partial":'), 100)
     assert caught.value.reason == "read_failed"
+
+
+def test_a_non_blocking_pipe_is_read_to_its_end_not_to_its_first_pause() -> None:
+    """A caller may share a pipe set O_NONBLOCK: "nothing yet" is waited on, not the end."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+
+    def feed() -> None:
+        with os.fdopen(write_end, "wb", buffering=0) as out, contextlib.suppress(BrokenPipeError):
+            for piece in (b'{"a":', b" 1}"):
+                time.sleep(0.05)
+                out.write(piece)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    with os.fdopen(read_end, "rb") as stream:
+        assert read_bounded(stream, 100) == b'{"a": 1}'
+    writer.join()

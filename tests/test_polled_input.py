@@ -183,3 +183,27 @@ def test_a_pipe_someone_made_non_blocking_is_still_waited_on() -> None:
         assert source.read() == b"late\n"
         assert source.read() == b""
         assert not os.get_blocking(fd)  # left as it was found
+
+
+@pytest.mark.parametrize("window_us", [0, 100])
+def test_a_non_blocking_stream_with_nothing_yet_is_waited_on_not_ended(window_us: int) -> None:
+    """EAGAIN is "nothing yet" whatever the window: the late line comes, then the end."""
+    with (
+        pipe_fed([b"late\n", b"later\n"], pause=0.05) as fd,
+        os.fdopen(fd, "rb", closefd=False) as pipe,
+    ):
+        os.set_blocking(fd, False)
+        read = polled(pipe, window_us)
+        assert b"".join(read_all(read)) == b"late\nlater\n"
+        assert read() == b""
+        assert not os.get_blocking(fd)  # left as it was found
+
+
+def test_a_non_blocking_stream_without_a_buffer_is_waited_on() -> None:
+    """An unbuffered stream's `read` gives None for EAGAIN: that is not the end either."""
+    with (
+        pipe_fed([b"late\n"], pause=0.05) as fd,
+        os.fdopen(fd, "rb", buffering=0, closefd=False) as pipe,
+    ):
+        os.set_blocking(fd, False)
+        assert read_all(polled(pipe, 0)) == [b"late\n"]

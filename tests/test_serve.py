@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import Run
+from conftest import Run, run_fed_late
 
 from toolguard import load_contract
 from toolguard.audit import record
@@ -254,6 +254,18 @@ def test_sigterm_while_idle_exits_0_promptly(busy_poll: str) -> None:
     assert child.returncode == 0
     assert b"Traceback" not in stderr
     child.stdin.close()
+
+
+@pytest.mark.parametrize("busy_poll", ["0", "100"])
+def test_a_non_blocking_stdin_with_nothing_yet_is_waited_on(busy_poll: str) -> None:
+    """O_NONBLOCK set by the caller on its pipe: "nothing yet" is not the end of input."""
+    run = run_fed_late(
+        serve_argv(REVIEW_PATH, "--busy-poll", busy_poll),
+        [request(OK, "req.late.0001")[:7], request(OK, "req.late.0001")[7:], request(OK)],
+        env=_ENV,
+    )
+    assert run.status == 0, run.stderr
+    assert [answer["outcome"] for answer in answers(run)] == ["success", "success"]
 
 
 def test_a_closed_stdout_ends_the_server_with_exit_4_quietly() -> None:

@@ -52,12 +52,15 @@ def is_stdin(path: Path | str | None) -> bool:
 def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
     """A data file opened for reading in binary, or standard input for `-` (left open after).
 
-    Raises `OSError` like `open` when it cannot be read (stdin closed included).
+    Raises `OSError` like `open` when it cannot be read (stdin closed included). A stdin the
+    caller made non-blocking is read as if it blocked: nothing yet is not its end.
     """
     if is_stdin(path):
         if sys.stdin is None:
             raise OSError(errno.EBADF, "standard input is closed")
-        return _Borrowed(sys.stdin.buffer)
+        from toolguard.polled_input import waiting  # noqa: PLC0415 - `select`: only for stdin
+
+        return _Borrowed(waiting(sys.stdin.buffer))
     return open(path, "rb")  # noqa: PTH123 - a str or a Path (no pathlib); the caller's `with` closes it
 
 

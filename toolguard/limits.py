@@ -50,19 +50,38 @@ class Limits:
 
 
 def read_at_most(stream: BinaryIO, limit: int) -> bytes:
-    """Read until end of stream or until `limit` bytes, whichever comes first."""
+    """Read until end of stream or until `limit` bytes, whichever comes first.
+
+    A stream whose descriptor does not block (`O_NONBLOCK`, set by whoever shares the pipe)
+    is waited on when it has nothing yet: only its end ends the read.
+    """
     chunks: list[bytes] = []
     total = 0
     while total < limit:
         try:
             chunk = stream.read(min(READ_CHUNK, limit - total))
+        except BlockingIOError:
+            chunk = None
         except OSError as exc:
             raise InputError("read_failed", f"reading the response failed: {exc}") from exc
+        if chunk is None:  # nothing yet, from a descriptor that does not block
+            _wait_readable(stream)
+            continue
         if not chunk:
             break
         total += len(chunk)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _wait_readable(stream: BinaryIO) -> None:
+    # NOTE: imported here: `select` is not loaded for a one-shot check that never needs it.
+    from toolguard.polled_input import wait_readable  # noqa: PLC0415
+
+    try:
+        wait_readable(stream.fileno())
+    except OSError as exc:
+        raise InputError("read_failed", f"reading the response failed: {exc}") from exc
 
 
 def read_bounded(stream: BinaryIO, max_bytes: int) -> bytes:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, RunToolguard
+from conftest import REPO, RunToolguard, run_fed_late
 
 REVIEW = REPO / "examples" / "review_status"
 CONTRACT = REVIEW / "contract.toml"
@@ -86,3 +87,36 @@ def test_audit_summary_reads_the_log_from_stdin(
     run = run_toolguard("audit", "summary", "--format", "json", "-", stdin=log.read_bytes())
     assert run.status == 0, run.stderr
     assert json.loads(run.stdout)["records"] == 1
+
+
+def test_check_waits_for_a_non_blocking_stdin_to_end() -> None:
+    """A response on a pipe the caller set O_NONBLOCK is read whole, not cut at a pause."""
+    argv = [
+        sys.executable,
+        "-m",
+        "toolguard",
+        "check",
+        str(CONTRACT),
+        "--context",
+        "change_id=CR-1042",
+    ]
+    run = run_fed_late(argv, [RESPONSE[:9], RESPONSE[9:]])
+    assert run.status == 0, run.stderr
+    assert run.envelope()["data"]["change_id"] == "CR-1042"
+
+
+def test_audit_summary_waits_for_a_non_blocking_stdin_to_end(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A log piped in through a pipe set O_NONBLOCK is counted whole, not to its first pause."""
+    log = tmp_path / "audit.log"
+    for _ in range(2):
+        checked = run_toolguard(
+            "check", CONTRACT, "--context", "change_id=CR-1042", "--audit-log", log, stdin=RESPONSE
+        )
+        assert checked.status == 0
+    text = log.read_bytes()
+    argv = [sys.executable, "-m", "toolguard", "audit", "summary", "--format", "json", "-"]
+    run = run_fed_late(argv, [text[:20], text[20:]])
+    assert run.status == 0, run.stderr
+    assert json.loads(run.stdout)["records"] == 2
