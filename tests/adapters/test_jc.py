@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolguard import load_contract
+from toolguard.adapters import jc as jc_adapter
 from toolguard.adapters.jc import JcAdapter
 from toolguard.errors import ContractError, Rejection
 from toolguard.fixtures.discover import discover
@@ -142,3 +145,42 @@ def test_jc_exhausting_its_memory_is_a_rejection_and_the_check_survives() -> Non
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
     assert json.loads(done.stderr)["reason"] == "jc_over_budget"
+
+
+def test_the_jc_child_has_its_own_session_and_none_of_toolguards_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal to the caller's process group reaches toolguard alone; no TOOLGUARD_* leaks."""
+    monkeypatch.setenv("TOOLGUARD_AUDIT_KEY", "/secret/key")
+    spy = (
+        "import json, os, sys\n"
+        "own = sorted(name for name in os.environ if name.startswith('TOOLGUARD_'))\n"
+        "sys.stdout.write(json.dumps({'session': os.getsid(0), 'own': own}))\n"
+    )
+    monkeypatch.setattr(jc_adapter, "_CHILD", spy)
+    seen = json.loads(jc_adapter._run_jc("df", b"x\n", Limits()))
+    assert seen["session"] != os.getsid(0)
+    assert seen["own"] == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_jc_child_ended_by_someone_elses_signal_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    """Not the response's fault: never INVALID_RESPONSE, always a failure envelope."""
+    monkeypatch.setattr(jc_adapter, "_CHILD", f"import os; os.kill(os.getpid(), {int(signum)})")
+    with pytest.raises(jc_adapter.JcInterrupted, match=signal.Signals(signum).name):
+        jc_adapter._run_jc("df", b"x\n", Limits())
+    outcome = check(load_contract(CONTRACT), (EXAMPLE / "response.txt").read_bytes())
+    assert outcome.diagnostics.outcome == "internal"
+    assert outcome.envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+
+
+def test_a_jc_child_ended_by_its_cpu_limit_is_over_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGXCPU is the budget's own signal: the response is rejected, as before."""
+    monkeypatch.setattr(
+        jc_adapter, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGXCPU)"
+    )
+    with pytest.raises(Rejection) as caught:
+        jc_adapter._run_jc("df", b"x\n", Limits())
+    assert caught.value.reason == "jc_over_budget"

@@ -10,11 +10,19 @@ jc runs in a child interpreter with its memory and CPU time capped (`budget`): i
 parsers are super-linear on hostile text (`sparse_table_parse` doubles a line for each header
 column it cannot find between two spaces: 38 bytes asked for gigabytes), and toolguard must
 answer every input with bounded memory and time. Past a cap the answer is a rejection.
+
+The child is toolguard's own business: it runs in its own session, so a signal sent to the
+caller's process group (Ctrl-C, a supervisor's SIGTERM) reaches toolguard alone, which ends
+as documented (`serve` writes the answer being computed; `check` ends the child), and it gets
+no `TOOLGUARD_*` variable. A child ended by a signal its budget does not send is not the
+response's fault: toolguard could not check it, an internal error, never a rejection.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,6 +33,7 @@ from toolguard.adapters.lines import strict_text
 from toolguard.errors import ContractError, LimitExceeded, MissingExtra, ParseError
 from toolguard.limits import Limits
 from toolguard.parse import parse
+from toolguard.run.environment import without_toolguard
 
 # What the child may spend: a fixed start plus so much per byte of text. Honest `df` output
 # takes about 20 times the memory of its text and a millisecond or two per line.
@@ -34,6 +43,11 @@ CPU_BASE_SECONDS = 2
 CPU_SECONDS_PER_MIB = 30
 # The child reports by exit status; its stdout is the result (or jc's exception's name).
 _FAILED, _NOT_JSON, _EMPTY, _TOO_LARGE, _OVER_BUDGET = 3, 4, 5, 6, 7
+# How the budget itself ends the child: RLIMIT_CPU's soft and hard limits (SIGXCPU, SIGKILL),
+# and an allocation under RLIMIT_AS that Python could not turn into a MemoryError (a crash).
+_BUDGET_SIGNALS = frozenset({
+    signal.SIGXCPU, signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT
+})  # fmt: skip
 # NOTE: the child imports jc, never toolguard, and sets its own limits: `preexec_fn` is not
 # safe in a process with threads (serve's, mcp's). It bounds its own output to `cap` bytes.
 _CHILD = """
@@ -129,6 +143,7 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
     argv = [sys.executable, "-c", _CHILD, parser, str(limits.max_bytes), str(memory), str(cpu)]
     try:
         # NOTE: the wall-clock timeout only backs the CPU limit up (a child that sleeps).
+        # `run` kills the child on any exception, a KeyboardInterrupt included: no orphan.
         child = subprocess.run(  # noqa: S603 - our own interpreter and code, no shell
             argv,
             input=text,
@@ -136,6 +151,8 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
             stderr=subprocess.DEVNULL,
             timeout=4 * cpu + 5,
             check=False,
+            env=without_toolguard(os.environ),
+            start_new_session=True,
         )
     except subprocess.TimeoutExpired:
         raise ParseError("jc_over_budget", f"jc {parser} ran out of time") from None
@@ -153,8 +170,18 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
         raise ParseError("jc_not_json", f"jc {parser} returned non-JSON data")
     if status == _TOO_LARGE:
         raise LimitExceeded("too_large", f"jc's result is larger than max_bytes={limits.max_bytes}")
-    if status == _OVER_BUDGET or status < 0:  # MemoryError, or SIGXCPU / SIGKILL
+    if status == _OVER_BUDGET or -status in _BUDGET_SIGNALS:
         raise ParseError(
             "jc_over_budget", f"jc {parser} needed more than {memory >> 20} MiB or {cpu} s of CPU"
         )
+    if status < 0:
+        raise JcInterrupted(f"jc {parser} was ended by {signal.Signals(-status).name}")
     raise ParseError("jc_failed", f"jc {parser} exited with status {status}")
+
+
+class JcInterrupted(Exception):
+    """Raised when something other than its budget ended the jc child by a signal.
+
+    Not a `Rejection`: the response was never judged. The pipeline turns it into an internal
+    error, as for any failure of toolguard's own.
+    """
