@@ -207,3 +207,21 @@ def test_a_file_with_glob_characters_is_read_literally(repo: Path) -> None:
     git(repo, "commit", "-q", "-m", "odd name")
     [result] = diff_against([contract], "HEAD")
     assert result.changes == ()
+
+
+def test_git_gets_none_of_toolguards_variables(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`TOOLGUARD_*` (the audit key's path among them) never reaches a process toolguard starts."""
+    seen = tmp_path / "seen"
+    spy = tmp_path / "bin" / "git"
+    spy.parent.mkdir()
+    spy.write_text(f"#!/bin/sh\nenv > {seen}\nexit 1\n", encoding="utf-8")
+    spy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{spy.parent}:/usr/bin:/bin")
+    monkeypatch.setenv("TOOLGUARD_AUDIT_KEY", "/secret/key")
+    with pytest.raises(UsageError):
+        diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")
+    names = [line.split("=", 1)[0] for line in seen.read_text(encoding="utf-8").splitlines()]
+    assert "GIT_TERMINAL_PROMPT" in names
+    assert not [name for name in names if name.startswith("TOOLGUARD_")]

@@ -24,6 +24,7 @@ from toolguard.contract.find import contract_paths
 from toolguard.diff import ContractDiff, added, diff_contracts
 from toolguard.errors import ContractError, MissingExtra, UsageError
 from toolguard.files import write_atomic
+from toolguard.run.environment import without_toolguard
 from toolguard.schema.refs import SCHEMA_LIMITS
 
 GIT_TIMEOUT_SECONDS = 60
@@ -156,7 +157,7 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
         done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
             command,
             capture_output=True,
-            env={**os.environ, **_ENVIRONMENT},
+            env={**without_toolguard(os.environ), **_ENVIRONMENT},
             timeout=GIT_TIMEOUT_SECONDS,
             check=False,
             stdin=subprocess.DEVNULL,
