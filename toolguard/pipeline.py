@@ -176,13 +176,17 @@ def check_attempt(contract: Contract, attempt: Attempt, request: Request) -> Out
 
 
 def _attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
-    """One attempt's outcome: a failed command's output is read only for an error document."""
+    """One attempt's outcome: a failed command's output is read only for an error document.
+
+    A declared error document wins whatever the exit status (mapped ones included); an
+    unfinished attempt's output (not started, timed out, killed) is never read at all.
+    """
     started = time.perf_counter()
     failure = contract.run.before_output(attempt)
-    if failure is None and attempt.exit_status:
-        from toolguard.run.policy import unmapped_exit  # noqa: PLC0415 - `run` only
-
-        failure = _reported_error(contract, attempt.stdout) or unmapped_exit(attempt.exit_status)
+    if failure is None and attempt.exit_status and not attempt.over_limit:
+        failure = _reported_error(contract, attempt.stdout) or contract.run.exit_failure(
+            attempt.exit_status
+        )
     if failure is not None:
         return result.rejected(contract, request, failure, attempt.stdout, started)
     return _check(contract, attempt.stdout, request, started)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import pytest
 
 from toolguard import error_documents, load_contract
 from toolguard.error_documents import Mapped
 from toolguard.errors import UpstreamError
+from toolguard.frozen import replace
 from toolguard.pipeline import check_attempt
 from toolguard.request import make_request
 from toolguard.run.policy import RunPolicy
@@ -30,14 +32,13 @@ def attempt(**fields: object) -> Attempt:
         ({"spawn_error": "No such file or directory"}, "not_started", False),
         ({"timed_out": True}, "timeout", True),
         ({"signal": signal.SIGKILL}, "killed", True),
-        ({"exit_status": 255}, "exit_status", True),
     ],
-    ids=["spawn-error", "timeout", "signal", "exit-255"],
+    ids=["spawn-error", "timeout", "signal"],
 )
 def test_failures_decided_before_the_output_is_read(
     fields: dict[str, object], reason: str, retryable: bool
 ) -> None:
-    """Not started, timed out, killed or exit 255 are UPSTREAM_UNAVAILABLE before any parsing."""
+    """Not started, timed out or killed are UPSTREAM_UNAVAILABLE before any parsing."""
     failure = DEFAULT.before_output(attempt(**fields))
     assert isinstance(failure, UpstreamError)
     assert (failure.reason, failure.code, failure.retryable) == (
@@ -56,10 +57,16 @@ def test_signal_is_named_in_the_message() -> None:
 
 
 @pytest.mark.parametrize(
-    "fields", [{"exit_status": 0}, {"exit_status": 2}, {"over_limit": True, "signal": 9}]
+    "fields",
+    [
+        {"exit_status": 0},
+        {"exit_status": 2},
+        {"exit_status": 255},
+        {"over_limit": True, "signal": 9},
+    ],
 )
 def test_output_is_read_when_nothing_decides_before(fields: dict[str, object]) -> None:
-    """Exit 0, an unmapped status, or output over the limit go on to be read (and judged)."""
+    """Exit 0, any exit status (for an error document), or output over the limit are read."""
     assert DEFAULT.before_output(attempt(**fields)) is None
 
 
@@ -75,13 +82,63 @@ def test_unmapped_non_zero_exit_fails_even_with_a_valid_answer() -> None:
     assert worked.envelope["outcome"] == "success"  # exit 0 without an error document
 
 
+def test_exit_255_is_retryable_by_default() -> None:
+    """ssh's connection failure: UPSTREAM_UNAVAILABLE, retryable; other statuses are not."""
+    failure = DEFAULT.exit_failure(255)
+    assert (failure.reason, failure.code, failure.retryable) == (
+        "exit_status",
+        "UPSTREAM_UNAVAILABLE",
+        True,
+    )
+    assert DEFAULT.exit_failure(2).retryable is False
+
+
 def test_contract_mapping_overrides_the_default() -> None:
     """A mapped exit status gives the contract's code and retry hint."""
     policy = RunPolicy(exit_statuses=MappingProxyType({3: Mapped("NOT_FOUND", False)}))
-    failure = policy.before_output(attempt(exit_status=3))
-    assert failure is not None
+    failure = policy.exit_failure(3)
     assert (failure.code, failure.retryable) == ("NOT_FOUND", False)
-    assert policy.before_output(attempt(exit_status=255)) is None  # no longer mapped here
+    assert policy.exit_failure(255).retryable is False  # no longer mapped here
+
+
+DEPLOY = ROOT / "examples" / "deploy_status" / "contract.toml"
+NOT_FOUND = b'{"error": "not_found"}\n'
+CUT_OFF = NOT_FOUND + b" " * 4096  # over deploy_status's max_bytes, as an over-limit read is
+DEPLOY_REQUEST = make_request("req.policy.0002", {"environment": "staging"})
+
+
+@pytest.mark.parametrize("status", [0, 3, 255, 4])
+def test_an_error_document_wins_whatever_the_exit_status(status: int) -> None:
+    """Built-in (255), contract-mapped (4) or unmapped: the document says what happened."""
+    contract = load_contract(DEPLOY)
+    mapped = {**contract.run.exit_statuses, 4: Mapped("UPSTREAM_UNAVAILABLE", True)}
+    run = replace(contract.run, exit_statuses=MappingProxyType(mapped))
+    contract = replace(contract, run=run)
+    failed = check_attempt(
+        contract, Attempt(NOT_FOUND, b"", 0, 0.1, exit_status=status), DEPLOY_REQUEST
+    )
+    assert failed.envelope["error"] == {"code": "NOT_FOUND", "retryable": False}
+    assert failed.diagnostics.reason == "error_document"
+
+
+@pytest.mark.parametrize(
+    ("fields", "raw"),
+    [
+        ({"timed_out": True}, NOT_FOUND),
+        ({"signal": signal.SIGTERM}, NOT_FOUND),
+        ({"over_limit": True, "signal": signal.SIGKILL}, CUT_OFF),
+        ({"over_limit": True, "exit_status": 3}, CUT_OFF),
+    ],
+    ids=["timeout", "signal", "over-limit", "over-limit-exited"],
+)
+def test_an_unfinished_attempt_is_never_read_as_an_error_document(
+    fields: dict[str, Any], raw: bytes
+) -> None:
+    """What a timed-out, killed or cut-off command printed may be half an answer."""
+    failed = check_attempt(
+        load_contract(DEPLOY), Attempt(raw, b"", 0, 0.1, **fields), DEPLOY_REQUEST
+    )
+    assert failed.envelope["error"]["code"] != "NOT_FOUND"
 
 
 def test_error_document_gives_its_code() -> None:

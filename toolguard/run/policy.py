@@ -1,11 +1,12 @@
 """The `[run]` table: how to run the command, and what an attempt without a usable answer means.
 
-A command that could not start, ran out of time, was killed by a signal or exited with a
-status the contract maps never gets its output checked: it becomes an `UpstreamError` with a
-finite code and a retry hint. Defaults follow ssh: 255 is a connection failure
-(`UPSTREAM_UNAVAILABLE`, retryable), as are timeouts and signals; any other non-zero status is
-`UPSTREAM_UNAVAILABLE`, not retryable (a failing command usually fails again). A non-zero
-status the contract does not map is read only for a declared error document.
+A command that could not start, ran out of time or was killed by a signal never gets its
+output read (it may be half an answer): it becomes an `UpstreamError` with a finite code and a
+retry hint. A command that exited with a non-zero status is read only for a declared error
+document, which wins whatever the status; else the status decides. Defaults follow ssh: 255
+is a connection failure (`UPSTREAM_UNAVAILABLE`, retryable), as are timeouts and signals; any
+other non-zero status is `UPSTREAM_UNAVAILABLE`, not retryable (a failing command usually
+fails again), unless the contract maps it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT = 30.0
 _SSH_CONNECTION_FAILED = 255
+_UNMAPPED = Mapped("UPSTREAM_UNAVAILABLE", False)
 _DEFAULT_EXITS = MappingProxyType({_SSH_CONNECTION_FAILED: Mapped("UPSTREAM_UNAVAILABLE", True)})
 
 
@@ -45,7 +47,11 @@ class RunPolicy:
         return allowed(current, self.env)
 
     def before_output(self, attempt: Attempt) -> UpstreamError | None:
-        """The failure an attempt is, decided before its output is read; None to read it."""
+        """The failure an unfinished attempt is, whatever it printed; None to read its output.
+
+        Not started, timed out or killed: its output is never read, not even for an error
+        document. Output over `max_bytes` is read, to be rejected by the limits layer.
+        """
         if attempt.spawn_error is not None:
             return UpstreamError(
                 "not_started",
@@ -69,15 +75,16 @@ class RunPolicy:
                 code="UPSTREAM_UNAVAILABLE",
                 retryable=True,
             )
-        mapped = self.exit_statuses.get(attempt.exit_status or 0)
-        if mapped is not None:
-            return _exit_error(attempt.exit_status or 0, mapped)
         return None
+
+    def exit_failure(self, status: int) -> UpstreamError:
+        """What a non-zero exit status means when the output is no declared error document."""
+        return _exit_error(status, self.exit_statuses.get(status, _UNMAPPED))
 
 
 def unmapped_exit(status: int) -> UpstreamError:
     """A non-zero exit status the contract does not map."""
-    return _exit_error(status, Mapped("UPSTREAM_UNAVAILABLE", False))
+    return _exit_error(status, _UNMAPPED)
 
 
 def _exit_error(status: int, mapped: Mapped) -> UpstreamError:
