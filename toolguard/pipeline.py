@@ -90,7 +90,8 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     Each attempt is checked afresh and only the last outcome is returned; its diagnostics list
     every attempt. The first attempt gets its whole timeout (`retry.time_limits`: the budget is
     never shorter); a later one at most what is left of the budget. Raises `UsageError` for a
-    `timeout` longer than the contract's explicit `[retry] budget_seconds`.
+    `timeout` longer than the contract's explicit `[retry] budget_seconds`, and
+    `RunInterrupted` (a `KeyboardInterrupt`, with the attempts done so far) when interrupted.
     """
     # NOTE: imported here, not at the top: `check` never starts a process (start-up budget).
     from toolguard.run.retry import RealClock, time_limits  # noqa: PLC0415
@@ -105,27 +106,63 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     records: list[AttemptRecord] = []
     responses: list[bytes] = []
     environment = contract.run.environment(os.environ)
-    while True:
-        left = budget - (clock.monotonic() - started)
-        attempt = runner(
-            argv,
-            max_bytes=contract.limits.max_bytes,
-            timeout=max(min(per_attempt, left), 0.001) if records else per_attempt,
-            env=environment,
-            stdin=stdin,
-        )
-        outcome = _attempt(contract, attempt, request)
-        records.append(_record(len(records) + 1, attempt, outcome.diagnostics))
-        responses.append(attempt.stdout)
-        code = outcome.diagnostics.error_code
-        retryable = bool((outcome.envelope.get("error") or {}).get("retryable"))
-        if code is None or not policy.may_retry(code, retryable, len(records)):
-            break
-        delay = policy.backoff(len(records), clock)
-        if clock.monotonic() - started + delay >= budget:
-            break  # no time left for another attempt
-        clock.sleep(delay)
+    running = False
+    interrupted = RunInterrupted(records, responses, time.perf_counter())
+    try:
+        while True:
+            left = budget - (clock.monotonic() - started)
+            running = True
+            attempt = runner(
+                argv,
+                max_bytes=contract.limits.max_bytes,
+                timeout=max(min(per_attempt, left), 0.001) if records else per_attempt,
+                env=environment,
+                stdin=stdin,
+            )
+            running = False
+            outcome = _attempt(contract, attempt, request)
+            records.append(_record(len(records) + 1, attempt, outcome.diagnostics))
+            responses.append(attempt.stdout)
+            code = outcome.diagnostics.error_code
+            retryable = bool((outcome.envelope.get("error") or {}).get("retryable"))
+            if code is None or not policy.may_retry(code, retryable, len(records)):
+                break
+            delay = policy.backoff(len(records), clock)
+            if clock.monotonic() - started + delay >= budget:
+                break  # no time left for another attempt
+            clock.sleep(delay)
+    except KeyboardInterrupt:
+        interrupted.running = running
+        raise interrupted from None
     return result.of_attempts(outcome, tuple(argv), tuple(records), tuple(responses))
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP (raised as `KeyboardInterrupt`) during `run_upstream`.
+
+    Carries what the operator must still learn: the attempts that finished, their output, when
+    the run started (`time.perf_counter`), and whether a command was running (its process
+    group was then killed by the runner on the way out).
+    """
+
+    def __init__(
+        self, attempts: list[AttemptRecord], responses: list[bytes], started: float
+    ) -> None:
+        super().__init__()
+        self.attempts = attempts
+        self.responses = responses
+        self.started = started
+        self.running = False
+
+    @property
+    def why(self) -> str:
+        """What was going on when the interruption came, for the diagnostics' message."""
+        done = len(self.attempts)
+        if self.running:
+            return f"interrupted during attempt {done + 1}: the command's process group was killed"
+        if not done:
+            return "interrupted before the command was started"
+        return f"interrupted after attempt {done}, while no command was running"
 
 
 def check_failure_report(

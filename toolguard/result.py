@@ -166,24 +166,36 @@ def internal(  # noqa: PLR0913 - where it happened, all keyword-only
     return Outcome(result, diagnostics, () if raw is None else (raw,))
 
 
-def interrupted(
-    contract: Answering, request: Request, why: str, upstream: tuple[str, ...] | None = None
+def interrupted(  # noqa: PLR0913 - what was done before the interruption, keyword-only
+    contract: Answering,
+    request: Request,
+    why: str,
+    upstream: tuple[str, ...] | None = None,
+    *,
+    started: float | None = None,
+    attempts: tuple[AttemptRecord, ...] = (),
+    responses: tuple[bytes, ...] = (),
 ) -> Outcome:
-    """SIGINT or SIGTERM once the request exists: a retryable failure; the operator learns why."""
+    """SIGINT, SIGTERM or SIGHUP once the request exists: a retryable failure.
+
+    The operator learns why, how long it had run (from `started`, a `time.perf_counter`) and,
+    for `run`, every attempt that finished before it.
+    """
     diagnostics = _diagnostics(
         contract,
         request,
         None,
-        None,
+        started,
         outcome="failure",
         layer="input",
         reason="interrupted",
         message=why,
         error_code="UPSTREAM_UNAVAILABLE",
         upstream=upstream,
+        attempts=attempts,
     )
     result = envelope.failure(contract.tool, request.request_id, "UPSTREAM_UNAVAILABLE", True)
-    return Outcome(result, diagnostics)
+    return Outcome(result, diagnostics, responses)
 
 
 def of_attempts(

@@ -286,6 +286,49 @@ def test_signal_ends_run_promptly_and_kills_the_command(
         assert gone(pid), f"process {pid} of the command's group survived"
 
 
+def test_an_interrupted_run_still_lists_the_attempts_it_finished(tmp_path: Path) -> None:
+    """SIGTERM during attempt 2: attempt 1 (exit 255, its stderr) is in the diagnostics."""
+    runs = tmp_path / "runs"
+    script = (
+        "import pathlib, sys, time\n"
+        "runs = pathlib.Path(sys.argv[1])\n"
+        "if not runs.exists():\n"
+        "    runs.write_text('1')\n"
+        "    sys.stderr.write('backend unreachable\\n')\n"
+        "    sys.exit(255)\n"
+        "runs.write_text('2')\n"
+        "time.sleep(60)\n"
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "toolguard",
+        *map(str, DEPLOY_ARGS),
+        "--",
+        *PYTHON,
+        script,
+        str(runs),
+    ]
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+    ) as toolguard:
+        deadline = time.monotonic() + 20
+        while not (runs.exists() and runs.read_text() == "2"):
+            assert time.monotonic() < deadline, "attempt 2 never started"
+            assert toolguard.poll() is None, toolguard.communicate()
+            time.sleep(0.02)
+        toolguard.send_signal(signal.SIGTERM)
+        stdout, stderr = toolguard.communicate(timeout=10)
+    assert toolguard.returncode == 1, stderr
+    assert json.loads(stdout) == failure("deploy_status", "UPSTREAM_UNAVAILABLE", True)
+    diagnostics = json.loads(stderr)
+    assert diagnostics["reason"] == "interrupted"
+    assert "attempt 2" in diagnostics["message"]
+    assert [(each["number"], each["exit_status"]) for each in diagnostics["attempts"]] == [(1, 255)]
+    assert diagnostics["attempts"][0]["stderr"].startswith("backend unreachable")
+    assert diagnostics["duration_ms"] >= diagnostics["attempts"][0]["duration_ms"]
+
+
 def gone(pid: int, within: float = 2.0) -> bool:
     """Whether `pid` has ended (a zombie nobody reaped counts as ended) within `within` s."""
     deadline = time.monotonic() + within

@@ -15,7 +15,7 @@ from toolguard import Contract, load_contract
 from toolguard.error_documents import Mapped
 from toolguard.errors import UsageError
 from toolguard.frozen import replace
-from toolguard.pipeline import run_upstream
+from toolguard.pipeline import RunInterrupted, run_upstream
 from toolguard.request import make_request
 from toolguard.run import retry
 from toolguard.run.policy import RunPolicy
@@ -401,3 +401,39 @@ def test_real_sleep_longer_than_the_default_budget_completes(
     assert envelope["outcome"] == "success", diagnostics.message
     (attempt,) = diagnostics.attempts
     assert attempt.timed_out is False
+
+
+class Interrupting(FakeClock):
+    """A clock whose first backoff sleep is interrupted (SIGTERM, as `KeyboardInterrupt`)."""
+
+    def sleep(self, seconds: float) -> None:
+        raise KeyboardInterrupt
+
+
+def test_an_interruption_between_attempts_keeps_the_attempts_done(deploy: Contract) -> None:
+    """Interrupted in the backoff: the finished attempt is kept; no command was running."""
+    runner = FakeRunner(Interrupting(), [exits(255)])
+    with pytest.raises(KeyboardInterrupt) as caught:
+        run_upstream(deploy, ARGV, REQUEST, clock=runner.clock, runner=runner)
+    stopped = caught.value
+    assert isinstance(stopped, RunInterrupted)
+    assert [(record.number, record.exit_status) for record in stopped.attempts] == [(1, 255)]
+    assert stopped.responses == [b""]
+    assert not stopped.running
+    assert "no command was running" in stopped.why
+
+
+def test_an_interruption_during_an_attempt_says_its_command_was_killed(deploy: Contract) -> None:
+    """Interrupted while attempt 2 runs: attempt 1 is kept, and the message names the kill."""
+
+    def runner(argv: Sequence[str], **options: Any) -> Attempt:
+        if clock.sleeps:
+            raise KeyboardInterrupt  # the real runner kills the group on its way out
+        return exits(255)
+
+    clock = FakeClock()
+    with pytest.raises(RunInterrupted) as caught:
+        run_upstream(deploy, ARGV, REQUEST, clock=clock, runner=runner)
+    assert [record.number for record in caught.value.attempts] == [1]
+    assert caught.value.running
+    assert "attempt 2: the command's process group was killed" in caught.value.why

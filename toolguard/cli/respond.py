@@ -20,7 +20,7 @@ from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import load_contract
 from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
 from toolguard.files import is_stdin, path_text
-from toolguard.pipeline import check_stream, run_upstream
+from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
 from toolguard.request import (
     make_request,
     parse_context_json,
@@ -95,18 +95,23 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
         outcome = produce(loaded, request)
     except ToolguardError as exc:
         fail(exc, mode)
+    except RunInterrupted as stopped:
+        outcome = result.interrupted(
+            loaded,
+            request,
+            stopped.why,
+            upstream,
+            started=stopped.started,
+            attempts=tuple(stopped.attempts),
+            responses=tuple(stopped.responses),
+        )
     except KeyboardInterrupt:
-        outcome = result.interrupted(loaded, request, _INTERRUPTED[command], upstream=upstream)
+        why = "interrupted before the response was checked"
+        outcome = result.interrupted(loaded, request, why, upstream)
     except Exception:  # noqa: BLE001 - the agent still gets an envelope
         why = f"internal error: {result.trace()}"
         outcome = result.internal(loaded, request, why, upstream=upstream)
     _finish(outcome, loaded, request, audit, (command, source), mode)
-
-
-_INTERRUPTED = {
-    "check": "interrupted before the response was checked",
-    "run": "interrupted: the command's process group was killed",
-}
 
 
 def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
