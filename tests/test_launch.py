@@ -27,7 +27,9 @@ run(["toolguard", *sys.argv[2:]])
 """
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 @pytest.mark.parametrize("diagnostics", ["rich", "json"])
 def test_a_signal_while_the_command_loads_is_130_and_one_line(
     signum: signal.Signals, diagnostics: str
@@ -61,7 +63,9 @@ run(["toolguard", *sys.argv[2:]])
 """
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 def test_a_signal_whose_interrupt_was_lost_while_loading_still_ends_it(
     signum: signal.Signals,
 ) -> None:
@@ -89,7 +93,7 @@ from toolguard import one_shot
 from toolguard.launch import run
 
 def start(argv):
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         assert signal.getsignal(signum) is signal.SIG_IGN, signum
         signal.raise_signal(signum)  # ignored, as the caller asked
 
@@ -105,11 +109,11 @@ run(["toolguard", *sys.argv[1:]])
 
 
 def test_signals_a_caller_ignores_stay_ignored() -> None:
-    """A command started with SIGINT and SIGTERM ignored (a background job of a script,
-    `nohup`-like launchers) keeps them ignored while it loads and runs."""
+    """A command started with SIGINT, SIGTERM and SIGHUP ignored (a background job of a script,
+    `nohup`) keeps them ignored while it loads and runs."""
 
     def ignore() -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
 
     done = subprocess.run(

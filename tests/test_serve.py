@@ -237,7 +237,8 @@ def test_a_50_mb_line_is_refused_with_bounded_memory_and_the_next_is_answered() 
 
 # 0: blocked in read; a million: still polling stdin after the answer (`polled_input`).
 @pytest.mark.parametrize("busy_poll", ["0", "1000000"])
-def test_sigterm_while_idle_exits_0_promptly(busy_poll: str) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_while_idle_exits_0_promptly(busy_poll: str, signum: signal.Signals) -> None:
     child = subprocess.Popen(
         serve_argv(REVIEW_PATH, "--busy-poll", busy_poll),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
@@ -248,7 +249,7 @@ def test_sigterm_while_idle_exits_0_promptly(busy_poll: str) -> None:
     child.stdin.flush()
     assert json.loads(child.stdout.readline())["outcome"] == "success"  # now blocked reading
     started = time.monotonic()
-    child.send_signal(signal.SIGTERM)
+    child.send_signal(signum)
     _, stderr = child.communicate(timeout=5)
     assert time.monotonic() - started < 2
     assert child.returncode == 0

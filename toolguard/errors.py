@@ -61,7 +61,7 @@ class ExitStatus(int, metaclass=_Statuses):
     INTERNAL: ClassVar[ExitStatus]
     # `mcp`: the MCP server could not start, or ended first and not cleanly
     SERVER_FAILED: ClassVar[ExitStatus]
-    # SIGINT/SIGTERM during set-up, before a request exists; nothing on stdout
+    # SIGINT/SIGTERM/SIGHUP during set-up, before a request exists; nothing on stdout
     INTERRUPTED: ClassVar[ExitStatus]
 
     def __repr__(self) -> str:

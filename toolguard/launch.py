@@ -2,10 +2,10 @@
 
 A signal that arrives while the command is still loading (its start-up, `one_shot.start`, the
 CLI's import: some ten milliseconds) must end it as one during set-up does: exit 130 and one
-line, not a traceback through toolguard's modules, nor a death by SIGTERM. `cli.main` handles
-what arrives once it runs; this covers the steps before it. NOTE: this module imports nothing
-of toolguard's until the handlers are set, so that only the interpreter's own start-up (and
-the package's empty `__init__`) is left uncovered.
+line, not a traceback through toolguard's modules, nor a death by SIGTERM or SIGHUP.
+`cli.main` handles what arrives once it runs; this covers the steps before it. NOTE: this
+module imports nothing of toolguard's until the handlers are set, so that only the
+interpreter's own start-up (and the package's empty `__init__`) is left uncovered.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ else:  # NOTE: what `signal` wraps, as in `cli` (`signal` builds enums as it loa
     import _signal
 
 
-# Whether SIGINT or SIGTERM arrived while the command loaded (`_interrupted`).
+# Whether SIGINT, SIGTERM or SIGHUP arrived while the command loaded (`_interrupted`).
 _SIGNALLED = [False]
+# NOTE: `signals.STOPPING`, spelled out: that module is not imported before the handlers are set.
+_STOPPING = tuple(
+    getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name)
+)
 
 
 def _interrupted(signum: int, frame: object) -> None:
@@ -29,7 +33,7 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def run(argv: Sequence[str]) -> None:
     """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns."""
-    for signum in (_signal.SIGINT, _signal.SIGTERM):
+    for signum in _STOPPING:
         if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
             _signal.signal(signum, _interrupted)
     try:
@@ -44,7 +48,7 @@ def run(argv: Sequence[str]) -> None:
             raise KeyboardInterrupt
         main()
     except KeyboardInterrupt:
-        for signum in (_signal.SIGINT, _signal.SIGTERM):
+        for signum in _STOPPING:
             _signal.signal(signum, _signal.SIG_IGN)  # decided: the report is written whole
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 

@@ -12,7 +12,6 @@ import base64
 import binascii
 import contextlib
 import io
-import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from pathlib import PurePath
 from types import FrameType
 from typing import IO, Any, BinaryIO
 
-from toolguard import envelope, report
+from toolguard import envelope, report, signals
 from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
@@ -123,7 +122,7 @@ class Server:
         mode: str = "json",
         busy_poll_us: int = 0,
     ) -> ExitStatus:
-        """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT.
+        """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT/SIGHUP.
 
         0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
         closed. Blank lines are skipped; an over-long line is refused as soon as its first
@@ -257,7 +256,7 @@ class _StdoutClosed(Exception):
 
 
 class _Stop:
-    """SIGTERM/SIGINT: stop at once while waiting for input, else after the current answer.
+    """SIGTERM/SIGINT/SIGHUP: stop at once while waiting for input, else after the current answer.
 
     `with stop.reading():` around a blocking read. NOTE: a plain context manager, not a
     generator: it is entered once per request line.
@@ -291,9 +290,8 @@ def _stop_on_signals() -> Iterator[_Stop]:
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    previous = signals.handle(stop)
     try:
         yield stop
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        signals.restore(previous)

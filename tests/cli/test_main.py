@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from conftest import Run, RunToolguard
 
+from toolguard import signals
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli import main
 from toolguard.errors import UsageError
@@ -32,7 +33,7 @@ def run_main(
     monkeypatch.setattr(sys, "argv", ["toolguard", *arguments])
     # NOTE: main() sets SIGINT/SIGTERM handlers (even to SIG_IGN, which children inherit) for
     # a process that is about to end; this one goes on, so they are put back.
-    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {signum: signal.getsignal(signum) for signum in signals.STOPPING}
     # NOTE: `check` and `run` end the process at once (`respond.leave`); this one goes on.
     monkeypatch.setattr("toolguard.cli.respond.leave", sys.exit)
     try:

@@ -224,14 +224,15 @@ def test_options_after_the_command_belong_to_the_server() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_sigterm_kills_the_servers_group_and_exits_130() -> None:
-    """SIGTERM to toolguard (a client stopping it): the server goes at once; exit 130."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_kills_the_servers_group_and_exits_130(signum: signal.Signals) -> None:
+    """SIGTERM or SIGHUP to toolguard (a client stopping it): the server goes at once; exit 130."""
     client = RawClient("--contract", PROBE)
     client.initialize()
     client.send(call(1, {"zone": "UTC", "mode": "silent"}))
     children = Path(f"/proc/{client.process.pid}/task/{client.process.pid}/children")
     server = int(children.read_text().split()[0])
-    client.process.send_signal(signal.SIGTERM)
+    client.process.send_signal(signum)
     assert client.process.wait(WAIT) == 130  # its stdin still open: the signal ended it
     client.close()
     for _ in range(100):

@@ -249,7 +249,9 @@ def test_disk_usage_example_reads_real_df_output(run_toolguard: RunToolguard) ->
     assert any(entry["mount"] == "/" for entry in file_systems)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
+)
 def test_signal_ends_run_promptly_and_kills_the_command(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
@@ -284,6 +286,33 @@ def test_signal_ends_run_promptly_and_kills_the_command(
     assert b"interrupted" in stderr
     for pid in (child, grandchild):
         assert gone(pid), f"process {pid} of the command's group survived"
+
+
+def test_a_sighup_the_caller_ignores_leaves_the_run_to_finish(tmp_path: Path) -> None:
+    """`nohup toolguard run ...`: a hangup is ignored, the command's answer is the answer."""
+    started = tmp_path / "started"
+    script = (
+        "import json, pathlib, sys, time\n"
+        "pathlib.Path(sys.argv[1]).touch()\n"
+        "time.sleep(0.5)\n"
+        "print(json.dumps({'env': {}}))\n"
+    )
+    argv = [
+        "sh", "-c", 'trap "" HUP; exec "$@"', "nohup",  # as nohup does: SIGHUP ignored
+        sys.executable, "-m", "toolguard", "run", str(PROBE), "--request-id", REQUEST_ID,
+        "--", *PYTHON, script, str(started),
+    ]  # fmt: skip
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+    ) as toolguard:
+        deadline = time.monotonic() + 10
+        while not started.exists():
+            assert time.monotonic() < deadline, "the command never started"
+            time.sleep(0.02)
+        toolguard.send_signal(signal.SIGHUP)
+        stdout, stderr = toolguard.communicate(timeout=20)
+    assert toolguard.returncode == 0, stderr
+    assert json.loads(stdout)["outcome"] == "success"
 
 
 def test_an_interrupted_run_still_lists_the_attempts_it_finished(tmp_path: Path) -> None:

@@ -11,37 +11,28 @@ from __future__ import annotations
 
 import sys
 
-from toolguard import one_shot
+from toolguard import one_shot, signals
 from toolguard.standins import suppress
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import signal as _signal
-else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
-    import _signal
-
-
-# Whether SIGINT or SIGTERM arrived since `main` began (`_interrupted`, `_still_running`).
+# Whether SIGINT, SIGTERM or SIGHUP arrived since `main` began (`_interrupted`, `_still_running`).
 _SIGNALLED = [False]
 
 
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
-    # NOTE: SIGINT and SIGTERM unwind alike from the first instant (the table says 130 for
-    # both during set-up), unless the caller ignores them; `check`, `run`, `serve` and `mcp`
-    # install their own handlers later.
+    # NOTE: SIGINT, SIGTERM and SIGHUP unwind alike from the first instant (the table says 130
+    # during set-up), unless the caller ignores them; `check`, `run`, `serve` and `mcp` install
+    # their own handlers later.
     _SIGNALLED[0] = False
-    for signum in (_signal.SIGINT, _signal.SIGTERM):
-        if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
-            _signal.signal(signum, _interrupted)
+    signals.handle(_interrupted)
     try:
         _dispatch(arguments)
     except SystemExit as exited:
         from toolguard.cli.respond import flush_stdout, leave  # noqa: PLC0415 - after the command
 
         flush_stdout(arguments)
-        # NOTE: the answer is out; the bundle only saves later runs time. Ctrl-C or SIGTERM
+        # NOTE: the answer is out; the bundle only saves later runs time. A stopping signal
         # while it is written leaves with the answer's status all the same.
         with suppress(KeyboardInterrupt):
             one_shot.finish()

@@ -13,7 +13,7 @@ import io
 import os
 import sys
 
-from toolguard import envelope, report, result
+from toolguard import envelope, report, result, signals
 from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
@@ -31,7 +31,6 @@ from toolguard.standins import suppress
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
-    import signal as _signal
     from collections.abc import Callable, Iterable, Mapping, Sequence
     from pathlib import Path
     from typing import Any, BinaryIO, NoReturn, TypeVar
@@ -42,8 +41,6 @@ if TYPE_CHECKING:
     from toolguard.result import Outcome
 
     T = TypeVar("T")
-else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
-    import _signal
 
 
 def check(contract: Path | str, flags: Mapping[str, Any]) -> NoReturn:
@@ -86,8 +83,7 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
 ) -> NoReturn:
     """Load, build the request, `produce` the outcome, then record and answer it."""
     mode = flags["diagnostics"]
-    for signum in (_signal.SIGINT, _signal.SIGTERM):
-        _signal.signal(signum, _interrupt)
+    signals.handle(_interrupt)
     loaded = guard(lambda: load_contract(contract), mode)
     request = guard(lambda: build_request(flags), mode)
     audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
@@ -367,7 +363,7 @@ def described(exc: BaseException) -> str:
 
 
 def _interrupt(signum: int, frame: object) -> NoReturn:
-    """Signal handler: SIGINT and SIGTERM unwind like Ctrl-C, so the answer is still decided."""
+    """Signal handler: SIGINT, SIGTERM, SIGHUP unwind like Ctrl-C; the answer is still decided."""
     raise KeyboardInterrupt
 
 
@@ -383,8 +379,7 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
 
     What the operator reads (stderr; the record redacts its own) has no secret context value.
     """
-    for signum in (_signal.SIGINT, _signal.SIGTERM):
-        _signal.signal(signum, _signal.SIG_IGN)  # the outcome is decided: finish writing it
+    signals.ignore()  # the outcome is decided: finish writing it
     command, source = origin
     try:
         outcome, warning = audit.seal(outcome, contract, request, command=command, source=source)

@@ -11,7 +11,6 @@ description that hides characters, an `--allow-unguarded` name a contract also g
 from __future__ import annotations
 
 import contextlib
-import signal
 import subprocess
 import threading
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, BinaryIO
 
+from toolguard import signals
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.contract.advertised import advertised_schema
@@ -153,7 +153,7 @@ class _Session:
         )
 
     def signalled(self) -> None:
-        """SIGTERM or SIGINT: the session ends now, whatever waits."""
+        """SIGTERM, SIGINT or SIGHUP: the session ends now, whatever waits."""
         self.interrupted = True
         self.relay.end("signal")
 
@@ -258,16 +258,12 @@ def _safe(
 
 @contextlib.contextmanager
 def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
-    """SIGTERM and SIGINT end the session (only the main thread may handle signals)."""
+    """SIGTERM, SIGINT and SIGHUP end the session (only the main thread may handle signals)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {
-        signum: signal.signal(signum, lambda signum, frame: stop())
-        for signum in (signal.SIGTERM, signal.SIGINT)
-    }
+    previous = signals.handle(lambda signum, frame: stop())
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        signals.restore(previous)
