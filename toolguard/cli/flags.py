@@ -156,8 +156,8 @@ RUN = (
         "--timeout",
         "timeout",
         "seconds",
-        "Wall-clock limit per attempt, never cut by the retry budget (default: the "
-        "contract's, else 30).",
+        "Wall-clock limit per attempt: all of it for the first, at most what is left "
+        "of the retry budget for a retry (default: the contract's, else 30).",
         "SECONDS",
     ),
     Flag(
