@@ -8,8 +8,9 @@ It is composed of one mixin per keyword family over `generator_base` (`$ref` bes
 keywords): `unevaluated` (`unevaluated*` and the annotations they need), `dynamic_scope`
 (`$ref`/`$dynamicRef` calls), `applicators` (`prefixItems`, `items`, `contains`,
 `dependentSchemas`), `assertions` (`dependentRequired`, exact `multipleOf`) and
-`pattern_keywords` (`pattern`, `patternProperties`, run on RE2) and `members` (`required`,
-`properties`, `additionalProperties`, without a set per object).
+`pattern_keywords` (`pattern`, `patternProperties`, run on RE2), `members` (`required`,
+`properties`, `additionalProperties`, without a set per object) and `outline` (a subschema
+nested too deeply for one Python function gets its own).
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from toolguard.schema.applicators import Applicators
 from toolguard.schema.assertions import Assertions
 from toolguard.schema.dynamic_scope import DynamicScope
 from toolguard.schema.members import Members
+from toolguard.schema.outline import Outlining
 from toolguard.schema.pattern_keywords import PatternKeywords
 from toolguard.schema.unevaluated import AnnotationTracking
 
 
 class CodeGenerator202012(
-    AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords, Members
+    Outlining, AnnotationTracking, DynamicScope, Applicators, Assertions, PatternKeywords, Members
 ):
     """Draft 7 generation plus every Draft 2020-12 keyword `keywords.prepare` lets through."""
 
@@ -43,6 +45,9 @@ class CodeGenerator202012(
     ) -> None:
         self._constants = {}
         self._plain = {}
+        self._outlined = 0
+        self._scanned = 0
+        self._last_at = [0] * 128  # deeper than `outline` lets code go
         super().__init__(
             definition,
             resolver,
