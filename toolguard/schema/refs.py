@@ -111,7 +111,10 @@ class Index:
         self.dynamic: dict[str, dict[str, str]] = {}  # anchor name -> {resource URI: pointer}
         self.remotes: list[tuple[str, Any]] = []  # (key under $defs, document), in load order
         self.files: list[tuple[str, str]] = []  # registry files read: (path, SHA-256)
+        self._references: list[tuple[str, str]] = []  # (where, $ref or $dynamicRef) found
+        self._followed = 0  # how many of them `_load_referenced` resolved
         self._add(root, "", ROOT_BASE)
+        self._load_referenced()
 
     def _add(self, node: Any, where: str, base: str) -> None:
         if isinstance(node, dict):
@@ -129,9 +132,27 @@ class Index:
                 name = node["$dynamicAnchor"]
                 self.anchors.setdefault(f"{resource}#{name}", where)
                 self.dynamic.setdefault(name, {}).setdefault(resource, where)
+            self._references.extend(
+                (where, node[keyword])
+                for keyword in ("$ref", "$dynamicRef")
+                if isinstance(node.get(keyword), str)
+            )
         self.base[where] = base
         for child, at in children(node, where):
             self._add(child, at, base)
+
+    def _load_referenced(self) -> None:
+        """Load every registry document a reference leads to, and those they lead to.
+
+        NOTE: before anything reads the tables: a `$dynamicRef` may land on any resource with
+        a `$dynamicAnchor` of its name, in whichever document, so `dynamic` must hold the
+        anchors of every document, not those loaded so far (then the answer would depend on
+        the order the schema's members are written in).
+        """
+        while self._followed < len(self._references):  # a load adds the document's references
+            where, ref = self._references[self._followed]
+            self._followed += 1
+            self.resolve(ref, where)
 
     def resource_of(self, pointer: str) -> str:
         """The URI of the schema resource `pointer` lies in (its base URI's resource)."""
@@ -180,6 +201,7 @@ class Index:
         """The document at `uri` (loading it from the registry if needed)."""
         if uri not in self.resources:
             self._load(uri, where)
+            self._load_referenced()
         return self._node(self.resources[uri])
 
     def _load(self, uri: str, where: str) -> None:
