@@ -101,6 +101,21 @@ def test_malformed_refs_flag_is_a_usage_error(run_toolguard: RunToolguard, files
     assert run.status == 2
 
 
+def test_a_refs_prefix_given_twice_is_a_usage_error(
+    run_toolguard: RunToolguard, files: Path
+) -> None:
+    """Two folders for one prefix: exit 2, not the last one silently."""
+    run = run_toolguard(
+        "validate",
+        *("--refs", f"https://example.invalid/={files}"),
+        *("--refs", f"https://example.invalid/={files / 'lib'}"),
+        files / "schema.json",
+        files / "ok.json",
+    )
+    assert run.status == 2
+    assert b"twice" in run.stderr
+
+
 def _jsontestsuite() -> Path:
     """JSONTestSuite's test_parsing/: the copy under tests/conformance/, or JSONTESTSUITE_DIR's."""
     configured = os.environ.get("JSONTESTSUITE_DIR")

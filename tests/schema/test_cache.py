@@ -215,6 +215,64 @@ def test_an_edited_registry_file_is_never_served_stale(cache_dir: Path, tmp_path
     assert len(entries(cache_dir)) == 1  # one key: the entry was replaced
 
 
+@pytest.fixture
+def overlapping(tmp_path: Path) -> tuple[Path, Path]:
+    """Two registry folders whose prefixes overlap: `/` holds s/x.json, `/s/` holds x.json."""
+    outer, inner = tmp_path / "outer", tmp_path / "inner"
+    (outer / "s").mkdir(parents=True)
+    inner.mkdir()
+    (outer / "s" / "x.json").write_text('{"type": "string"}')
+    (inner / "x.json").write_text('{"type": "integer"}')
+    return outer, inner
+
+
+def test_overlapping_registry_prefixes_answer_alike_in_any_order(
+    cache_dir: Path, overlapping: tuple[Path, Path]
+) -> None:
+    """The longest prefix serves a URI: the order the registry is given in changes nothing,
+    so the entry of one order is right for the other."""
+    outer, inner = overlapping
+    schema = {"$ref": "https://example.com/s/x.json"}
+    given = [("https://example.com/", outer), ("https://example.com/s/", inner)]
+    for registry in (dict(given), dict(given[::-1])):
+        assert compile_schema(schema, refs=registry).is_valid(5)
+        assert not compile_schema(schema, refs=registry).is_valid("five")
+    assert len(entries(cache_dir)) == 1
+
+
+def test_a_file_appearing_under_a_shorter_prefix_changes_nothing(
+    cache_dir: Path, overlapping: tuple[Path, Path]
+) -> None:
+    """A document served by the longest prefix is not shadowed by a file added elsewhere."""
+    outer, inner = overlapping
+    (outer / "s" / "x.json").unlink()
+    schema = {"$ref": "https://example.com/s/x.json"}
+    refs = {"https://example.com/": outer, "https://example.com/s/": inner}
+    assert compile_schema(schema, refs=refs).is_valid(5)
+    (outer / "s" / "x.json").write_text('{"type": "string"}')
+    assert compile_schema(schema, refs=refs).is_valid(5)
+    (inner / "x.json").unlink()  # the longest prefix's file gone: no other folder stands in
+    with pytest.raises(SchemaError, match="unknown reference"):
+        compile_schema(schema, refs=refs)
+
+
+def test_a_registry_link_pointed_elsewhere_is_never_served_stale(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """A registered document that is a symbolic link is re-read through the link."""
+    folder = tmp_path / "registry"
+    folder.mkdir()
+    (folder / "v1.json").write_text('{"type": "integer"}')
+    (folder / "v2.json").write_text('{"type": "string"}')
+    (folder / "n.json").symlink_to("v1.json")
+    refs = {"https://example.com/": folder}
+    schema = {"$ref": "https://example.com/n.json"}
+    assert compile_schema(schema, refs=refs).is_valid(5)
+    (folder / "n.json").unlink()
+    (folder / "n.json").symlink_to("v2.json")
+    assert not compile_schema(schema, refs=refs).is_valid(5)
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [

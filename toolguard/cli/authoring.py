@@ -163,6 +163,8 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
         prefix, sep, folder = pair.partition("=")
         if not sep or not prefix or not folder:
             raise UsageError(f"--refs expects PREFIX=DIR, got {pair!r}")
+        if prefix in registry:  # which folder would serve it? refuse rather than pick one
+            raise UsageError(f"--refs gives {prefix!r} twice")
         registry[prefix] = folder
     return registry
 

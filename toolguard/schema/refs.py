@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from toolguard.errors import Rejection, SchemaError, SchemaUnreadable
-from toolguard.files import is_stdin, open_data, open_regular
+from toolguard.files import absolute_text, is_stdin, open_data, open_regular
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import MISSING, escape, lookup
@@ -205,12 +205,22 @@ class Index:
         return self._node(self.resources[uri])
 
     def _load(self, uri: str, where: str) -> None:
-        for prefix, folder in self.registry.items():
-            if uri.startswith(prefix) and (path := _registered(folder, uri[len(prefix) :])):
-                break
-        else:
+        # NOTE: the longest registered prefix serves a URI, and only it: the answer depends
+        # neither on the order the registry was given in nor on a file missing elsewhere, so
+        # the compile cache, keyed by the registry sorted, and checking the files read, is
+        # never stale.
+        prefix = max(
+            (prefix for prefix in self.registry if uri.startswith(prefix)), key=len, default=None
+        )
+        path = None if prefix is None else _registered(self.registry[prefix], uri[len(prefix) :])
+        if path is None:
+            served = (
+                f"no such file in the folder for {prefix!r}"
+                if prefix is not None
+                else "not in the registry"
+            )
             raise SchemaError(
-                f"unknown reference {uri!r}: not in the schema and not in the registry "
+                f"unknown reference {uri!r}: not in the schema, {served} "
                 "(references are resolved offline only)",
                 field=f"{where}/$ref",
             )
@@ -228,11 +238,13 @@ def _registered(folder: Path, rest: str) -> Path | None:
     """The file `rest` names inside the registry folder, or None if there is none.
 
     `rest` comes from a schema: a NUL, a name too long, a symbolic-link loop or a path out of
-    the folder is simply not a registered document.
+    the folder is simply not a registered document. The path is returned as looked up, links
+    not followed: what the compile cache re-reads, so a link pointed elsewhere is a miss.
     """
     try:
-        path = (folder / rest).resolve()
-        return path if path.is_relative_to(folder.resolve()) and path.is_file() else None
+        path = Path(absolute_text(folder)) / rest
+        resolved = path.resolve()
+        return path if resolved.is_relative_to(folder.resolve()) and resolved.is_file() else None
     except (OSError, ValueError, RuntimeError):  # RuntimeError: a link loop (Python < 3.13)
         return None
 
