@@ -657,11 +657,14 @@ def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "rest",
-    ["a\u0000b.json", "a" * 5000, "loop/x.json", "loop"],
-    ids=["nul", "long", "in-loop", "loop"],
+    ["a" * 5000, "loop/x.json", "loop"],
+    ids=["long", "in-loop", "loop"],
 )
 def test_a_registered_reference_no_file_can_have_is_unknown(tmp_path: Path, rest: str) -> None:
-    """A NUL, a name too long, a symbolic-link loop: an unknown reference, never a crash."""
+    """A name too long, a symbolic-link loop: an unknown reference, never a crash.
+
+    (A NUL is no URI reference at all: `test_refs.py`.)
+    """
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     schema = {"$ref": f"https://schemas.example.invalid/{rest}"}
     refs = {"https://schemas.example.invalid/": str(tmp_path)}

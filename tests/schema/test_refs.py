@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from toolguard.errors import SchemaError
 from toolguard.schema import compile_schema
 
 BASE = "https://schemas.example.invalid/"
@@ -37,3 +38,45 @@ def test_a_dynamic_anchor_in_a_registry_document_is_in_scope_whatever_the_order(
     assert validator.is_valid({"x": {"children": [{"data": 1}]}})
     assert not validator.is_valid({"x": {"children": [{"daat": 1}]}})
     assert not validator.is_valid({"x": {"daat": 1}})
+
+
+@pytest.mark.parametrize("char", ["\n", "\t", "\r", "\x00", "\x7f"], ids=repr)
+@pytest.mark.parametrize(
+    ("schema", "field"),
+    [
+        (
+            {"$defs": {"ab": True}, "properties": {"p": {"$ref": "#/$defs/a{}b"}}},
+            "/properties/p/$ref",
+        ),
+        ({"$defs": {"ab": True}, "items": {"$dynamicRef": "#/$defs/a{}b"}}, "/items/$dynamicRef"),
+        ({"$defs": {"d": {"$id": "https://e.invalid/a{}b"}}}, "/$defs/d/$id"),
+    ],
+    ids=["$ref", "$dynamicRef", "$id"],
+)
+def test_a_reference_holding_a_control_character_is_refused(
+    schema: Any, field: str, char: str
+) -> None:
+    """Python's URL parser would drop a tab, CR or LF and resolve `a<LF>b` as `ab`: no URI
+    reference holds a control character, so the schema is refused, naming where."""
+    written = json.loads(json.dumps(schema).replace("{}", json.dumps(char)[1:-1]))
+    with pytest.raises(SchemaError, match="not a valid URI reference") as caught:
+        compile_schema(written)
+    assert caught.value.field == field
+
+
+def test_a_reference_starting_with_a_space_is_refused() -> None:
+    """The parser strips a leading space too: ` #/$defs/a` is refused, not read as `#/$defs/a`."""
+    with pytest.raises(SchemaError, match="not a valid URI reference") as caught:
+        compile_schema({"$defs": {"a": True}, "$ref": " #/$defs/a"})
+    assert caught.value.field == "/$ref"
+
+
+def test_a_percent_encoded_control_character_means_what_it_says() -> None:
+    """`#/$defs/a%0Ab` is the member named `a<LF>b`, not `ab`."""
+    schema = {
+        "$defs": {"ab": {"type": "string"}, "a\nb": {"type": "integer"}},
+        "$ref": "#/$defs/a%0Ab",
+    }
+    validator = compile_schema(schema)
+    assert validator.is_valid(7)
+    assert not validator.is_valid("text")

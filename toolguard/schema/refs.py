@@ -13,6 +13,7 @@ URI at run time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ ONE = frozenset(
         "contentSchema",
     }
 )
+_NOT_A_URI_REFERENCE = re.compile("^ |[\x00-\x1f\x7f]")
 MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
@@ -83,6 +85,23 @@ def join(base: str, ref: str) -> str:
         raise SchemaError(f"{ref!r} is not a valid URI reference ({exc})") from None
 
 
+def uri_reference(value: str, field: str) -> str:
+    """`value` if it may be read as a URI reference, else a `SchemaError` naming `field`.
+
+    NOTE: Python's URL parser silently drops a tab, CR or LF anywhere and strips C0 controls
+    and spaces from the front (bpo-43882), so `#/$defs/a<LF>b` would resolve to `#/$defs/ab`.
+    No URI reference holds a control character or starts with a space: such a value is
+    refused, not read as another (written percent-encoded, `%0A`, it means what it says).
+    """
+    if _NOT_A_URI_REFERENCE.search(value):
+        raise SchemaError(
+            f"{value!r} is not a valid URI reference (a control character or a leading space: "
+            "percent-encode it)",
+            field=field,
+        )
+    return value
+
+
 def children(node: Any, where: str) -> Iterator[tuple[Any, str]]:
     """The subschemas directly inside `node`, with their pointers."""
     if not isinstance(node, dict):
@@ -108,18 +127,18 @@ class Index:
         self.base: dict[str, str] = {}  # pointer -> base URI in force there
         self.resources: dict[str, str] = {}  # absolute URI (no fragment) -> pointer
         self.anchors: dict[str, str] = {}  # URI#anchor -> pointer ($dynamicAnchors too)
-        self.dynamic: dict[str, dict[str, str]] = {}  # anchor name -> {resource URI: pointer}
+        self._dynamic: dict[str, dict[str, str]] = {}  # see `dynamic_anchors`
         self.remotes: list[tuple[str, Any]] = []  # (key under $defs, document), in load order
         self.files: list[tuple[str, str]] = []  # registry files read: (path, SHA-256)
-        self._references: list[tuple[str, str]] = []  # (where, $ref or $dynamicRef) found
+        # (where, keyword, value) of every `$ref` and `$dynamicRef` in the documents read
+        self._references: list[tuple[str, str, str]] = []
         self._followed = 0  # how many of them `_load_referenced` resolved
         self._add(root, "", ROOT_BASE)
-        self._load_referenced()
 
     def _add(self, node: Any, where: str, base: str) -> None:
         if isinstance(node, dict):
             if isinstance(node.get("$id"), str):
-                base = join(base, node["$id"])
+                base = join(base, uri_reference(node["$id"], f"{where}/$id"))
                 if urldefrag(base).fragment:
                     raise SchemaError("'$id' must not carry a fragment", field=f"{where}/$id")
                 self.resources.setdefault(urldefrag(base).url, where)
@@ -131,9 +150,9 @@ class Index:
             if isinstance(node.get("$dynamicAnchor"), str):
                 name = node["$dynamicAnchor"]
                 self.anchors.setdefault(f"{resource}#{name}", where)
-                self.dynamic.setdefault(name, {}).setdefault(resource, where)
+                self._dynamic.setdefault(name, {}).setdefault(resource, where)
             self._references.extend(
-                (where, node[keyword])
+                (where, keyword, node[keyword])
                 for keyword in ("$ref", "$dynamicRef")
                 if isinstance(node.get(keyword), str)
             )
@@ -150,9 +169,17 @@ class Index:
         the order the schema's members are written in).
         """
         while self._followed < len(self._references):  # a load adds the document's references
-            where, ref = self._references[self._followed]
+            where, keyword, ref = self._references[self._followed]
             self._followed += 1
-            self.resolve(ref, where)
+            self.resolve(ref, where, keyword)
+
+    def dynamic_anchors(self) -> dict[str, dict[str, str]]:
+        """Anchor name -> {resource URI: pointer} of every `$dynamicAnchor` references reach.
+
+        Every document a reference leads to is read first (`_load_referenced`).
+        """
+        self._load_referenced()
+        return self._dynamic
 
     def resource_of(self, pointer: str) -> str:
         """The URI of the schema resource `pointer` lies in (its base URI's resource)."""
@@ -171,23 +198,24 @@ class Index:
             return {}
         if node.get("$dynamicAnchor") != fragment:
             return {}
-        return dict(self.dynamic.get(fragment, {}))
+        return dict(self.dynamic_anchors().get(fragment, {}))
 
-    def resolve(self, ref: str, where: str) -> str:
-        """The pointer (in the combined document) that `ref`, written at `where`, denotes."""
-        uri = join(self.base.get(where, ROOT_BASE), ref)
+    def resolve(self, ref: str, where: str, keyword: str = "$ref") -> str:
+        """The pointer (in the combined document) that `ref`, `keyword` at `where`, denotes."""
+        field = f"{where}/{keyword}"
+        uri = join(self.base.get(where, ROOT_BASE), uri_reference(ref, field))
         resource, fragment = urldefrag(uri)
         if resource not in self.resources:
-            self._load(resource, where)
+            self._load(resource, field)
         start = self.resources[resource]
         if fragment == "" or fragment.startswith("/"):
             pointer = start + unquote(fragment)
             if self._node(pointer) is MISSING:
-                raise SchemaError(f"reference {ref!r} points at nothing", field=f"{where}/$ref")
+                raise SchemaError(f"reference {ref!r} points at nothing", field=field)
             return pointer
         anchor = self.anchors.get(f"{resource}#{fragment}")
         if anchor is None:
-            raise SchemaError(f"reference {ref!r} names no $anchor", field=f"{where}/$ref")
+            raise SchemaError(f"reference {ref!r} names no $anchor", field=field)
         return anchor
 
     def _node(self, pointer: str) -> Any:
@@ -200,11 +228,10 @@ class Index:
     def document(self, uri: str, where: str) -> Any:
         """The document at `uri` (loading it from the registry if needed)."""
         if uri not in self.resources:
-            self._load(uri, where)
-            self._load_referenced()
+            self._load(uri, f"{where}/$ref")
         return self._node(self.resources[uri])
 
-    def _load(self, uri: str, where: str) -> None:
+    def _load(self, uri: str, field: str) -> None:
         # NOTE: the longest registered prefix serves a URI, and only it: the answer depends
         # neither on the order the registry was given in nor on a file missing elsewhere, so
         # the compile cache, keyed by the registry sorted, and checking the files read, is
@@ -222,12 +249,12 @@ class Index:
             raise SchemaError(
                 f"unknown reference {uri!r}: not in the schema, {served} "
                 "(references are resolved offline only)",
-                field=f"{where}/$ref",
+                field=field,
             )
         try:
             document = read_schema(path, self.files)
         except SchemaError as exc:
-            raise SchemaError(f"{uri!r}: {exc}", field=f"{where}/$ref") from None
+            raise SchemaError(f"{uri!r}: {exc}", field=field) from None
         key = f"{REMOTE_PREFIX}{len(self.remotes)}"
         self.remotes.append((key, document))
         self.resources[uri] = f"/$defs/{escape(key)}"

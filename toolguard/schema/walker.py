@@ -84,7 +84,7 @@ class SchemaWalker:
                 out[REF_RESOURCE_TAG] = self.ref_resources[where]
         if "$dynamicRef" in node:
             out["$dynamicRef"] = self._check_dynamic_ref(node, where)
-        if self.index.dynamic and where in self.index.resources.values():
+        if self.index.dynamic_anchors() and where in self.index.resources.values():
             out[RESOURCE_TAG] = self.index.resource_of(where)
         for keyword, value in node.items():
             checked = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
@@ -167,7 +167,7 @@ class SchemaWalker:
     def _check_ref(self, node: dict[str, Any], where: str) -> str:
         """Resolve the `$ref` and return it rewritten as a local pointer reference."""
         target = self._target(node, "$ref", where)
-        if self.index.dynamic:  # following the ref enters the target's resource
+        if self.index.dynamic_anchors():  # following the ref enters the target's resource
             self.ref_resources[where] = self.index.resource_of(target)
         return "#" + quote(target, safe="/~")
 
@@ -194,7 +194,7 @@ class SchemaWalker:
         ref = node[keyword]
         if not isinstance(ref, str):
             raise SchemaError(f"{keyword!r} must be a string", field=f"{where}/{keyword}")
-        target = self.index.resolve(ref, where)
+        target = self.index.resolve(ref, where, keyword)
         self.ref_edges.append((where, target))
         self.references[f"{where}/{keyword}"] = target
         self.same_instance.setdefault(where, []).append(target)
