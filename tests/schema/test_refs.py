@@ -80,3 +80,56 @@ def test_a_percent_encoded_control_character_means_what_it_says() -> None:
     validator = compile_schema(schema)
     assert validator.is_valid(7)
     assert not validator.is_valid("text")
+
+
+@pytest.mark.parametrize(
+    ("schema", "field", "first"),
+    [
+        (
+            {"$defs": {"a": {"$id": "https://e.invalid/x"}, "b": {"$id": "https://e.invalid/x"}}},
+            "/$defs/b/$id",
+            "/$defs/a",
+        ),
+        (
+            {"$id": "https://e.invalid/r", "$defs": {"a": {"$id": "r"}}},
+            "/$defs/a/$id",
+            "/",
+        ),
+        ({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}}, "/$defs/b/$anchor", "/$defs/a"),
+        (
+            {"$defs": {"a": {"$anchor": "x"}, "b": {"$dynamicAnchor": "x"}}},
+            "/$defs/b/$dynamicAnchor",
+            "/$defs/a",
+        ),
+        (
+            {"$defs": {"a": {"$dynamicAnchor": "x"}, "b": {"$dynamicAnchor": "x"}}},
+            "/$defs/b/$dynamicAnchor",
+            "/$defs/a",
+        ),
+    ],
+    ids=["$id", "$id-of-the-root", "$anchor", "$anchor-and-$dynamicAnchor", "$dynamicAnchor"],
+)
+def test_a_uri_or_anchor_naming_two_subschemas_is_refused(
+    schema: Any, field: str, first: str
+) -> None:
+    """Core 2020-12 8.2: an identifier names one schema; two are an error naming both, never
+    the first silently."""
+    with pytest.raises(SchemaError, match="names two subschemas") as caught:
+        compile_schema(schema)
+    assert caught.value.field == field
+    assert f": {first} and " in caught.value.message
+
+
+def test_the_same_anchor_in_two_resources_is_two_anchors() -> None:
+    """An anchor is unique within its resource: two resources may each have `#x`."""
+    schema = {
+        "$id": "https://e.invalid/root",
+        "$defs": {
+            "a": {"$id": "a", "$anchor": "x", "type": "string"},
+            "b": {"$id": "b", "$anchor": "x", "type": "integer"},
+        },
+        "$ref": "b#x",
+    }
+    validator = compile_schema(schema)
+    assert validator.is_valid(1)
+    assert not validator.is_valid("s")

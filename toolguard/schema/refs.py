@@ -102,6 +102,20 @@ def uri_reference(value: str, field: str) -> str:
     return value
 
 
+def _claim(table: dict[str, str], uri: str, where: str, keyword: str) -> None:
+    """Record that `uri` names the subschema at `where`; a `SchemaError` if another has it.
+
+    Core 2020-12 (sections 8.2.1, 8.2.2): a URI, or an anchor within a resource, identifies
+    one schema. Taking the first would silently ignore the other (the spec asks for an error).
+    """
+    first = table.setdefault(uri, where)
+    if first != where:
+        raise SchemaError(
+            f"{keyword} {uri!r} names two subschemas: {first or '/'} and {where or '/'}",
+            field=f"{where}/{keyword}",
+        )
+
+
 def children(node: Any, where: str) -> Iterator[tuple[Any, str]]:
     """The subschemas directly inside `node`, with their pointers."""
     if not isinstance(node, dict):
@@ -141,16 +155,15 @@ class Index:
                 base = join(base, uri_reference(node["$id"], f"{where}/$id"))
                 if urldefrag(base).fragment:
                     raise SchemaError("'$id' must not carry a fragment", field=f"{where}/$id")
-                self.resources.setdefault(urldefrag(base).url, where)
+                _claim(self.resources, urldefrag(base).url, where, "$id")
             elif not where:
                 self.resources.setdefault(urldefrag(base).url, where)
             resource = urldefrag(base).url
-            if isinstance(node.get("$anchor"), str):
-                self.anchors.setdefault(f"{resource}#{node['$anchor']}", where)
+            for keyword in ("$anchor", "$dynamicAnchor"):
+                if isinstance(node.get(keyword), str):
+                    _claim(self.anchors, f"{resource}#{node[keyword]}", where, keyword)
             if isinstance(node.get("$dynamicAnchor"), str):
-                name = node["$dynamicAnchor"]
-                self.anchors.setdefault(f"{resource}#{name}", where)
-                self._dynamic.setdefault(name, {}).setdefault(resource, where)
+                self._dynamic.setdefault(node["$dynamicAnchor"], {})[resource] = where
             self._references.extend(
                 (where, keyword, node[keyword])
                 for keyword in ("$ref", "$dynamicRef")
