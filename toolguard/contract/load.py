@@ -454,7 +454,7 @@ def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str
     location = declared_location(payload_schema, pointer)
     if location is None:
         raise ContractError(
-            f"{pointer} is not declared by the schema's properties/items",
+            f"{pointer} is not declared by the schema's properties/prefixItems/items",
             source=source,
             field=field,
         )

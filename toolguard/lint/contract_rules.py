@@ -67,7 +67,8 @@ def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
             yield Hit(
                 contract.file,
                 where,
-                f"{reader} reads {pointer}, which the schema's properties/items do not declare",
+                f"{reader} reads {pointer}, which the schema's properties/prefixItems/items "
+                "do not declare",
             )
 
 

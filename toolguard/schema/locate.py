@@ -12,26 +12,36 @@ _MAX_REF_HOPS = 64
 
 
 def declared_location(schema: Any, pointer: str) -> str | None:
-    """The schema pointer of the subschema that `properties`/`items` declare for `pointer`.
+    """The schema pointer of the subschema that `properties`/`prefixItems`/`items` declare.
 
-    Follows local `$ref`s; returns None when the location is not declared that plainly (for
-    example only through `allOf` or `additionalProperties`), so callers can refuse it.
+    Item N is declared by `prefixItems/N` when the array has that many, else by `items` (as
+    the validator applies them). Follows local `$ref`s; returns None when the location is not
+    declared that plainly (for example only through `allOf` or `additionalProperties`), so
+    callers can refuse it.
     """
     node, location = _follow(schema, "")
     for token in tokens(pointer):
         if not isinstance(node, dict):
             return None
-        properties = node.get("properties")
-        if isinstance(properties, dict) and token in properties:
-            location += "/properties/" + escape(token)
-            node = properties[token]
-        elif is_index(token) and isinstance(node.get("items"), dict):
-            location += "/items"
-            node = node["items"]
-        else:
+        step = _declaring(node, token)
+        if step is None:
             return None
-        node, location = _follow(schema, location, node)
+        location += step
+        node, location = _follow(schema, location, lookup(node, step))
     return location
+
+
+def _declaring(node: dict[str, Any], token: str) -> str | None:
+    """The relative pointer of the subschema of `node` that declares its member `token`."""
+    properties = node.get("properties")
+    if isinstance(properties, dict) and token in properties:
+        return "/properties/" + escape(token)
+    if not is_index(token):
+        return None
+    prefix = node.get("prefixItems")
+    if isinstance(prefix, list) and int(token) < len(prefix):
+        return f"/prefixItems/{token}" if isinstance(prefix[int(token)], dict) else None
+    return "/items" if isinstance(node.get("items"), dict) else None
 
 
 def _follow(schema: Any, location: str, node: Any = None) -> tuple[Any, str]:
