@@ -74,6 +74,16 @@ STRUCTURE = [
     ),
     refused("id without $ (draft-04)", {"id": "https://example.invalid/s.json"}, "/id"),
     refused("$schema below the root", {"items": {"$schema": DRAFT}}, "/items/$schema"),
+    refused(
+        "$schema of another dialect in an embedded resource",
+        {
+            "items": {
+                "$id": "https://example.invalid/i",
+                "$schema": DRAFT.replace("2020-12", "2019-09"),
+            }
+        },
+        "/items/$schema",
+    ),
     refused("type name misspelled", {"type": "strnig"}, "/type"),
     refused("type list empty", {"type": []}, "/type"),
     refused("pattern not a string", {"pattern": 5}, "/pattern"),
@@ -330,6 +340,15 @@ ENFORCED = [
     ),
     enforced("$schema 2020-12", {"$schema": DRAFT, "type": "string"}, "x", 1),
     enforced("$schema 2020-12 with #", {"$schema": DRAFT + "#", "type": "string"}, "x", 1),
+    enforced(  # Core 2020-12 section 8.1.1: a resource's root may say its dialect
+        "$schema 2020-12 at an embedded resource's root",
+        {
+            "$defs": {"r": {"$id": "https://example.invalid/r", "$schema": DRAFT, **STRING}},
+            "$ref": "https://example.invalid/r",
+        },
+        "x",
+        1,
+    ),
 ]
 
 

@@ -12,11 +12,14 @@ import re
 from typing import Any
 
 import fastjsonschema
+
+# NOTE: python-jsonschema ships no type information and types-jsonschema is not a dependency.
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolguard.errors import SchemaError, ValidationError
+from toolguard.errors import ValidationError
 from toolguard.schema import compile_schema
 
 NAMES = ("a", "b", "c", "a.b", 'q"', "{x}")
@@ -124,11 +127,12 @@ def test_member_keywords_give_fastjsonschemas_verdicts_and_first_errors(
     try:
         reference = reference_error(schema, instance)
     except fastjsonschema.JsonSchemaDefinitionException:
-        # fastjsonschema refuses a closed object that requires a name no member may have, as
-        # toolguard does, but also takes `additionalProperties: {}` for closed.
+        # fastjsonschema refuses a closed object that requires a name no member may have (and
+        # takes `additionalProperties: {}` for closed): a valid schema, which every object
+        # fails. python-jsonschema is the reference there.
         if _requires_a_banned_name(schema):
-            with pytest.raises(SchemaError):
-                compile_schema(schema, formats=False)
+            expected = jsonschema.Draft202012Validator(schema).is_valid(instance)
+            assert compile_schema(schema, formats=False).is_valid(instance) is expected
         return
     ours = first_error(schema, instance)
     assert (ours is None) == (reference is None), (schema, instance, ours, reference)
@@ -212,6 +216,24 @@ def test_member_errors_say_what_fastjsonschema_says(
 ) -> None:
     """The messages name the same members, in the same words, as before the change."""
     assert first_error(schema, instance) == error
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"additionalProperties": False, "required": ["x"]},
+        {"additionalProperties": False, "properties": {"y": True}, "required": ["x"]},
+        {"additionalProperties": False, "patternProperties": {"^a": True}, "required": ["x"]},
+    ],
+)
+def test_a_closed_object_requiring_a_name_it_bans_is_valid_and_fails_every_object(
+    schema: Any,
+) -> None:
+    """Nothing declares `x` yet it is required: a valid schema (a lint may warn) that every
+    object fails and every other value passes, not an invalid schema."""
+    validator = compile_schema(schema)
+    assert [validator.is_valid(value) for value in ({}, {"x": 1}, {"a": 1})] == [False] * 3
+    assert [validator.is_valid(value) for value in (5, "x", [], None)] == [True] * 4
 
 
 @pytest.mark.parametrize(

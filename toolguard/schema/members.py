@@ -16,7 +16,6 @@ import re
 from fastjsonschema.exceptions import JsonSchemaDefinitionException
 
 from toolguard.schema.generator_base import GeneratorBase, literal
-from toolguard.schema.matcher import Matcher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,25 +31,15 @@ class Members(GeneratorBase):
     def generate_required(self) -> None:
         """`required`: one subset test against a frozenset; the missing names on failure.
 
-        A required name no member could have (a closed object, no pattern finds it) is refused.
+        NOTE: a name no member could have (`additionalProperties: false` and nothing declares
+        it) makes every object fail, and any other value pass: a valid schema, enforced as
+        written (fastjsonschema refused it as an invalid schema).
         """
         required = self._here["required"]
         if not isinstance(required, list | tuple):
             raise JsonSchemaDefinitionException("required must be an array")
         if len(required) != len(set(required)):
             raise JsonSchemaDefinitionException("required must contain unique elements")
-        if not self._here.get("additionalProperties", True):
-            allowed = self._here.get("properties", {})
-            patterns = [Matcher(pattern) for pattern in self._here.get("patternProperties", {})]
-            impossible = [
-                name
-                for name in required
-                if name not in allowed and not any(pattern.search(name) for pattern in patterns)
-            ]
-            if impossible:
-                raise JsonSchemaDefinitionException(
-                    f"{self._variable}: items {impossible} are required but not allowed"
-                )
         if not required:
             return
         names = self._names(required)

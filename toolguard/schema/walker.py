@@ -18,7 +18,7 @@ from toolguard.pointer import escape
 from toolguard.schema.formats import FORMAT_CHECKERS
 from toolguard.schema.graph_checks import refuse_cycles, refuse_negated_formats
 from toolguard.schema.keyword_values import check_value
-from toolguard.schema.refs import REMOTE_PREFIX, Index
+from toolguard.schema.refs import Index
 from toolguard.schema.regex import translate
 from toolguard.schema.runtime import LOCATION_TAG
 from toolguard.schema.vocabulary import (
@@ -99,13 +99,20 @@ class SchemaWalker:
         if keyword in NOT_ENFORCED:
             raise SchemaError(f"keyword {keyword!r} is refused: {NOT_ENFORCED[keyword]}", field=at)
         if keyword == "$schema":
-            if where and not where.startswith(f"/$defs/{REMOTE_PREFIX}"):
-                raise SchemaError("'$schema' is only supported at a document's root", field=at)
-            if where and value not in (DRAFT_2020_12, DRAFT_2020_12 + "#", self.dialect):
-                # NOTE: a referenced document is read in its own dialect (Core 2020-12 section
-                # 8.1.1); toolguard has only this one, so another draft is refused, not misread.
+            if where and where not in self.index.resources.values():
+                # Core 2020-12 section 8.1.1: it MUST NOT appear below a resource's root.
                 raise SchemaError(
-                    f"a referenced document in another dialect ({value!r}) is refused", field=at
+                    "'$schema' is only allowed at the root of a schema resource (beside '$id')",
+                    field=at,
+                )
+            if where and value not in (DRAFT_2020_12, DRAFT_2020_12 + "#", self.dialect):
+                # NOTE: an embedded or referenced resource is read in its own dialect (Core
+                # 2020-12 section 8.1.1); toolguard has only this one, so another dialect is
+                # refused, not misread.
+                raise SchemaError(
+                    f"a schema resource in another dialect ({value!r}) is refused: toolguard "
+                    "reads Draft 2020-12 only",
+                    field=at,
                 )
             return value  # the root's dialect is read once, by prepare()
         if keyword == "$vocabulary":
