@@ -754,6 +754,31 @@ def test_values_no_code_can_spell_are_refused_not_crashed_on(schema: Any) -> Non
         compile_schema(schema)
 
 
+HUGE = 10**400  # a valid integer; as a float it would overflow
+
+
+@pytest.mark.parametrize(
+    ("schema", "valid", "invalid"),
+    [
+        pytest.param({"maxLength": HUGE}, ["abc"], [], id="maxLength"),
+        pytest.param({"minLength": HUGE}, [1], ["abc"], id="minLength"),
+        pytest.param({"maxItems": HUGE}, [[1]], [], id="maxItems"),
+        pytest.param({"minProperties": HUGE}, [[]], [{}], id="minProperties"),
+        pytest.param({"minimum": HUGE}, [HUGE], [HUGE - 1, 1e308], id="minimum"),
+        pytest.param({"exclusiveMaximum": -HUGE}, [-HUGE - 1], [-HUGE, -1e308], id="exclusiveMax"),
+        pytest.param({"multipleOf": HUGE}, [0, 2 * HUGE], [1e308, 1.5], id="multipleOf"),
+        pytest.param({"contains": {}, "minContains": HUGE}, [{}], [[1]], id="minContains"),
+        pytest.param({"contains": {}, "maxContains": HUGE}, [[1]], [[]], id="maxContains"),
+    ],
+)
+def test_a_huge_integer_bound_is_exact(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    """10**400 is a valid count and bound: compared exactly (a length never reaches it), never
+    an OverflowError from reading it as a float."""
+    validator = compile_schema(schema)
+    assert all(validator.is_valid(value) for value in valid)
+    assert not any(validator.is_valid(value) for value in invalid)
+
+
 def test_a_schema_nested_beyond_the_stack_is_refused() -> None:
     """Hundreds of nested allOf levels give a SchemaError, not a RecursionError."""
     schema: Any = {}

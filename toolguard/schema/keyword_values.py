@@ -16,7 +16,10 @@ _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    # NOTE: an int is exact and finite however large (10**400: `math.isfinite` would overflow).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
 
 
 def _finite(value: Any) -> bool:
@@ -31,7 +34,9 @@ def _finite(value: Any) -> bool:
 
 
 def _count(value: Any) -> bool:
-    return _number(value) and value >= 0 and float(value).is_integer()
+    if not _number(value) or value < 0:
+        return False
+    return isinstance(value, int) or value.is_integer()
 
 
 # keyword -> (whether a value is allowed, what the message says it must be)
