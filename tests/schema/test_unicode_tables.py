@@ -12,8 +12,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from unicode_tables import JOINING_FILE, SCRIPTS_FILE, generate
+from unicode_tables import JOINING_FILE, SCRIPTS_FILE, generate, generate_categories
 
+from toolguard import invisible_tables
+from toolguard.schema import category_table
 from toolguard.schema.formats import unicode_tables
 from toolguard.schema.formats.unicode_tables import JOINING_TYPE, SCRIPT, UNICODE_VERSION
 
@@ -34,7 +36,23 @@ def test_committed_tables_are_what_the_ucd_generates() -> None:
     assert generate(_UCD) == committed, "run: python tests/unicode_tables.py"
 
 
-@pytest.mark.parametrize("table", [JOINING_TYPE, SCRIPT], ids=["JOINING_TYPE", "SCRIPT"])
+@needs_ucd
+def test_committed_category_table_is_what_the_ucd_generates() -> None:
+    """The General_Category table regenerated from the UCD is the committed module."""
+    committed = Path(category_table.__file__).read_text(encoding="utf-8")
+    assert generate_categories(_UCD) == committed, "run: python tests/unicode_tables.py"
+
+
+def test_every_generated_table_is_of_one_unicode_version() -> None:
+    """Patterns, IDNA and the invisible-character checks read one version of the UCD."""
+    assert category_table.UNICODE_VERSION == UNICODE_VERSION == invisible_tables.UNICODE_VERSION
+
+
+@pytest.mark.parametrize(
+    "table",
+    [JOINING_TYPE, SCRIPT, category_table.GENERAL_CATEGORY],
+    ids=["JOINING_TYPE", "SCRIPT", "GENERAL_CATEGORY"],
+)
 def test_table_ranges_are_sorted_and_disjoint(table: tuple[tuple[int, int, str], ...]) -> None:
     """A bisect lookup needs ascending, non-overlapping ranges within the code space."""
     assert table

@@ -2,9 +2,11 @@ r"""Sets of code points for ECMA-262 patterns: `\d`, `\w`, `\s` and `\p{...}` as
 
 Python's `re` spells these classes with Unicode meanings ECMA-262 does not give them, so the
 pattern translator never emits `\d` or `\w`: it emits the ranges held here. `\p{...}` takes
-its General_Category from `unicodedata` (this Python's Unicode version); a property that needs
-data the standard library lacks (Script, Alphabetic, Emoji...) is named in `UNSUPPORTED` so the
-pattern is still recognised as valid ECMA-262, but a schema using it is refused.
+its General_Category from `category_table` (generated from the Unicode Character Database,
+the version of the other generated tables, so a pattern means the same on every Python); a
+property that needs data toolguard does not carry (Script, Alphabetic, Emoji...) is named in
+`UNSUPPORTED` so the pattern is still recognised as valid ECMA-262, but a schema using it is
+refused.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-import unicodedata
 
 Ranges = tuple[tuple[int, int], ...]
 
@@ -140,12 +141,11 @@ def _categories(names: tuple[str, ...]) -> Ranges:
 
 @functools.cache
 def _category_table() -> dict[str, list[tuple[int, int]]]:
-    r"""General_Category -> ranges, built once per process (about 0.4 s, only if `\p` is used)."""
+    r"""General_Category -> ranges, built once per process (only if `\p` is used)."""
+    from toolguard.schema.category_table import GENERAL_CATEGORY  # noqa: PLC0415 - 86 KB
+
     table: dict[str, list[tuple[int, int]]] = {}
-    categories = map(unicodedata.category, map(chr, range(MAX_CODE_POINT + 1)))
-    start = 0
-    for category, run in itertools.groupby(categories):
-        length = sum(1 for _ in run)
-        table.setdefault(category, []).append((start, start + length - 1))
-        start += length
+    for first, last, category in GENERAL_CATEGORY:
+        table.setdefault(category, []).append((first, last))
+    table["Cn"] = list(complement(tuple((first, last) for first, last, _ in GENERAL_CATEGORY)))
     return table
