@@ -163,6 +163,17 @@ def test_a_sticky_world_writable_parent_is_refused(tmp_path: Path) -> None:
         opened(sticky / "cache")
 
 
+def test_a_missing_folder_in_a_sticky_parent_is_refused_before_it_is_missing(
+    tmp_path: Path,
+) -> None:
+    """Without `create`, the parent rule still comes first: the same verdict as once it exists."""
+    sticky = folder(tmp_path / "tmp", 0o1777)
+    with pytest.raises(Untrusted, match="parent, is writable"):
+        opened(sticky / "cache", create=False)
+    with pytest.raises(FileNotFoundError):
+        opened(folder(sticky / "mine") / "cache", create=False)
+
+
 @pytest.mark.parametrize("mode", [0o1777, 0o770, 0o702], ids=["sticky", "group", "others"])
 def test_a_folder_others_can_write_is_refused(tmp_path: Path, mode: int) -> None:
     """The folder itself, writable by group or others, is refused even when sticky."""

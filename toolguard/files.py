@@ -76,15 +76,16 @@ def open_at_once(path: str | os.PathLike[str]) -> int:
     return fd
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str], *, fifo: bool = False) -> BinaryIO:
     """A file toolguard is configured by (a contract, a schema, a key set, a fixture), opened.
 
     It must be a regular file: a FIFO or a device is refused (OSError, `strerror` saying
-    what it is) rather than waited on or read without end.
+    what it is) rather than waited on or read without end. With `fifo`, a named pipe is
+    accepted as a stream (opened at once: it reads as empty when nobody writes to it).
     """
     fd = open_at_once(path)
     mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode))):
         os.close(fd)
         raise OSError(
             errno.EINVAL, f"not a regular file (a {_KINDS.get(stat.S_IFMT(mode), 'special file')})"
@@ -191,24 +192,52 @@ def open_folder(path: str | os.PathLike[str], *, create: bool = True, parents: b
     its descriptor, so nothing is looked up by path again after its check. A symbolic link
     on the way is followed only if its owner passes the same test; the folder itself must not
     be one. With `create`, a missing folder is made 0700 (with `parents`, its missing
-    ancestors too). Raise `Untrusted` when the path fails the rule, another `OSError` when it
-    cannot be opened or made.
+    ancestors too). Raise `Untrusted` when the path fails the rule (whether or not the folder
+    exists yet), another `OSError` when it cannot be opened or made.
     """
-    text = os.fspath(path)
-    if not text.startswith("/"):
-        text = f"{os.getcwd()}/{text}"  # noqa: PTH109 - no pathlib on the check path
-    walk = _Walk(create=create, parents=parents)
+    walk = _Walk(strict=True, create=create, parents=parents)
     try:
-        return walk.through(text)
+        return walk.through(_absolute(path))
     finally:
         walk.close()
 
 
-class _Walk:
-    """The folders opened so far from `/` down (descriptor and path), checked as opened."""
+def open_beside(path: str | os.PathLike[str]) -> tuple[int, str]:
+    """The folder holding the file `path` (its descriptor) and the file's name in it.
 
-    def __init__(self, *, create: bool, parents: bool) -> None:
+    For a file toolguard opens by name (the audit log, its key), where a folder others can
+    write is allowed on the way but no link of theirs is: each folder is opened from `/` down
+    relative to the one above it (O_DIRECTORY, O_NOFOLLOW), and a symbolic link on the way
+    (the last folder included) is followed only if this user or root owns it. Nothing is
+    created. The caller opens the name relative to the descriptor (O_NOFOLLOW) and closes it.
+    Raise `Untrusted` for another user's link, another `OSError` when a folder cannot be opened.
+    """
+    text = _absolute(path)
+    folder, _, name = text.rpartition("/")
+    if name in {"", ".", ".."}:
+        raise IsADirectoryError(errno.EISDIR, "names a folder, not a file")
+    walk = _Walk(strict=False, create=False, parents=False)
+    try:
+        return walk.through(folder or "/"), name
+    finally:
+        walk.close()
+
+
+def _absolute(path: str | os.PathLike[str]) -> str:
+    text = os.fspath(path)
+    return text if text.startswith("/") else f"{os.getcwd()}/{text}"  # noqa: PTH109
+
+
+class _Walk:
+    """The folders opened so far from `/` down (descriptor and path), checked as opened.
+
+    `strict`: each folder must pass the path rule (`open_folder`); otherwise only symbolic
+    links are judged, by their owner (`open_beside`).
+    """
+
+    def __init__(self, *, strict: bool, create: bool, parents: bool) -> None:
         self.user = os.geteuid()
+        self.strict = strict
         self.create = create
         self.parents = parents
         self.links = 0
@@ -230,13 +259,14 @@ class _Walk:
                         os.close(self.chain.pop()[0])
                 pending.extend(_names(target))
         folder, shown = self.chain[-1]
-        info = os.fstat(folder)
-        if info.st_uid != self.user:
-            raise Untrusted(f"{shown} belongs to uid {info.st_uid}, not to this user")
-        if info.st_mode & _SHARED_WRITE:
-            raise Untrusted(f"{shown} is writable by group or others")
-        if len(self.chain) > 1:
-            _check_parent(*self.chain[-2])
+        if self.strict:
+            info = os.fstat(folder)
+            if info.st_uid != self.user:
+                raise Untrusted(f"{shown} belongs to uid {info.st_uid}, not to this user")
+            if info.st_mode & _SHARED_WRITE:
+                raise Untrusted(f"{shown} is writable by group or others")
+            if len(self.chain) > 1:
+                _check_parent(*self.chain[-2])
         return self.chain.pop()[0]
 
     def _step(self, name: str, *, last: bool) -> str | None:
@@ -246,18 +276,19 @@ class _Walk:
         try:
             fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
         except FileNotFoundError:
+            if self.strict and last:
+                # NOTE: before "missing" is said: the same path gets the same verdict whether
+                # the folder exists yet or not.
+                _check_parent(parent, where)
             if not (self.create and (self.parents or last)):
                 raise
-            if last:
-                _check_parent(parent, where)
             with suppress(FileExistsError):
                 os.mkdir(name, 0o700, dir_fd=parent)
             fd = os.open(name, _FOLDER_FLAGS, dir_fd=parent)
         except OSError as exc:
-            target = _link(name, parent, exc)
-            if last:
+            owner, target = _link(name, parent, exc)
+            if last and self.strict:
                 raise Untrusted(f"{shown} is a symbolic link") from None
-            owner = os.stat(name, dir_fd=parent, follow_symlinks=False).st_uid
             self.links += 1
             if owner not in {self.user, 0}:
                 raise Untrusted(f"symbolic link {shown} belongs to uid {owner}") from None
@@ -269,6 +300,8 @@ class _Walk:
 
     def _append(self, fd: int, shown: str) -> None:
         self.chain.append((fd, shown))
+        if not self.strict:
+            return
         info = os.fstat(fd)
         if info.st_uid not in {self.user, 0}:
             raise Untrusted(f"{shown} belongs to uid {info.st_uid}, neither this user nor root")
@@ -285,14 +318,27 @@ def _names(path: str) -> list[str]:
     return [name for name in reversed(path.split("/")) if name not in {"", "."}]
 
 
-def _link(name: str, parent: int, error: OSError) -> str:
-    """The target of the symbolic link `name`; re-raise `error` if it is not one."""
+def _link(name: str, parent: int, error: OSError) -> tuple[int, str]:
+    """The owner and target of the symbolic link `name`; re-raise `error` if it is not one.
+
+    Both are read from one descriptor of the link itself (O_PATH): a link swapped between
+    the two reads cannot lend its owner to another's target.
+    """
     if error.errno not in {errno.ELOOP, errno.ENOTDIR}:
         raise error
     try:
-        return os.readlink(name, dir_fd=parent)
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
     except OSError:
         raise error from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISLNK(info.st_mode):
+            raise error
+        return info.st_uid, os.readlink("", dir_fd=fd)
+    except OSError:
+        raise error from None
+    finally:
+        os.close(fd)
 
 
 def _check_parent(fd: int, shown: str) -> None:
