@@ -313,6 +313,48 @@ def test_an_unwritable_audit_log_turns_the_answer_into_a_retryable_failure() -> 
     assert b"alice" not in run.stdout
 
 
+def test_an_audit_log_on_stderr_never_blocks_a_caller_that_reads_only_stdout() -> None:
+    """`--audit-log /dev/stderr`, stderr=PIPE never read: every request is answered; once the
+    operator channel is full, an answer whose record cannot wait is a retryable failure."""
+    child = subprocess.Popen(
+        [*serve_argv(REVIEW_PATH, "--audit-log", "/dev/stderr"), "--diagnostics", "json"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
+    )  # fmt: skip
+    assert child.stdin is not None
+    assert child.stdout is not None
+    assert child.stderr is not None
+    got: list[dict[str, Any]] = []
+
+    def converse() -> None:
+        for number in range(1_000):
+            child.stdin.write(request(OK, f"req.stderr.{number:04d}"))  # type: ignore[union-attr]
+            child.stdin.flush()  # type: ignore[union-attr]
+            got.append(json.loads(child.stdout.readline()))  # type: ignore[union-attr]
+        child.stdin.close()  # type: ignore[union-attr]
+        child.wait()
+
+    with child:
+        thread = threading.Thread(target=converse, daemon=True)
+        thread.start()
+        thread.join(120)
+        blocked = thread.is_alive()
+        child.kill()
+        stderr = child.stderr.read()
+    assert not blocked, f"blocked after {len(got)} answers"
+    assert child.returncode == 0
+    assert len(got) == 1_000
+    failed = [answer for answer in got if answer["outcome"] != "success"]
+    assert failed, "the channel never filled: the test proves nothing"
+    assert {json.dumps(answer["error"]) for answer in failed} == {
+        json.dumps({"code": "UPSTREAM_UNAVAILABLE", "retryable": True})
+    }
+    recorded = [record.decode(line) for line in stderr.splitlines()]
+    ids = [entry["request_id"] for entry in recorded if entry is not None]
+    assert ids, "no record reached stderr"
+    accepted = {answer["request_id"] for answer in got if answer["outcome"] == "success"}
+    assert set(ids) <= accepted
+
+
 # --- the library ----------------------------------------------------------------------------------
 
 

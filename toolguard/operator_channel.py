@@ -23,6 +23,11 @@ lock-step answer costs on its own. Once it has written, it rests for `INTERVAL` 
 writes what queued meanwhile in one go; only a writer with nothing to do is woken by the
 next line, and a queue filling up (or `close`) cuts the rest short. A line waits at most
 `INTERVAL` behind the answer it describes.
+
+An audit log that is this same open file (`--audit-log /dev/stderr`) would otherwise be
+written to it directly, blocking; its records are queued here too (`channel_for`, `record`).
+A record is never dropped on arrival: when it cannot wait it is refused, and the trail
+fails closed (see `audit/log.py`).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ _POLL = 0.01  # seconds between looks at a full pipe
 _BATCH = 64 * 1024  # bytes written at once, at most, where the room cannot be read
 INTERVAL = 0.05  # seconds the writer rests after writing, gathering what queues meanwhile
 _HURRY = 4  # a queue past 1/_HURRY of its capacity ends the writer's rest
+_OPEN: dict[tuple[int, int], OperatorChannel] = {}  # (st_dev, st_ino) -> the channel writing it
 
 
 class OperatorChannel:
@@ -83,7 +89,11 @@ class OperatorChannel:
         self._fd = _descriptor(target)
         self._pipe_size = None if self._fd is None else _pipe_capacity(self._fd)
         self._thread: threading.Thread | None = None
+        self._file: tuple[int, int] | None = None
         if self._fd is not None:
+            info = os.fstat(self._fd)
+            self._file = (info.st_dev, info.st_ino)
+            _OPEN[self._file] = self
             self._thread = threading.Thread(target=self._run, name="toolguard-stderr", daemon=True)
             self._thread.start()
 
@@ -94,12 +104,21 @@ class OperatorChannel:
         if self._fd is None:
             self._write_directly(text)
             return
-        chunk = text.encode(self._encoding, "backslashreplace")
+        if not self._enqueue(text.encode(self._encoding, "backslashreplace")):
+            self.dropped += 1
+
+    def record(self, line: bytes) -> bool:
+        """Queue an audit record's bytes as they are; never blocks. False (not counted) if full.
+
+        Unlike a diagnostics line, a record that cannot wait is the caller's to fail on.
+        """
+        return self._enqueue(line)
+
+    def _enqueue(self, chunk: bytes) -> bool:
         with self._changed:
             queued = self._queued
             if self._closing or queued + len(chunk) > self._capacity:
-                self.dropped += 1
-                return
+                return False
             self._queue.append(chunk)
             self._queued = queued + len(chunk)
             # NOTE: a resting writer is left to rest (see the module's docstring), unless
@@ -107,6 +126,7 @@ class OperatorChannel:
             mark = self._capacity // _HURRY
             if self._idle or queued < mark <= self._queued:
                 self._changed.notify_all()
+        return True
 
     def close(self) -> None:
         """Let the writer finish while it makes progress, then report what was dropped."""
@@ -133,6 +153,8 @@ class OperatorChannel:
         self._thread.join(self._linger)
         if self._thread.is_alive():  # stuck in write(): left behind (a daemon thread)
             self.dropped += self._in_flight
+        if self._file is not None and _OPEN.get(self._file) is self:
+            del _OPEN[self._file]
 
     def __enter__(self) -> OperatorChannel:
         return self
@@ -232,6 +254,14 @@ class OperatorChannel:
             written = os.write(fd, view[: _PAGE - self._tail])
             self._tail = (self._tail + written) % _PAGE
             view = view[written:]
+
+
+def channel_for(info: os.stat_result) -> OperatorChannel | None:
+    """The open channel whose writer thread writes the file `info` describes, else None.
+
+    The same open file is the same (st_dev, st_ino), whatever path named it.
+    """
+    return _OPEN.get((info.st_dev, info.st_ino))
 
 
 class _Chunks(io.StringIO):

@@ -177,3 +177,23 @@ def test_a_key_of_another_user_is_refused(tmp_path: Path) -> None:
     path = own_key(tmp_path / "audit.key", KEY)
     os.chown(path, 65534, -1)
     refused(path, "belongs to uid 65534")
+
+
+def test_a_key_whose_size_says_0_is_refused() -> None:
+    """A procfs file (the user's, one link, 0400) reports size 0: not a key, whatever it reads."""
+    with pytest.raises(AuditError, match="must hold 16 to 4096 bytes") as caught:
+        load_key(Path("/proc/self/environ"))
+    assert caught.value.reason == "key_unreadable"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown to another uid")
+def test_a_key_behind_a_folder_link_of_another_user_is_refused(tmp_path: Path) -> None:
+    """A link on the way to the key owned by someone else is not followed: nothing is made."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (tmp_path / "keys").symlink_to(theirs)
+    os.lchown(tmp_path / "keys", 65534, -1)
+    with pytest.raises(AuditError, match="belongs to uid 65534") as caught:
+        load_key(tmp_path / "keys" / "audit.key")
+    assert caught.value.reason == "key_unreadable"
+    assert list(theirs.iterdir()) == []

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 import subprocess
 import sys
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -416,3 +418,107 @@ def test_descriptor_names_write_to_the_descriptor_given() -> None:
 def test_a_closed_descriptor_fails_closed() -> None:
     """A descriptor name whose descriptor is not open raises AuditError."""
     refused(Path("/dev/fd/987654"), "Bad file descriptor")
+
+
+# --- the way to the log: no other user's folder link ---------------------------------------------
+
+
+@NEEDS_ROOT
+def test_a_folder_link_of_another_user_on_the_way_is_not_followed(tmp_path: Path) -> None:
+    """A team folder's `logs`, made a link by another user, never leads the record elsewhere."""
+    victim = tmp_path / "bashrc.d"
+    victim.mkdir()
+    team = tmp_path / "team"
+    team.mkdir()
+    team.chmod(0o2775)
+    (team / "logs").symlink_to(victim)
+    os.lchown(team / "logs", 65534, -1)
+    refused(team / "logs" / "audit.log", "symbolic link .*logs belongs to uid 65534")
+    assert list(victim.iterdir()) == []
+
+
+def test_a_folder_link_of_this_user_is_followed(tmp_path: Path) -> None:
+    """The user's own link on the way (the last folder included) leads to the log."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "logs").symlink_to(real)
+    log.append(tmp_path / "logs" / "audit.log", LINE)
+    assert (real / "audit.log").read_bytes() == LINE
+
+
+def test_a_folder_others_can_write_may_hold_the_log(tmp_path: Path) -> None:
+    """Folders others can write are allowed on the way: the file itself is still checked."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    log.append(shared / "audit.log", LINE)
+    assert (shared / "audit.log").read_bytes() == LINE
+    assert stat.S_IMODE((shared / "audit.log").stat().st_mode) == 0o600
+
+
+# --- standard output and the operator channel -----------------------------------------------------
+
+AS_STDOUT = """
+import sys
+from pathlib import Path
+from toolguard.audit import log
+from toolguard.errors import AuditError, UsageError
+for path in sys.argv[1:]:
+    try:
+        log.refuse_stdout(Path(path))
+    except UsageError:
+        pass
+    else:
+        print("accepted by refuse_stdout", path, file=sys.stderr)
+    try:
+        log.append(Path(path), b"record\\n")
+    except AuditError as exc:
+        print(exc.reason, file=sys.stderr)
+"""
+
+
+def test_standard_output_is_never_the_log() -> None:
+    """Every name for fd 1 is refused, as a usage error first and by `append` on its descriptor."""
+    names = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+    argv = [sys.executable, "-c", AS_STDOUT, *names]
+    done = subprocess.run(argv, capture_output=True, cwd=REPO, timeout=60, check=True)
+    assert done.stdout == b""
+    assert done.stderr == b"audit_unwritable\n" * 3
+
+
+def test_a_log_that_is_the_channels_file_is_queued_and_refused_when_full() -> None:
+    """A record for the file an operator channel writes waits in its queue, never blocking;
+    one the queue cannot take fails (it is not dropped), and the queued ones arrive whole."""
+    from toolguard.operator_channel import OperatorChannel  # noqa: PLC0415
+
+    read, write = os.pipe()
+    target = open(write, "w", encoding="utf-8")  # noqa: SIM115, PTH123 - closed below
+    fifo_size = fcntl.fcntl(read, fcntl.F_GETPIPE_SZ)
+    record_line = b"r" * 1000 + b"\n"
+    failed: list[AuditError] = []
+
+    def fill() -> None:
+        for _ in range(fifo_size // len(record_line) + 100):
+            try:
+                log.append(Path(f"/dev/fd/{write}"), record_line)
+            except AuditError as exc:
+                failed.append(exc)
+
+    with target, OperatorChannel(target, capacity=8 * len(record_line)) as channel:
+        thread = threading.Thread(target=fill, daemon=True)
+        thread.start()
+        thread.join(30)
+        assert not thread.is_alive(), "append blocked on a full pipe"
+        assert {(exc.reason, "operator channel is full" in exc.message) for exc in failed} == {
+            ("audit_unwritable", True)
+        }
+        assert channel.dropped == 0
+        written = b""
+        os.set_blocking(read, False)
+        while len(written) < 3 * len(record_line):
+            try:
+                written += os.read(read, 1 << 16)
+            except BlockingIOError:
+                continue
+    assert set(written.splitlines()) == {record_line[:-1]}
+    os.close(read)

@@ -14,6 +14,7 @@ import pytest
 from toolguard.audit import record
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract, load_contract
+from toolguard.errors import UsageError
 from toolguard.pipeline import check_bytes
 from toolguard.request import make_request
 from toolguard.result import Outcome, internal, interrupted
@@ -75,6 +76,21 @@ def test_key_file_defaults_to_the_log_path_plus_key(tmp_path: Path) -> None:
     """Without --audit-key the key lives beside the log, named FILE.key."""
     trail = AuditTrail.build(TrailOptions(log=tmp_path / "audit.jsonl"), review(tmp_path))
     assert trail.key_file == tmp_path / "audit.jsonl.key"
+
+
+@pytest.mark.parametrize("log", ["/dev/stderr", "/dev/fd/2", "/dev/null", "fifo"])
+def test_a_stream_log_has_no_key_beside_it(tmp_path: Path, log: str) -> None:
+    """A log that is not a regular file gets no FILE.key; secret context then needs a key."""
+    if log == "fifo":
+        os.mkfifo(tmp_path / "fifo", 0o600)
+        log = str(tmp_path / "fifo")
+    assert AuditTrail.build(TrailOptions(log=Path(log)), review(tmp_path)).key_file is None
+    secret = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    with pytest.raises(UsageError, match="secret context needs --audit-key"):
+        AuditTrail.build(TrailOptions(log=Path(log)), secret)
+    key = tmp_path / "audit.key"
+    trail = AuditTrail.build(TrailOptions(log=Path(log), key_file=key), secret)
+    assert trail.key_file == key
 
 
 def test_largest_raw_copy_defaults_to_the_contract_max_bytes(tmp_path: Path) -> None:

@@ -157,6 +157,33 @@ def test_raw_dir_from_the_environment_keeps_a_rejected_response(
     assert (raw / hashlib.sha256(DRIFTED).hexdigest()).read_bytes() == DRIFTED
 
 
+# --- never on the agent's stdout ----------------------------------------------------------------
+
+STDOUT_NAMES = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+
+
+@pytest.mark.parametrize("name", STDOUT_NAMES)
+@pytest.mark.parametrize("how", ["flag", "env"])
+@pytest.mark.parametrize("command", ["check", "run", "serve", "mcp"])
+def test_a_log_that_is_standard_output_is_a_usage_error(
+    contract: Path, command: str, how: str, name: str
+) -> None:
+    """Records (which quote the rejected response) never reach the agent: exit 2, stdout empty."""
+    flags = ("--audit-log", name) if how == "flag" else ()
+    env = {"TOOLGUARD_AUDIT_LOG": name} if how == "env" else {}
+    if command == "check":
+        run = check(contract, DRIFTED, *flags, **env)
+    elif command == "run":
+        run = toolguard("run", contract, *flags, "--", "cat", contract, **env)
+    elif command == "serve":
+        line = json.dumps({"raw": DRIFTED.decode(), "context": {"change_id": "CR-1042"}})
+        run = toolguard("serve", contract, *flags, stdin=line.encode() + b"\n", **env)
+    else:
+        run = toolguard("mcp", "--contract", contract, *flags, "--", "true", **env)
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"is standard output" in run.stderr
+
+
 # --- fail closed --------------------------------------------------------------------------------
 
 

@@ -2,9 +2,12 @@
 
 A keyed hash (HMAC-SHA256) lets an operator who holds the key check "was this the token?"
 without the log revealing the token, even to a dictionary attack by someone with the log only.
-That holds only while nobody else can read or choose the key: the file is opened without
-following a symbolic link and checked on its descriptor (a regular file of this user's, one
-link, mode 0600 or stricter), or refused.
+That holds only while nobody else can read or choose the key: its folder is reached from `/`
+one folder at a time, following no other user's link (`files.open_beside`), the file is opened
+relative to it without following a symbolic link and checked on its descriptor (a regular
+file of this user's, one link, mode 0600 or stricter, a size of 16 to 4096 bytes: a procfs
+file such as `/proc/self/environ` says 0), or refused; a missing key is created in that same
+folder.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import time
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import refusal, write_atomic
+from toolguard.files import open_beside, refusal, write_atomic
 
 KEY_BYTES = 32
 _MAX_KEY_BYTES = 4096
@@ -38,21 +41,28 @@ def keyed_hash(key: bytes, value: object) -> str:
 def load_key(path: Path) -> bytes:
     """Read the key file, creating it once (0600, random) if absent; raise `AuditError`."""
     try:
+        folder, name = open_beside(path)
         try:
-            key = _read(path)
-        except FileNotFoundError:
-            _create(path)
-            key = _read(path)
+            try:
+                key = _read(folder, name, path)
+            except FileNotFoundError:
+                _create(folder, name)
+                key = _read(folder, name, path)
+        finally:
+            os.close(folder)
     except OSError as exc:
         why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise AuditError("key_unreadable", f"audit key {path}: {why}") from None
-    if not KEY_BYTES // 2 <= len(key) <= _MAX_KEY_BYTES:
+    if not _SIZES[0] <= len(key) <= _SIZES[1]:
         raise AuditError("key_unreadable", f"audit key {path} must hold 16 to 4096 bytes")
     return key
 
 
-def _read(path: Path) -> bytes:
-    fd = os.open(path, _OPEN_FLAGS)
+_SIZES = (KEY_BYTES // 2, _MAX_KEY_BYTES)
+
+
+def _read(folder: int, name: str, path: Path) -> bytes:
+    fd = os.open(name, _OPEN_FLAGS, dir_fd=folder)
     try:
         info = os.fstat(fd)
         for _ in range(_LINK_RETRIES):
@@ -63,6 +73,9 @@ def _read(path: Path) -> bytes:
         why = refusal(info, closed=_CLOSED)
         if why is not None:
             raise AuditError("key_unreadable", f"refusing audit key {path}: it {why}")
+        if not _SIZES[0] <= info.st_size <= _SIZES[1]:  # procfs and sysfs files say 0
+            size = f"(its size says {info.st_size})"
+            raise AuditError("key_unreadable", f"audit key {path} must hold 16 to 4096 bytes {size}")
         key = b""
         while len(key) <= _MAX_KEY_BYTES and (chunk := os.read(fd, _MAX_KEY_BYTES + 1)):
             key += chunk
@@ -71,6 +84,6 @@ def _read(path: Path) -> bytes:
         os.close(fd)
 
 
-def _create(path: Path) -> None:
+def _create(folder: int, name: str) -> None:
     """Write a new random key; of racing writers, the first one's key is everyone's."""
-    write_atomic(path, os.urandom(KEY_BYTES), durable=True, replace=False)
+    write_atomic(name, os.urandom(KEY_BYTES), durable=True, replace=False, dir_fd=folder)

@@ -5,14 +5,19 @@ whole at the end of the file (Linux serialises writes to one regular file; recor
 at `MAX_RECORD_BYTES`, which is also PIPE_BUF, so a FIFO gets them whole too). The file is
 opened for each record, which makes rotation by rename safe without any signal.
 
-Records are never written into a file someone else controls. The log is opened without
-following a symbolic link, then checked on its descriptor (no check-then-use): a regular file
-must be this user's, with one link, writable by no one else; a FIFO this user's and writable by
-no one else; a character device (a terminal, `/dev/null`) this user's or root's. Anything else
-is refused, and the trail with it (fail closed). `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and
-`/proc/self/fd/N` name a descriptor whoever started toolguard handed it: records go to that
-descriptor as it is, whatever it is (a pipe, a socket, a terminal, a file), since the caller
-chose it.
+Records are never written into a file someone else controls, nor through their link. The
+log's folder is reached from `/` one folder at a time (`files.open_beside`: a folder others
+can write is allowed on the way, a symbolic link only if this user or root owns it), the log
+is opened relative to it without following a link, then checked on its descriptor (no
+check-then-use): a regular file must be this user's, with one link, writable by no one else; a
+FIFO this user's and writable by no one else; a character device (a terminal, `/dev/null`)
+this user's or root's. Anything else is refused, and the trail with it (fail closed).
+`/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` name a descriptor whoever started toolguard
+handed it: records go to that descriptor as it is, since the caller chose it. Never to
+standard output, which is the agent's (`refuse_stdout`). When the log is the open file a
+`serve` or `mcp` operator channel writes (stderr), the record is queued there, behind the
+diagnostics, instead of a write that would block every answer behind a caller that does not
+read stderr; a record the queue cannot take fails the trail.
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import BinaryIO
 
-from toolguard.errors import AuditError
-from toolguard.files import is_stdin, open_data, refusal
+from toolguard.errors import AuditError, UsageError
+from toolguard.files import is_stdin, open_beside, open_data, open_regular, refusal
+from toolguard.operator_channel import channel_for
 
 MAX_RECORD_BYTES = 4096  # PIPE_BUF on Linux: one write is atomic even into a pipe or FIFO
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -40,10 +48,19 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
     given = descriptor(path)
     fd = given if given is not None else _open(path)
     try:
+        info = os.fstat(fd)
+        if _is_stdout(info):
+            raise AuditError("audit_unwritable", f"refusing audit log {path}: {_STDOUT}")
+        channel = channel_for(info)
+        if channel is not None:
+            if not channel.record(line):
+                why = "it is stderr, and the operator channel is full (stderr is not being read)"
+                raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
+            return
         written = os.write(fd, line)
         if written != len(line):  # a short write would leave half a record: say so
             raise OSError(errno.ENOSPC, f"short write ({written} of {len(line)} bytes)")
-        if fsync and stat.S_ISREG(os.fstat(fd).st_mode):
+        if fsync and stat.S_ISREG(info.st_mode):
             os.fsync(fd)
     except OSError as exc:
         raise AuditError(
@@ -52,6 +69,45 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
     finally:
         if given is None:
             os.close(fd)
+
+
+_STDOUT = "it is standard output, where the agent reads answers (records never go there)"
+
+
+def refuse_stdout(path: Path) -> None:
+    """Raise `UsageError` if the log is the open file standard output is (the agent's).
+
+    Said before anything is checked, so `--audit-log /dev/stdout` is a usage error rather
+    than a failed answer; `append` checks again on the descriptor it writes.
+    """
+    given = descriptor(path)
+    try:
+        info = os.fstat(given) if given is not None else os.stat(path)
+    except (OSError, ValueError):
+        return  # missing or unreadable: `append` says what is wrong with it
+    if _is_stdout(info):
+        raise UsageError(f"refusing audit log {path}: {_STDOUT}")
+
+
+def is_stream(path: Path) -> bool:
+    """Whether the log is not a regular file (a descriptor name, a FIFO, a device)."""
+    if descriptor(path) is not None:
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # missing: it will be created a regular file
+
+
+def _is_stdout(info: os.stat_result) -> bool:
+    """Whether `info` is the open file on descriptor 1 (the null device excepted)."""
+    try:
+        out = os.fstat(1)
+    except OSError:
+        return False
+    if (out.st_dev, out.st_ino) != (info.st_dev, info.st_ino):
+        return False
+    return not (stat.S_ISCHR(info.st_mode) and info.st_rdev == os.stat(os.devnull).st_rdev)
 
 
 def descriptor(path: Path) -> int | None:
@@ -66,9 +122,13 @@ def descriptor(path: Path) -> int | None:
 def _open(path: Path) -> int:
     """Open the log for appending and check, on the descriptor, that it is this user's alone."""
     try:
-        fd = os.open(path, _OPEN_FLAGS, 0o600)
+        folder, name = open_beside(path)
+        try:
+            fd = os.open(name, _OPEN_FLAGS, 0o600, dir_fd=folder)
+        finally:
+            os.close(folder)
     except OSError as exc:
-        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise AuditError("audit_unwritable", f"cannot open audit log {path}: {why}") from None
     try:
         info = os.fstat(fd)
@@ -115,9 +175,10 @@ def lines_with(path: Path, needle: bytes | re.Pattern[bytes]) -> Iterator[tuple[
 
     Found without parsing: the log is mapped, not read, so finding one request among 100,000
     records is a memory scan. A line longer than any record toolguard writes comes back as
-    None (not toolguard's).
+    None (not toolguard's). It must be a regular file: a FIFO or a device raises `OSError`
+    at once rather than being waited on.
     """
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         if os.fstat(stream.fileno()).st_size == 0:
             return
         with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as view:
@@ -141,8 +202,11 @@ def all_lines(path: Path) -> Iterator[bytes | None]:
     """Every line of the log without its newline; None for one too long to be a record.
 
     Lines are read at most `MAX_RECORD_BYTES` at a time: a hostile log cannot exhaust memory.
+    `-` is standard input (`zcat old.log.gz | ... summary -`); a named FIFO is read as a stream
+    to its end, opened without waiting (nothing to read when nobody writes to it); a device
+    raises `OSError` at once.
     """
-    with open_data(path) as stream:  # `-`: standard input (`zcat old.log.gz | ... summary -`)
+    with _open_stream(path) as stream:
         while line := stream.readline(MAX_RECORD_BYTES + 1):
             if line.endswith(b"\n"):
                 yield line[:-1]
@@ -153,3 +217,9 @@ def all_lines(path: Path) -> Iterator[bytes | None]:
             while line and not line.endswith(b"\n"):
                 line = stream.readline(1 << 16)
             yield None
+
+
+def _open_stream(path: Path) -> AbstractContextManager[BinaryIO]:
+    if is_stdin(path):
+        return open_data(path)
+    return open_regular(path, fifo=True)

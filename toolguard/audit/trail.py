@@ -7,7 +7,7 @@ be written is replaced by `UPSTREAM_UNAVAILABLE` (retryable), unless the operato
 
 from __future__ import annotations
 
-from toolguard.errors import AuditError
+from toolguard.errors import AuditError, UsageError
 from toolguard.frozen import frozen
 from toolguard.result import unrecorded
 
@@ -52,9 +52,17 @@ class AuditTrail:
 
     @classmethod
     def build(cls, options: TrailOptions, contract: Contract) -> AuditTrail:
-        """The operator's options over the contract's `[audit]` defaults."""
+        """The operator's options over the contract's `[audit]` defaults; `UsageError` if unfit.
+
+        Refused: a log that is standard output (the agent's), and a contract with secret
+        context whose log is a stream (no `.key` beside it) with no key file named.
+        """
         policy = contract.audit
         log_path = options.log or policy.log
+        if log_path is not None:
+            from toolguard.audit import log  # noqa: PLC0415 - only when a log is configured
+
+            log.refuse_stdout(log_path)
         raw_dir = options.raw_dir or policy.raw_dir
         raw = None
         if raw_dir is not None:
@@ -72,7 +80,13 @@ class AuditTrail:
             )
         key_file = options.key_file
         if key_file is None and log_path is not None:
-            key_file = log_path.with_name(log_path.name + ".key")
+            if not log.is_stream(log_path):
+                key_file = log_path.with_name(log_path.name + ".key")
+            elif policy.secret_context:
+                raise UsageError(
+                    f"the audit log {log_path} is not a regular file, so no key file lies "
+                    "beside it: secret context needs --audit-key (or TOOLGUARD_AUDIT_KEY)"
+                )
         return cls(
             log=log_path,
             raw=raw,
