@@ -148,11 +148,12 @@ def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -
     if result.valid:
         stream.write(f"{clean(result.instance)}: valid\n")
         return
+    # NOTE: every part but the layer is quoted from the instance or the schema: escaped.
     where = result.schema_path or (f"byte {result.offset}" if result.offset is not None else "")
     at = f" at {result.instance_path or '(root)'}" if result.layer == "schema" else ""
     stream.write(
-        f"{clean(result.instance)}: invalid ({result.layer}: {result.reason}{at}"
-        f"{', ' + where if where else ''}): {clean(result.message or '')}\n"
+        f"{clean(result.instance)}: invalid ({result.layer}: {clean(result.reason or '')}"
+        f"{clean(at)}{', ' + clean(where) if where else ''}): {clean(result.message or '')}\n"
     )
 
 
@@ -198,7 +199,7 @@ def _lines(diagnostics: Diagnostics) -> list[Line]:
     head.append((f" {diagnostics.tool} {diagnostics.request_id}", None))
     if diagnostics.layer:
         head.append((f" at layer {diagnostics.layer}", "bold"))
-        head.append((f" ({diagnostics.reason}, {diagnostics.error_code})", None))
+        head.append((f" ({clean(str(diagnostics.reason))}, {diagnostics.error_code})", None))
     rows: list[Line] = [
         [("  ", None), (f"{label}: ", "dim"), (clean(str(value)), None)]
         for label, value in _details(diagnostics)
@@ -211,7 +212,8 @@ def _plain_text(diagnostics: Diagnostics) -> str:
     word = _STATUS.get(diagnostics.outcome, ("internal error", ""))[0]
     head = f"toolguard: {word} {diagnostics.tool} {diagnostics.request_id}"
     if diagnostics.layer:
-        head += f" at layer {diagnostics.layer} ({diagnostics.reason}, {diagnostics.error_code})"
+        reason = clean(str(diagnostics.reason))
+        head += f" at layer {diagnostics.layer} ({reason}, {diagnostics.error_code})"
     rows = [f"  {label}: {clean(str(value))}\n" for label, value in _details(diagnostics)]
     return head + "\n" + "".join(rows)
 
