@@ -134,7 +134,7 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
     """
     folder, name = os.path.split(path)
     temporary = os.path.join(  # noqa: PTH118 - no pathlib on the check path
-        folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}"
+        folder, f".{name}.{os.getpid()}.{os.urandom(_TOKEN_BYTES).hex()}{TEMPORARY_SUFFIX}"
     )
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
@@ -159,6 +159,36 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
     finally:
         with suppress(OSError):
             os.unlink(temporary, dir_fd=dir_fd)
+
+
+_TOKEN_BYTES = 4
+
+
+def temporary_of(name: str) -> str | None:
+    """The file `name` is `write_atomic`'s temporary for (`.<name>.<pid>.<hex>.tmp`), or None.
+
+    A sweeper deletes only what this says is toolguard's own, never a file that merely ends
+    in `.tmp`.
+    """
+    if not (name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)):
+        return None
+    parts = name[1 : -len(TEMPORARY_SUFFIX)].rsplit(".", 2)
+    if len(parts) != 3:  # noqa: PLR2004 - name, pid, token
+        return None
+    target, pid, token = parts
+    if not (target and pid.isascii() and pid.isdigit()) or not _is_hex(token, 2 * _TOKEN_BYTES):
+        return None
+    return target
+
+
+def _is_hex(text: str, length: int) -> bool:
+    """Whether `text` is exactly `length` lowercase hexadecimal digits."""
+    return len(text) == length and all(char in "0123456789abcdef" for char in text)
+
+
+def is_sha256_name(name: str) -> bool:
+    """Whether `name` is a SHA-256 in lowercase hex, as content-addressed files are named."""
+    return _is_hex(name, 64)
 
 
 def public_mode(path: Path) -> int:

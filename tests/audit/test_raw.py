@@ -161,7 +161,8 @@ def test_a_temporary_file_left_by_a_dead_writer_is_cleaned_up(tmp_path: Path) ->
     """A `.tmp` file older than an hour (its writer died) is removed; a fresh one is not."""
     folder = tmp_path / "raw"
     store(folder).keep(b"first")
-    stale, fresh = folder / f".{sha(BODY)}.1.00.tmp", folder / f".{sha(BODY)}.2.00.tmp"
+    stale = folder / f".{sha(BODY)}.1.0a1b2c3d.tmp"
+    fresh = folder / f".{sha(BODY)}.2.0a1b2c3d.tmp"
     stale.write_bytes(b"half")
     fresh.write_bytes(b"half")
     age(stale, 2 * 3600)
@@ -169,13 +170,44 @@ def test_a_temporary_file_left_by_a_dead_writer_is_cleaned_up(tmp_path: Path) ->
     assert contents(folder) == {sha(b"first"), sha(BODY), fresh.name}
 
 
-def test_existing_open_folder_is_tightened_to_0700(tmp_path: Path) -> None:
-    """A folder that exists with mode 0755 is made 0700 before anything is written."""
+@pytest.mark.parametrize("mode", [0o755, 0o750, 0o701], ids=lambda mode: f"{mode:04o}")
+def test_an_existing_folder_open_to_others_is_refused_and_left_as_it_is(
+    tmp_path: Path, mode: int
+) -> None:
+    """An existing folder others may list is refused, its mode unchanged; nothing written."""
     folder = tmp_path / "raw"
-    folder.mkdir(mode=0o755)
-    folder.chmod(0o755)
-    store(folder).keep(BODY)
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    folder.mkdir()
+    folder.chmod(mode)
+    with pytest.raises(AuditError, match=f"mode {mode:04o}, open to group or others") as caught:
+        store(folder).keep(BODY)
+    assert caught.value.reason == "raw_unwritable"
+    with pytest.raises(AuditError, match="open to group or others"):
+        store(folder).prune(due_only=False)
+    assert stat.S_IMODE(folder.stat().st_mode) == mode
+    assert list(folder.iterdir()) == []
+
+
+def test_pruning_deletes_only_raw_copies_and_their_temporaries(tmp_path: Path) -> None:
+    """Old files that are not toolguard's (a 64-character name that is not hex, an upper-case
+    digest, another program's `.tmp`) stay; old copies and stale temporaries go."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"first")
+    foreign = [
+        "My holiday photos from the summer of twenty twenty two, final.jp",
+        sha(BODY).upper(),
+        "report.tmp",
+        f".{sha(BODY)}.tmp",
+        f".notes.1.0a1b2c3d.tmp",
+        f".{sha(BODY)}.x.0a1b2c3d.tmp",
+    ]
+    ours = [sha(BODY), f".{sha(BODY)}.1.0a1b2c3d.tmp"]
+    for name in foreign + ours:
+        (folder / name).write_bytes(b"data")
+        age(folder / name, 40 * 86400)
+    result = store(folder, max_age_seconds=86400).prune(due_only=False)
+    assert result is not None
+    assert result.removed == 1
+    assert contents(folder) == {sha(b"first"), *foreign}
 
 
 def test_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:

@@ -3,8 +3,11 @@
 A copy is named by the SHA-256 of its bytes, so the audit record's digest finds it and a
 second copy of the same bytes costs nothing. The folder is 0700 and each file 0600, written
 to a temporary name and renamed. The folder is used only if only this user (and root) can
-change it or any folder above it (`files.open_folder`); otherwise keeping a copy fails, and
-the answer with it. It is opened once per call and everything inside is reached relative to
+change it or any folder above it (`files.open_folder`), and, when it exists already, no one
+else may even list it (mode 0700 or stricter: its mode is never changed for the operator);
+otherwise keeping a copy fails, and the answer with it. Pruning deletes only raw copies (64
+lowercase hex characters) and toolguard's own stale temporaries for them: any other file
+in the folder is left alone. It is opened once per call and everything inside is reached relative to
 that descriptor, never by path again. Caps (largest file kept, total size, age) are applied
 while holding an exclusive lock on the folder's `.lock`, so concurrent writers never race past
 them: after every copy written, and on any other sealing at most once a minute (the `.pruned`
@@ -25,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import TEMPORARY_SUFFIX, open_folder, write_atomic
+from toolguard.files import is_sha256_name, open_folder, temporary_of, write_atomic
 
-_NAME_LENGTH = 64  # hex SHA-256
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
 PRUNE_INTERVAL = 60  # seconds between two scans of the folder when nothing new is kept
 _STAMP = ".pruned"  # its modification time: when the folder was last scanned
@@ -103,8 +105,10 @@ class RawStore:
                 yield None
                 return
             try:
-                if stat.S_IMODE(os.fstat(folder).st_mode) != 0o700:
-                    os.fchmod(folder, 0o700)  # closed to others already; now private too
+                mode = stat.S_IMODE(os.fstat(folder).st_mode)
+                if mode & 0o077:  # NOTE: refused, not changed: it may be the operator's folder
+                    why = f"it has mode {mode:04o}, open to group or others (make it 0700)"
+                    raise ValueError(why)
                 yield folder
             finally:
                 os.close(folder)
@@ -120,11 +124,13 @@ class RawStore:
         removed = removed_bytes = 0
         with os.scandir(folder) as scan:
             for entry in scan:
-                if entry.name.endswith(TEMPORARY_SUFFIX) and _older(entry, now - _STALE_TEMPORARY):
-                    _remove(folder, entry.name)  # left by a process that died writing
+                target = temporary_of(entry.name)
+                if target is not None and is_sha256_name(target):
+                    if _older(entry, now - _STALE_TEMPORARY):
+                        _remove(folder, entry.name)  # left by a process that died writing
                     continue
-                if len(entry.name) != _NAME_LENGTH or not entry.is_file(follow_symlinks=False):
-                    continue
+                if not is_sha256_name(entry.name) or not entry.is_file(follow_symlinks=False):
+                    continue  # not a raw copy: never toolguard's to delete
                 info = entry.stat(follow_symlinks=False)
                 if info.st_mtime < deadline and entry.name != keep:
                     _remove(folder, entry.name)
