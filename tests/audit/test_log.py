@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ HUGE = 10 << 20
 # barrier (the pipe closing), then appends its records, its own id in each.
 WRITERS_SCRIPT = """
 import os, sys
+from collections.abc import Callable
 from pathlib import Path
 from toolguard import frozen
 from toolguard.audit import log, record
@@ -394,6 +396,7 @@ def test_dev_null_is_accepted() -> None:
 
 TO_DESCRIPTOR = """
 import os, sys
+from collections.abc import Callable
 from pathlib import Path
 from toolguard.audit import log
 read, write = os.pipe()
@@ -460,6 +463,7 @@ def test_a_folder_others_can_write_may_hold_the_log(tmp_path: Path) -> None:
 
 AS_STDOUT = """
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from toolguard.audit import log
 from toolguard.errors import AuditError, UsageError
@@ -522,3 +526,51 @@ def test_a_log_that_is_the_channels_file_is_queued_and_refused_when_full() -> No
                 continue
     assert set(written.splitlines()) == {record_line[:-1]}
     os.close(read)
+
+
+# --- reading a log that is not a regular file -----------------------------------------------------
+
+
+def without_waiting(work: Callable[[], object]) -> object:
+    """`work()`'s result (or the exception it raised), failing the test if it blocks."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except Exception as exc:  # noqa: BLE001 - handed to the test to assert on
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert outcome, "blocked"
+    return outcome[0]
+
+
+def test_explain_refuses_a_fifo_at_once(tmp_path: Path) -> None:
+    """`lines_with` maps a regular file: a named pipe is refused, not waited on."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo, 0o600)
+    found = without_waiting(lambda: list(log.lines_with(fifo, b"req")))
+    assert isinstance(found, OSError)
+    assert found.strerror == "not a regular file (a named pipe)"
+
+
+def test_a_summary_reads_a_fifo_as_a_stream_only_while_someone_writes(tmp_path: Path) -> None:
+    """A named pipe nobody writes to reads as empty at once; what a writer put in it is read
+    to its end; a device is refused (it would never end)."""
+    fifo = tmp_path / "audit.fifo"
+    os.mkfifo(fifo, 0o600)
+    assert without_waiting(lambda: list(log.all_lines(fifo))) == []
+    holder = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # keeps what is written in the pipe
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(writer, LINE + LINE[:-1])
+        os.close(writer)
+        assert without_waiting(lambda: list(log.all_lines(fifo))) == [LINE[:-1], LINE[:-1]]
+    finally:
+        os.close(holder)
+    refused_device = without_waiting(lambda: list(log.all_lines(Path("/dev/zero"))))
+    assert isinstance(refused_device, OSError)
+    assert refused_device.strerror == "not a regular file (a character device)"
