@@ -432,3 +432,17 @@ def test_prune_of_an_untrusted_folder_fails_closed(tmp_path: Path) -> None:
     (tmp_path / "shared").chmod(0o777)
     with pytest.raises(AuditError, match="writable by group or others"):
         store(tmp_path / "shared" / "raw").prune()
+
+
+def test_a_missing_folder_in_a_sticky_parent_gets_the_verdict_it_would_get_existing(
+    tmp_path: Path,
+) -> None:
+    """Directly under a /tmp-like folder, prune refuses the folder whether or not it exists."""
+    sticky = tmp_path / "tmp"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    for _ in ("missing", "existing"):
+        with pytest.raises(AuditError, match="parent, is writable") as caught:
+            store(sticky / "raw").prune(due_only=False)
+        assert caught.value.reason == "raw_unwritable"
+        (sticky / "raw").mkdir(mode=0o700, exist_ok=True)
