@@ -173,7 +173,7 @@ def temporary_of(name: str) -> str | None:
     if not (name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)):
         return None
     parts = name[1 : -len(TEMPORARY_SUFFIX)].rsplit(".", 2)
-    if len(parts) != 3:  # noqa: PLR2004 - name, pid, token
+    if len(parts) != 3:  # name, pid, token
         return None
     target, pid, token = parts
     if not (target and pid.isascii() and pid.isdigit()) or not _is_hex(token, 2 * _TOKEN_BYTES):

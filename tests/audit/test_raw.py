@@ -197,7 +197,7 @@ def test_pruning_deletes_only_raw_copies_and_their_temporaries(tmp_path: Path) -
         sha(BODY).upper(),
         "report.tmp",
         f".{sha(BODY)}.tmp",
-        f".notes.1.0a1b2c3d.tmp",
+        ".notes.1.0a1b2c3d.tmp",
         f".{sha(BODY)}.x.0a1b2c3d.tmp",
     ]
     ours = [sha(BODY), f".{sha(BODY)}.1.0a1b2c3d.tmp"]

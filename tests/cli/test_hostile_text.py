@@ -21,7 +21,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
-HOSTILE = "x\x1b]52;c;cHduZWQ=\x07\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07\r\x1b[2K\u202e\x9b"
+HOSTILE = (
+    "x\x1b]52;c;cHduZWQ=\x07\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07\r\x1b[2K\u202e\x9b"
+)
 NAME = HOSTILE.replace("/", "|")  # the same, as a file name
 ID = "req.hostile.0001"
 _DROPPED = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE", "TTY_INTERACTIVE")

@@ -74,8 +74,9 @@ def _read(folder: int, name: str, path: Path) -> bytes:
         if why is not None:
             raise AuditError("key_unreadable", f"refusing audit key {path}: it {why}")
         if not _SIZES[0] <= info.st_size <= _SIZES[1]:  # procfs and sysfs files say 0
-            size = f"(its size says {info.st_size})"
-            raise AuditError("key_unreadable", f"audit key {path} must hold 16 to 4096 bytes {size}")
+            size = f"its size says {info.st_size}"
+            why = f"audit key {path} must hold 16 to 4096 bytes ({size})"
+            raise AuditError("key_unreadable", why)
         key = b""
         while len(key) <= _MAX_KEY_BYTES and (chunk := os.read(fd, _MAX_KEY_BYTES + 1)):
             key += chunk

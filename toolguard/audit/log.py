@@ -82,7 +82,7 @@ def refuse_stdout(path: Path) -> None:
     """
     given = descriptor(path)
     try:
-        info = os.fstat(given) if given is not None else os.stat(path)
+        info = os.fstat(given) if given is not None else path.stat()
     except (OSError, ValueError):
         return  # missing or unreadable: `append` says what is wrong with it
     if _is_stdout(info):
@@ -94,7 +94,7 @@ def is_stream(path: Path) -> bool:
     if descriptor(path) is not None:
         return True
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        return not stat.S_ISREG(path.stat().st_mode)
     except (OSError, ValueError):
         return False  # missing: it will be created a regular file
 
@@ -107,7 +107,7 @@ def _is_stdout(info: os.stat_result) -> bool:
         return False
     if (out.st_dev, out.st_ino) != (info.st_dev, info.st_ino):
         return False
-    return not (stat.S_ISCHR(info.st_mode) and info.st_rdev == os.stat(os.devnull).st_rdev)
+    return not (stat.S_ISCHR(info.st_mode) and info.st_rdev == Path(os.devnull).stat().st_rdev)
 
 
 def descriptor(path: Path) -> int | None:
@@ -132,9 +132,9 @@ def _open(path: Path) -> int:
         raise AuditError("audit_unwritable", f"cannot open audit log {path}: {why}") from None
     try:
         info = os.fstat(fd)
-        why = _refusal(info)
-        if why is not None:
-            raise AuditError("audit_unwritable", f"refusing audit log {path}: it {why}")
+        refused = _refusal(info)
+        if refused is not None:
+            raise AuditError("audit_unwritable", f"refusing audit log {path}: it {refused}")
         if not stat.S_ISREG(info.st_mode):
             os.set_blocking(fd, True)  # opened without blocking only so a FIFO with no reader fails
     except BaseException:
