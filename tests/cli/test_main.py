@@ -240,7 +240,7 @@ def test_a_bug_while_recording_still_answers_the_agent(
     "arguments",
     [
         ("validate", REVIEW / "response.schema.json", REVIEW / "response.json"),
-        ("audit", "summary", os.devnull, "--format", "json"),
+        ("audit", "summary", "-", "--format", "json"),  # an empty log: stdin is /dev/null
     ],
     ids=["validate", "audit-summary"],
 )
@@ -252,6 +252,7 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
     try:
         done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
             [sys.executable, "-m", "toolguard", *map(str, arguments)],
+            stdin=subprocess.DEVNULL,
             stdout=write,
             stderr=subprocess.PIPE,
             env=environment,
@@ -297,7 +298,7 @@ def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[byt
         ("test", REPO / "examples"),
         ("lint", REPO / "examples"),
         ("validate", REVIEW / "response.schema.json", REVIEW / "response.json"),
-        ("audit", "summary", os.devnull),
+        ("audit", "summary", "{tmp}.log"),  # an empty log (a device is refused)
         ("init", "zz_tool", "{tmp}"),
         ("--help",),
         ("check", "--help"),
@@ -310,6 +311,7 @@ def test_a_report_that_cannot_be_written_is_exit_4(
     """Whatever a command prints, a stdout that cannot take it is exit 4 and one line: not
     click's silent exit 1 for a broken pipe (a failed fixture's status), nor an internal
     error or a silent 0 for a stdout closed from the start (`>&-`)."""
+    (tmp_path / "new.log").touch()
     done = _written_to(stdout, [str(word).format(tmp=tmp_path / "new") for word in arguments])
     assert done.returncode == 4, done.stderr
     what = f"stdout failed ({FULL})" if stdout == "full disk" else "stdout was closed"
