@@ -26,6 +26,21 @@ _COLOUR_VARIABLES = (
 )
 
 
+def piped_environment(*dropped_prefixes: str) -> dict[str, str]:
+    """This process's environment as a piped CLI should see it: no colour, `TERM=dumb`.
+
+    Variables starting with one of `dropped_prefixes` are left out too (an audit log the
+    caller's environment names, say).
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in _COLOUR_VARIABLES and not key.startswith(dropped_prefixes)
+    }
+    env["TERM"] = "dumb"
+    return env
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Keep compiled-schema caches of the run (and its subprocesses) out of the user's home.
 
@@ -95,8 +110,7 @@ def run_toolguard() -> RunToolguard:
     Pass `command=[...]` to run another entry point (e.g. the `toolguard` script) instead, and
     `extra_env={...}` to set variables for this run only.
     """
-    env = {key: value for key, value in os.environ.items() if key not in _COLOUR_VARIABLES}
-    env["TERM"] = "dumb"
+    env = piped_environment()
 
     def run(
         *args: str | os.PathLike[str],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run
+from conftest import Run, piped_environment
 
 from toolguard.audit import record
 
@@ -33,13 +33,7 @@ UNAVAILABLE = {
     "outcome": "failure",
     "error": {"code": "UPSTREAM_UNAVAILABLE", "retryable": True},
 }
-_DROPPED = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-_ENV = {
-    key: value
-    for key, value in os.environ.items()
-    if key not in _DROPPED and not key.startswith(("TOOLGUARD_AUDIT", "TOOLGUARD_RAW"))
-}
-_ENV["TERM"] = "dumb"
+_ENV = piped_environment("TOOLGUARD_AUDIT", "TOOLGUARD_RAW")
 
 
 def toolguard(*args: str | Path, stdin: bytes = b"", **env: str | Path) -> Run:

@@ -9,7 +9,6 @@ the command answers, neither stdout nor stderr may hold one of those characters 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import piped_environment
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
@@ -26,13 +26,7 @@ HOSTILE = (
 )
 NAME = HOSTILE.replace("/", "|")  # the same, as a file name
 ID = "req.hostile.0001"
-_DROPPED = ("FORCE_COLOR", "CLICOLOR_FORCE", "PY_COLORS", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-_ENV = {
-    key: value
-    for key, value in os.environ.items()
-    if key not in _DROPPED and not key.startswith(("TOOLGUARD_AUDIT", "TOOLGUARD_RAW"))
-}
-_ENV["TERM"] = "dumb"
+_ENV = piped_environment("TOOLGUARD_AUDIT", "TOOLGUARD_RAW")
 
 Case = Callable[[Path], tuple[list[str], bytes]]  # tmp_path -> (arguments, stdin)
 
