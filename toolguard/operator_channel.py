@@ -25,9 +25,11 @@ next line, and a queue filling up (or `close`) cuts the rest short. A line waits
 `INTERVAL` behind the answer it describes.
 
 An audit log that is this same open file (`--audit-log /dev/stderr`) would otherwise be
-written to it directly, blocking; its records are queued here too (`channel_for`, `record`).
-A record is never dropped on arrival: when it cannot wait it is refused, and the trail
-fails closed (see `audit/log.py`).
+written to it directly, blocking; its records go through the writer too (`channel_for`,
+`record`). A record is never dropped: `record` returns once it is written (the writer does
+not rest while one waits), or takes it back and says so when the pipe has no room for it or
+it waited `LINGER`, and the trail then fails closed (see `audit/log.py`). An answer is never
+released with a record that may still be lost.
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ class OperatorChannel:
         self._queue: deque[bytes] = deque()
         self._queued = 0
         self._written = 0  # progress, in bytes
+        self._records = 0  # audit records waiting to be written: the writer must not rest
+        self._no_room = False  # the writer's last look found a full pipe
+        self._looks = 0  # times the writer looked for room
         self._closing = False
         self._idle = False  # the writer waits for a line, not resting: the next one wakes it
         self._hurry = False  # `close` is waiting: no more rests
@@ -108,24 +113,54 @@ class OperatorChannel:
             self.dropped += 1
 
     def record(self, line: bytes) -> bool:
-        """Queue an audit record's bytes as they are; never blocks. False (not counted) if full.
+        """Write an audit record's bytes through the writer: True once written, else False.
 
-        Unlike a diagnostics line, a record that cannot wait is the caller's to fail on.
+        Unlike a diagnostics line, a record is not left in the queue: the caller releases an
+        answer on it. It is taken back (False) when the pipe has no room (nobody reads
+        stderr), the channel closes, or it waited `linger`; a record the writer had already
+        taken is waited for (it fits the pipe's room), up to `linger`.
         """
-        return self._enqueue(line)
+        if self._fd is None:
+            return False
+        chunk = _Record(line)
+        with self._changed:
+            if not self._enqueue_locked(chunk):
+                return False
+            self._records += 1
+            self._changed.notify_all()  # a resting writer writes it now
+            deadline = time.monotonic() + self._linger
+            looks = self._looks  # the pipe is judged full by a look taken after this record came
+            try:
+                while not chunk.written:
+                    left = deadline - time.monotonic()
+                    queued = _index(self._queue, chunk)
+                    full = self._no_room and self._looks > looks
+                    if queued is not None and (full or self._closing or left <= 0):
+                        del self._queue[queued]
+                        self._queued -= len(chunk)
+                        return False
+                    if left <= 0 or (queued is None and self._closing and not self._in_flight):
+                        return False
+                    self._changed.wait(min(left, _POLL))
+                return True
+            finally:
+                self._records -= 1
 
     def _enqueue(self, chunk: bytes) -> bool:
         with self._changed:
-            queued = self._queued
-            if self._closing or queued + len(chunk) > self._capacity:
-                return False
-            self._queue.append(chunk)
-            self._queued = queued + len(chunk)
-            # NOTE: a resting writer is left to rest (see the module's docstring), unless
-            # this line takes the queue past the mark where it must not wait any longer.
-            mark = self._capacity // _HURRY
-            if self._idle or queued < mark <= self._queued:
-                self._changed.notify_all()
+            return self._enqueue_locked(chunk)
+
+    def _enqueue_locked(self, chunk: bytes) -> bool:
+        queued = self._queued
+        if self._closing or queued + len(chunk) > self._capacity:
+            return False
+        self._queue.append(chunk)
+        self._queued = queued + len(chunk)
+        # NOTE: a resting writer is left to rest (see the module's docstring), unless this
+        # line takes the queue past the mark where it must not wait any longer.
+        mark = self._capacity // _HURRY
+        if self._idle or queued < mark <= self._queued:
+            self._changed.notify_all()
         return True
 
     def close(self) -> None:
@@ -178,13 +213,18 @@ class OperatorChannel:
         assert self._fd is not None
         fd = self._fd
         try:
-            while (chunk := self._next(fd)) is not None:
+            while (taken := self._next(fd)) is not None:
+                chunk = b"".join(taken)
                 self._write(fd, chunk)
                 with self._changed:
                     self._in_flight = 0
                     self._written += len(chunk)
+                    for each in taken:
+                        if type(each) is _Record:
+                            each.written = True
                     self._changed.notify_all()
-                    if not self._hurry and self._queued < self._capacity // _HURRY:
+                    hurried = self._hurry or self._records
+                    if not hurried and self._queued < self._capacity // _HURRY:
                         self._changed.wait(INTERVAL)  # rest: what queues meanwhile goes as one
             if self.dropped and self._farewell is not None:
                 last = self._farewell(self.dropped).encode(self._encoding, "backslashreplace")
@@ -202,8 +242,8 @@ class OperatorChannel:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def _next(self, fd: int) -> bytes | None:
-        """What to write next (queued chunks, joined), once the pipe has room; None to stop."""
+    def _next(self, fd: int) -> list[bytes] | None:
+        """What to write next (queued chunks), once the pipe has room; None to stop."""
         while True:
             with self._changed:
                 while not self._queue and not self._closing:
@@ -221,10 +261,13 @@ class OperatorChannel:
                 if not taken and len(self._queue[0]) + _RESERVE > self._largest_room():
                     taken.append(self._queue.popleft())  # it could never fit: write it, blocking
                     size = len(taken[0])
+                self._no_room = not taken
+                self._looks += 1
                 if taken:
                     self._queued -= size
                     self._in_flight = len(taken)
-                    return b"".join(taken)
+                    return taken
+                self._changed.notify_all()  # a waiting record is taken back at once
                 self._changed.wait(_POLL)  # a full pipe: look again soon (or at close)
 
     def _largest_room(self) -> int:
@@ -254,6 +297,20 @@ class OperatorChannel:
             written = os.write(fd, view[: _PAGE - self._tail])
             self._tail = (self._tail + written) % _PAGE
             view = view[written:]
+
+
+class _Record(bytes):
+    """An audit record's bytes, marked by the writer once they are in the file."""
+
+    written = False
+
+
+def _index(queue: deque[bytes], chunk: bytes) -> int | None:
+    """Where `chunk` itself (not an equal line) waits in `queue`, else None."""
+    for position, each in enumerate(queue):
+        if each is chunk:
+            return position
+    return None
 
 
 def channel_for(info: os.stat_result) -> OperatorChannel | None:

@@ -15,9 +15,10 @@ this user's or root's. Anything else is refused, and the trail with it (fail clo
 `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` name a descriptor whoever started toolguard
 handed it: records go to that descriptor as it is, since the caller chose it. Never to
 standard output, which is the agent's (`refuse_stdout`). When the log is the open file a
-`serve` or `mcp` operator channel writes (stderr), the record is queued there, behind the
-diagnostics, instead of a write that would block every answer behind a caller that does not
-read stderr; a record the queue cannot take fails the trail.
+`serve` or `mcp` operator channel writes (stderr), the record goes through that channel's
+writer, behind the diagnostics, instead of a write that would block every answer behind a
+caller that does not read stderr; a record it cannot write (no room, nobody reading) is taken
+back and fails the trail, so no answer is released with a record still in a queue.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
         channel = channel_for(info)
         if channel is not None:
             if not channel.record(line):
-                why = "it is stderr, and the operator channel is full (stderr is not being read)"
+                why = "it is stderr, and the record could not be written (stderr is not being read)"
                 raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
             return
         written = os.write(fd, line)
