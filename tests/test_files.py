@@ -18,6 +18,7 @@ from toolguard.files import (
     Untrusted,
     absolute_text,
     open_at_once,
+    open_beside,
     open_folder,
     open_regular,
     path_text,
@@ -367,3 +368,38 @@ def test_a_fifo_nobody_writes_to_opens_at_once_and_reads_as_ended(tmp_path: Path
         assert os.read(fd, 10) == b""
     finally:
         os.close(fd)
+
+
+@pytest.fixture(params=["O_PATH", "by name"])
+def link_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways a link's owner and target are read: Linux's O_PATH, and elsewhere's."""
+    if request.param == "by name":
+        monkeypatch.delattr(os, "O_PATH", raising=False)
+    elif not hasattr(os, "O_PATH"):
+        pytest.skip("no O_PATH on this system")
+    return str(request.param)
+
+
+def test_links_on_the_way_are_read_with_or_without_o_path(tmp_path: Path, link_reader: str) -> None:
+    """Without O_PATH (macOS, the BSDs) a link on the way is still followed, and checked."""
+    real = folder(tmp_path / "real" / "cache")
+    (tmp_path / "absolute").symlink_to(tmp_path / "real")
+    assert same(opened(tmp_path / "absolute" / "cache"), real)
+    fd, name = open_beside(tmp_path / "absolute" / "cache" / "audit.log")
+    try:
+        assert same(os.fstat(fd), real)
+        assert name == "audit.log"
+    finally:
+        os.close(fd)
+
+
+@NEEDS_ROOT
+def test_another_users_link_is_refused_with_or_without_o_path(
+    tmp_path: Path, link_reader: str
+) -> None:
+    folder(tmp_path / "real" / "cache")
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "real")
+    os.lchown(link, OTHER_UID, -1)
+    with pytest.raises(Untrusted, match=r"symbolic link .*link belongs to uid 65534"):
+        opened(link / "cache")

@@ -351,11 +351,14 @@ def _names(path: str) -> list[str]:
 def _link(name: str, parent: int, error: OSError) -> tuple[int, str]:
     """The owner and target of the symbolic link `name`; re-raise `error` if it is not one.
 
-    Both are read from one descriptor of the link itself (O_PATH): a link swapped between
-    the two reads cannot lend its owner to another's target.
+    Both are read from one descriptor of the link itself (O_PATH, Linux): a link swapped
+    between the two reads cannot lend its owner to another's target. Where there is no O_PATH,
+    the link is looked at before and after its target is read, and must be the same inode.
     """
     if error.errno not in {errno.ELOOP, errno.ENOTDIR}:
         raise error
+    if not hasattr(os, "O_PATH"):
+        return _link_by_name(name, parent, error)
     try:
         fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
     except OSError:
@@ -369,6 +372,24 @@ def _link(name: str, parent: int, error: OSError) -> tuple[int, str]:
         raise error from None
     finally:
         os.close(fd)
+
+
+def _link_by_name(name: str, parent: int, error: OSError) -> tuple[int, str]:
+    """`_link` without O_PATH (macOS, the BSDs): the same link both sides of `readlink`."""
+    try:
+        before = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        target = os.readlink(name, dir_fd=parent)
+        after = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except OSError:
+        raise error from None
+    same = (before.st_dev, before.st_ino, before.st_uid) == (
+        after.st_dev,
+        after.st_ino,
+        after.st_uid,
+    )
+    if not (stat.S_ISLNK(after.st_mode) and same):
+        raise error
+    return after.st_uid, target
 
 
 def _check_parent(fd: int, shown: str) -> None:
