@@ -333,3 +333,24 @@ def test_the_installed_command_imports_no_re(warm_cache: Path) -> None:
     }
     assert "toolguard.cli" in imported
     assert sorted(imported & NOT_FOR_PLAIN_ASCII) == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "stdin"),
+    [
+        (CHECK, EXAMPLE / "response.json"),
+        ([*CHECK, "--input", "-"], EXAMPLE / "response.json"),
+        (
+            [*CHECK[:2], "--context-file", "-", "--input", str(EXAMPLE / "response.json")],
+            b'{"change_id": "CR-1042"}',
+        ),
+    ],
+    ids=["stdin", "input-dash", "context-file-dash"],
+)
+def test_a_blocking_stdin_is_read_without_select(
+    arguments: list[str], stdin: Path | bytes, warm_cache: Path
+) -> None:
+    """Only a stdin the caller made non-blocking needs `polled_input` (and `select`)."""
+    status, modules = _modules(arguments, warm_cache, stdin)
+    assert status == 0
+    assert sorted(modules & {"select", "toolguard.polled_input"}) == []

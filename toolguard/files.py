@@ -58,9 +58,12 @@ def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
     if is_stdin(path):
         if sys.stdin is None:
             raise OSError(errno.EBADF, "standard input is closed")
-        from toolguard.polled_input import waiting  # noqa: PLC0415 - `select`: only for stdin
+        stream = sys.stdin.buffer
+        if _blocks(stream):  # the usual stdin: no `select` on a check's path
+            return _Borrowed(stream)
+        from toolguard.polled_input import waiting  # noqa: PLC0415 - a non-blocking stdin only
 
-        return _Borrowed(waiting(sys.stdin.buffer))
+        return _Borrowed(waiting(stream))
     return open(path, "rb")  # noqa: PTH123 - a str or a Path (no pathlib); the caller's `with` closes it
 
 
@@ -100,6 +103,14 @@ _KINDS = {
     stat.S_IFSOCK: "socket",
     stat.S_IFDIR: "folder",
 }
+
+
+def _blocks(stream: BinaryIO) -> bool:
+    """Whether reading `stream` waits for input (or it has no descriptor to ask)."""
+    try:
+        return os.get_blocking(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return True
 
 
 class _Borrowed:
