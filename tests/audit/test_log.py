@@ -575,3 +575,27 @@ def test_a_summary_reads_a_fifo_as_a_stream_only_while_someone_writes(tmp_path: 
     refused_device = without_waiting(lambda: list(log.all_lines(Path("/dev/zero"))))
     assert isinstance(refused_device, OSError)
     assert refused_device.strerror == "not a regular file (a character device)"
+
+
+def test_a_terminal_that_is_stdout_and_stderr_takes_records_for_stderr() -> None:
+    """Interactive use: stdout and stderr are one terminal, where diagnostics already go."""
+    import pty  # noqa: PLC0415 - POSIX only
+
+    main, terminal = pty.openpty()
+    try:
+        argv = [sys.executable, "-c", AS_STDOUT, "/dev/stderr"]
+        done = subprocess.run(
+            argv, stdout=terminal, stderr=terminal, cwd=REPO, timeout=60, check=True
+        )
+        os.close(terminal)
+        terminal = -1
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the terminal's other side is gone
+            while chunk := os.read(main, 4096):
+                shown += chunk
+    finally:
+        os.close(main)
+        if terminal >= 0:
+            os.close(terminal)
+    assert done.returncode == 0
+    assert shown.replace(b"\r\n", b"\n") == b"accepted by refuse_stdout /dev/stderr\nrecord\n"

@@ -101,14 +101,28 @@ def is_stream(path: Path) -> bool:
 
 
 def _is_stdout(info: os.stat_result) -> bool:
-    """Whether `info` is the open file on descriptor 1 (the null device excepted)."""
+    """Whether `info` is the open file on descriptor 1 (the null device excepted).
+
+    A terminal that is stderr too is not refused as stdout: in an interactive shell both are
+    the one terminal, diagnostics already go there, and `--audit-log /dev/stderr` means it.
+    """
     try:
         out = os.fstat(1)
     except OSError:
         return False
     if (out.st_dev, out.st_ino) != (info.st_dev, info.st_ino):
         return False
-    return not (stat.S_ISCHR(info.st_mode) and info.st_rdev == Path(os.devnull).stat().st_rdev)
+    if stat.S_ISCHR(info.st_mode) and info.st_rdev == Path(os.devnull).stat().st_rdev:
+        return False
+    return not (os.isatty(1) and _same_file(2, info))
+
+
+def _same_file(fd: int, info: os.stat_result) -> bool:
+    try:
+        other = os.fstat(fd)
+    except OSError:
+        return False
+    return (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino)
 
 
 def descriptor(path: Path) -> int | None:
