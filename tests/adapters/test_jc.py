@@ -176,6 +176,16 @@ def test_a_jc_child_ended_by_someone_elses_signal_is_an_internal_error(
     assert outcome.envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGRTMIN"), reason="no real-time signals here")
+def test_a_jc_child_ended_by_a_signal_with_no_name_is_said_by_its_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    number = int(signal.SIGRTMIN) + 1  # a real-time signal: `signal.Signals` has no member
+    monkeypatch.setattr(jc_adapter, "_CHILD", f"import os; os.kill(os.getpid(), {number})")
+    with pytest.raises(jc_adapter.JcInterrupted, match=f"was ended by signal {number}$"):
+        jc_adapter._run_jc("df", b"x\n", Limits())
+
+
 def test_a_jc_child_ended_by_its_cpu_limit_is_over_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGXCPU is the budget's own signal: the response is rejected, as before."""
     monkeypatch.setattr(

@@ -175,8 +175,16 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
             "jc_over_budget", f"jc {parser} needed more than {memory >> 20} MiB or {cpu} s of CPU"
         )
     if status < 0:
-        raise JcInterrupted(f"jc {parser} was ended by {signal.Signals(-status).name}")
+        raise JcInterrupted(f"jc {parser} was ended by {_signal_name(-status)}")
     raise ParseError("jc_failed", f"jc {parser} exited with status {status}")
+
+
+def _signal_name(number: int) -> str:
+    """`SIGTERM`, or `signal 35` for one with no name here (a real-time signal)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class JcInterrupted(Exception):
