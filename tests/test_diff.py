@@ -593,6 +593,8 @@ def test_json_key_has_json_equality() -> None:
         ("2.0.0-rc.1", "2.0.1", ["breaking"], False, "major"),  # another release: bump from 2
         ("2.0.0-rc.1", "3.0.0", ["breaking"], True, "major"),
         ("2.0.0-rc.1", "2.0.0+build.1", ["facing"], True, "minor"),
+        ("2.0.0-rc.1+b.1", "2.0.0-rc.1+b.2", ["breaking"], False, "major"),  # same precedence
+        ("2.0.0-rc.1", "2.0.0-rc.1+b.2", ["facing"], False, "minor"),
         ("1.0.0", "1.1.0-alpha", ["facing"], True, "minor"),
         ("1.0.0", "0.9.0", ["compatible"], False, "none"),
         ("1.0.0-rc.2", "1.0.0-rc.1", [], False, "none"),

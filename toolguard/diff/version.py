@@ -52,7 +52,8 @@ def verdict(old: str, new: str, changes: Sequence[Change]) -> Verdict:
     if before is None or after is None:
         message = f"{why}; {old} -> {new} (not both semantic versions: only checked it changed)"
         return Verdict(True, bump, message)
-    if before.pre_release and after.core == before.core:
+    later = after.precedence > before.precedence  # build metadata alone is no step
+    if before.pre_release and after.core == before.core and later:
         # SemVer §9: a pre-release promises no compatibility; it leads to its release
         message = f"{why}; {old} -> {new}: a pre-release may change on the way to its release"
         return Verdict(True, bump, message)
