@@ -125,3 +125,10 @@ def test_signals_a_caller_ignores_stay_ignored() -> None:
         preexec_fn=ignore,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_launch_stops_on_the_signals_every_command_stops_on() -> None:
+    """`launch` spells the list out (it sets its handlers before importing toolguard)."""
+    from toolguard import launch, signals  # noqa: PLC0415
+
+    assert launch._STOPPING == signals.STOPPING
