@@ -133,3 +133,25 @@ def test_the_same_anchor_in_two_resources_is_two_anchors() -> None:
     validator = compile_schema(schema)
     assert validator.is_valid(1)
     assert not validator.is_valid("s")
+
+
+@pytest.mark.parametrize("registry", [False, True])
+def test_a_definition_named_like_a_bundled_document_is_refused(
+    tmp_path: Path, registry: bool
+) -> None:
+    """`toolguard:remote:N` is where a loaded document goes: a member of that name would be
+    shadowed by it (a string field checked as the metaschema, or as a registry file)."""
+    (tmp_path / "int.json").write_text('{"type": "integer"}')
+    schema = {
+        "$defs": {"toolguard:remote:0": {"type": "string", "maxLength": 3}},
+        "properties": {
+            "own": {"$ref": "#/$defs/toolguard:remote:0"},
+            "other": {"$ref": "https://ex.test/s/int.json"}
+            if registry
+            else {"$ref": "https://json-schema.org/draft/2020-12/meta/format-annotation"},
+        },
+    }
+    refs = {"https://ex.test/s/": str(tmp_path)} if registry else None
+    with pytest.raises(SchemaError, match="toolguard's own") as raised:
+        compile_schema(schema, refs=refs)
+    assert raised.value.field == "/$defs/toolguard:remote:0"

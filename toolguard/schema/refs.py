@@ -130,6 +130,24 @@ def children(node: Any, where: str) -> Iterator[tuple[Any, str]]:
             yield from ((item, f"{at}/{escape(key)}") for key, item in value.items())
 
 
+def _refuse_reserved_names(root: Any) -> None:
+    """Registry documents are bundled under the root's `$defs` by reserved names: none of its own.
+
+    A member of that name would be shadowed by (or overwrite) a loaded document, and the
+    schema then means another thing than its author wrote.
+    """
+    definitions = root.get("$defs") if isinstance(root, dict) else None
+    if not isinstance(definitions, dict):
+        return
+    for name in definitions:
+        if name.startswith(REMOTE_PREFIX):
+            raise SchemaError(
+                f"'$defs' names starting with {REMOTE_PREFIX!r} are toolguard's own (where the "
+                f"documents '$ref's lead to are bundled): rename {name!r}",
+                field=f"/$defs/{escape(name)}",
+            )
+
+
 class Index:
     """Every addressable schema location of the root document and the registry documents."""
 
@@ -147,6 +165,7 @@ class Index:
         # (where, keyword, value) of every `$ref` and `$dynamicRef` in the documents read
         self._references: list[tuple[str, str, str]] = []
         self._followed = 0  # how many of them `_load_referenced` resolved
+        _refuse_reserved_names(root)
         self._add(root, "", ROOT_BASE)
 
     def _add(self, node: Any, where: str, base: str) -> None:
