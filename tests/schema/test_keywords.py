@@ -779,6 +779,26 @@ def test_a_huge_integer_bound_is_exact(schema: Any, valid: list[Any], invalid: l
     assert not any(validator.is_valid(value) for value in invalid)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"maxLength": 10**5000},
+        {"minimum": -(10**5000)},
+        {"multipleOf": 10**4001},
+        {"const": {"a": [10**5000]}},
+        {"enum": [1, 10**5000]},
+    ],
+    ids=["maxLength", "minimum", "multipleOf", "const", "enum"],
+)
+def test_an_integer_generated_code_cannot_spell_is_refused_plainly(schema: Any) -> None:
+    """Over CPython's 4,300 digits an int cannot be written out: a SchemaError saying so, not
+    one quoting Python's own ValueError (nor the value itself)."""
+    with pytest.raises(SchemaError, match="4,000 digits") as raised:
+        compile_schema(schema)
+    assert "ValueError" not in str(raised.value)
+    assert len(str(raised.value)) < 300
+
+
 def test_a_schema_nested_beyond_the_stack_is_refused() -> None:
     """Hundreds of nested allOf levels give a SchemaError, not a RecursionError."""
     schema: Any = {}

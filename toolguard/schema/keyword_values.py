@@ -15,17 +15,24 @@ from toolguard.errors import SchemaError
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
 
+# Generated code spells each number in Python source, and CPython refuses to write out an int of
+# over 4,300 digits (`sys.set_int_max_str_digits`): a bound well inside what any schema means.
+_UNSPELLABLE = 10**4000
+
+
 def _number(value: Any) -> bool:
     # NOTE: an int is exact and finite however large (10**400: `math.isfinite` would overflow).
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return isinstance(value, int) or math.isfinite(value)
+    return abs(value) < _UNSPELLABLE if isinstance(value, int) else math.isfinite(value)
 
 
 def _finite(value: Any) -> bool:
     """No NaN or infinity anywhere in a const/enum value (generated code cannot spell them)."""
     if isinstance(value, float):
         return math.isfinite(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) < _UNSPELLABLE
     if isinstance(value, dict):
         return all(_finite(item) for item in value.values())
     if isinstance(value, list):
@@ -41,15 +48,18 @@ def _count(value: Any) -> bool:
 
 # keyword -> (whether a value is allowed, what the message says it must be)
 _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "multipleOf": (lambda v: _number(v) and v > 0, "a number above 0"),
+    "multipleOf": (lambda v: _number(v) and v > 0, "a number above 0 (under 4,000 digits)"),
     **dict.fromkeys(
-        ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"), (_number, "a number")
+        ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"),
+        (_number, "a number (under 4,000 digits)"),
     ),
     **dict.fromkeys(
         ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"),
-        (_count, "a non-negative integer"),
+        (_count, "a non-negative integer (under 4,000 digits)"),
     ),
-    **dict.fromkeys(("minContains", "maxContains"), (_count, "a non-negative integer")),
+    **dict.fromkeys(
+        ("minContains", "maxContains"), (_count, "a non-negative integer (under 4,000 digits)")
+    ),
     "dependentRequired": (
         lambda v: (
             isinstance(v, dict)
@@ -70,11 +80,23 @@ _VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
         ),
         "an array of distinct strings",
     ),
-    "enum": (lambda v: isinstance(v, list) and _finite(v), "an array of finite values"),
-    "const": (_finite, "a value without NaN or infinity"),
+    "enum": (
+        lambda v: isinstance(v, list) and _finite(v),
+        "an array of finite values (integers under 4,000 digits)",
+    ),
+    "const": (_finite, "a value without NaN or infinity (integers under 4,000 digits)"),
     "uniqueItems": (lambda v: isinstance(v, bool), "a boolean"),
     "format": (lambda v: isinstance(v, str), "a string"),
 }
+
+
+def _shown(value: Any) -> str:
+    """`value` for a message, bounded: a huge integer (or a value holding one) is not spelled."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past what CPython will write out
+        return "a value holding an integer of over 4,000 digits"
+    return text if len(text) <= 200 else f"{text[:200]}..."
 
 
 def check_value(keyword: str, value: Any, at: str) -> None:
@@ -82,7 +104,7 @@ def check_value(keyword: str, value: Any, at: str) -> None:
     if keyword in _VALUE_RULES:
         valid, expected = _VALUE_RULES[keyword]
         if not valid(value):
-            raise SchemaError(f"{keyword!r} must be {expected}, not {value!r}", field=at)
+            raise SchemaError(f"{keyword!r} must be {expected}, not {_shown(value)}", field=at)
     if keyword == "pattern" and not isinstance(value, str):
         raise SchemaError("'pattern' must be a string", field=at)
     if keyword == "type":
