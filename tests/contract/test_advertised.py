@@ -113,6 +113,37 @@ def test_a_reference_to_a_loosened_definition_where_exactness_matters_loosens_th
     assert published["$defs"]["payload1"] == {"pattern": "^\\d$"}  # looser, where it is safe
 
 
+@pytest.mark.parametrize(
+    ("referrer", "target", "value"),
+    [
+        (
+            {"type": "object", "allOf": [{"$ref": "#/$defs/payload1"}]},
+            {"properties": {"a": {"type": "string", "not": {"pattern": "^\\d$"}}}},
+            {"a": "y"},
+        ),
+        (
+            {"type": "array", "allOf": [{"$ref": "#/$defs/payload1"}]},
+            {"prefixItems": [{"not": {"const": 1}}]},
+            [2],
+        ),
+    ],
+    ids=["unevaluatedProperties", "unevaluatedItems"],
+)
+def test_a_reference_under_unevaluated_keeps_what_its_target_evaluates(
+    referrer: dict[str, Any], target: dict[str, Any], value: Any
+) -> None:
+    """A target published as `{}` evaluates nothing, so `unevaluated*: false` beside the
+    reference would refuse what toolguard accepts: the referrer is published loosened too."""
+    closing = "unevaluatedProperties" if referrer["type"] == "object" else "unevaluatedItems"
+    schema = _envelope_like({**referrer, closing: False})
+    schema["$defs"]["payload1"] = target
+    instance = {"data": {"v": value}}
+    compile_schema(copy.deepcopy(schema), formats=False).validate(instance)  # toolguard accepts
+    published = advertised_schema(schema)
+    jsonschema.Draft202012Validator.check_schema(published)
+    assert jsonschema.Draft202012Validator(published).is_valid(instance)
+
+
 @given(
     pattern=st.sampled_from(PATTERNS),
     wrap=st.sampled_from(WRAPPERS),

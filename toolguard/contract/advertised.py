@@ -62,6 +62,9 @@ class _Needs:
         self.loose_refs: set[str] = set()  # references where a looser target is safe
         self.exact_refs: set[str] = set()  # references that need an exact target
         self.changed = False  # a numeric keyword was loosened in place
+        # `unevaluated*` in it: what its references evaluate (their `properties`, `items`...)
+        # decides what stays unevaluated, so a target published as `{}` would refuse more
+        self.annotated = False
 
     def note(self, reading: str, *, exact: bool) -> None:
         """One pattern's reading, where it stands."""
@@ -87,6 +90,7 @@ def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
         needs.looser = True
         needs.other |= exact
         needs.changed |= not exact and loosen_numbers(node)
+    needs.annotated |= "unevaluatedProperties" in node or "unevaluatedItems" in node
     if isinstance(node.get("pattern"), str):
         needs.note(python_reading(node["pattern"]), exact=exact)
     for key in _members(node, "patternProperties"):
@@ -128,7 +132,8 @@ def _settle(needs: dict[str, _Needs]) -> dict[str, bool]:
     (a fixed point over references). It may be published as is unless a pattern in it reads
     otherwise, or it references a definition that is not exact where only an exact one is
     safe. (A reference where a looser reading is safe needs nothing: the target, published as
-    is or as `{}`, only accepts more.)
+    is or as `{}`, only accepts more; unless the definition uses `unevaluated*`, which a
+    target published as `{}` would leave more to refuse: its references all need exact ones.)
     """
     exact = {name: not (item.looser or item.other) for name, item in needs.items()}
     changed = True
@@ -139,6 +144,10 @@ def _settle(needs: dict[str, _Needs]) -> dict[str, bool]:
             if exact[name] and not all(exact.get(target, False) for target in refs):
                 exact[name], changed = False, True
     return {
-        name: not item.other and all(exact.get(target, False) for target in item.exact_refs)
+        name: not item.other and all(exact.get(target, False) for target in _needing_exact(item))
         for name, item in needs.items()
     }
+
+
+def _needing_exact(item: _Needs) -> set[str]:
+    return item.exact_refs | item.loose_refs if item.annotated else item.exact_refs
