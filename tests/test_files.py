@@ -403,3 +403,18 @@ def test_another_users_link_is_refused_with_or_without_o_path(
     os.lchown(link, OTHER_UID, -1)
     with pytest.raises(Untrusted, match=r"symbolic link .*link belongs to uid 65534"):
         opened(link / "cache")
+
+
+def test_a_device_is_refused_before_it_is_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a device can act (rewind a tape, arm a watchdog): it is judged by path first."""
+    opened_paths: list[object] = []
+    real_open = os.open
+
+    def spying_open(path: object, *args: object, **kwargs: object) -> int:
+        opened_paths.append(path)
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", spying_open)
+    with pytest.raises(OSError, match="not a regular file"):
+        open_regular("/dev/zero")
+    assert opened_paths == []

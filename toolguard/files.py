@@ -1,10 +1,13 @@
-"""Files toolguard writes: one atomic write, so no reader ever sees half a file.
+"""Files toolguard writes and reads, and the folders it trusts on the way to them.
 
 Every file toolguard creates (compiled schemas, contract artefacts, raw copies, the audit key,
 golden envelopes) is written here: to a private temporary name beside the target, then moved
 into place in one rename (or linked, when the first writer must win). Data files it reads
-(`--input`, `--context-file`, `validate`'s files, an audit log) open through `open_data`,
-where `-` is standard input.
+(`--input`, `--context-file`, `validate`'s files) open through `open_data`, where `-` is
+standard input; files it is configured by (a contract, a schema, a key set, a fixture) through
+`open_regular`, which refuses a FIFO or a device instead of waiting on it; `open_at_once` opens
+a FIFO without waiting for a writer. `open_folder` and `open_beside` walk a path from `/`, one
+folder at a time, by the trust rules of docs/trust.md.
 """
 
 from __future__ import annotations
@@ -84,16 +87,24 @@ def open_regular(path: str | os.PathLike[str], *, fifo: bool = False) -> BinaryI
 
     It must be a regular file: a FIFO or a device is refused (OSError, `strerror` saying
     what it is) rather than waited on or read without end. With `fifo`, a named pipe is
-    accepted as a stream (opened at once: it reads as empty when nobody writes to it).
+    accepted as a stream (opened at once: it reads as empty when nobody writes to it). The
+    path is judged before it is opened (opening a device can do something: rewind a tape,
+    arm a watchdog), then the file opened is judged again on its descriptor.
     """
+    _refuse_special(os.stat(path).st_mode, fifo=fifo)  # noqa: PTH116 - no pathlib at start-up
     fd = open_at_once(path)
-    mode = os.fstat(fd).st_mode
-    if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode))):
+    try:
+        _refuse_special(os.fstat(fd).st_mode, fifo=fifo)
+    except OSError:
         os.close(fd)
-        raise OSError(
-            errno.EINVAL, f"not a regular file (a {_KINDS.get(stat.S_IFMT(mode), 'special file')})"
-        )
+        raise
     return os.fdopen(fd, "rb")
+
+
+def _refuse_special(mode: int, *, fifo: bool) -> None:
+    if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode))):
+        kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+        raise OSError(errno.EINVAL, f"not a regular file (a {kind})")
 
 
 _KINDS = {
