@@ -53,12 +53,19 @@ def load_key(path: Path) -> bytes:
     except OSError as exc:
         why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise AuditError("key_unreadable", f"audit key {path}: {why}") from None
-    if not _SIZES[0] <= len(key) <= _SIZES[1]:
-        raise AuditError("key_unreadable", f"audit key {path} must hold 16 to 4096 bytes")
+    _require_size(len(key), path)
     return key
 
 
 _SIZES = (KEY_BYTES // 2, _MAX_KEY_BYTES)
+
+
+def _require_size(size: int, path: Path, said: str = "") -> None:
+    """A key of 16 to 4096 bytes, by what was read or what `fstat` says (`said`)."""
+    if not _SIZES[0] <= size <= _SIZES[1]:
+        shown = f" ({said})" if said else ""
+        why = f"audit key {path} must hold {_SIZES[0]} to {_SIZES[1]} bytes{shown}"
+        raise AuditError("key_unreadable", why)
 
 
 def _read(folder: int, name: str, path: Path) -> bytes:
@@ -73,10 +80,8 @@ def _read(folder: int, name: str, path: Path) -> bytes:
         why = refusal(info, closed=_CLOSED)
         if why is not None:
             raise AuditError("key_unreadable", f"refusing audit key {path}: it {why}")
-        if not _SIZES[0] <= info.st_size <= _SIZES[1]:  # procfs and sysfs files say 0
-            size = f"its size says {info.st_size}"
-            why = f"audit key {path} must hold 16 to 4096 bytes ({size})"
-            raise AuditError("key_unreadable", why)
+        # procfs and sysfs files say 0
+        _require_size(info.st_size, path, f"its size says {info.st_size}")
         key = b""
         while len(key) <= _MAX_KEY_BYTES and (chunk := os.read(fd, _MAX_KEY_BYTES + 1)):
             key += chunk
