@@ -577,16 +577,19 @@ def test_a_summary_reads_a_fifo_as_a_stream_only_while_someone_writes(tmp_path: 
     assert refused_device.strerror == "not a regular file (a character device)"
 
 
-def test_a_terminal_that_is_stdout_and_stderr_takes_records_for_stderr() -> None:
-    """Interactive use: stdout and stderr are one terminal, where diagnostics already go."""
+def test_a_terminal_that_is_stdout_is_never_the_log_by_any_name() -> None:
+    """An agent harness may run toolguard on a terminal it reads: stderr on that terminal,
+    its device node and `/dev/tty` are all stdout's, and refused like it."""
     import pty  # noqa: PLC0415 - POSIX only
 
     main, terminal = pty.openpty()
     try:
-        argv = [sys.executable, "-c", AS_STDOUT, "/dev/stderr"]
+        names = ["/dev/stderr", "/dev/tty", os.ttyname(terminal)]
+        argv = [sys.executable, "-c", AS_STDOUT, *names]
         done = subprocess.run(
-            argv, stdout=terminal, stderr=terminal, cwd=REPO, timeout=60, check=True
-        )
+            argv, stdout=terminal, stderr=terminal, cwd=REPO, timeout=60, check=True,
+            start_new_session=True, preexec_fn=lambda: _control(terminal),
+        )  # fmt: skip
         os.close(terminal)
         terminal = -1
         shown = b""
@@ -598,4 +601,12 @@ def test_a_terminal_that_is_stdout_and_stderr_takes_records_for_stderr() -> None
         if terminal >= 0:
             os.close(terminal)
     assert done.returncode == 0
-    assert shown.replace(b"\r\n", b"\n") == b"accepted by refuse_stdout /dev/stderr\nrecord\n"
+    assert shown.replace(b"\r\n", b"\n") == b"audit_unwritable\n" * 3
+
+
+def _control(terminal: int) -> None:
+    """In the child: make `terminal` its controlling terminal, as a harness's pty would be."""
+    import fcntl  # noqa: PLC0415
+    import termios  # noqa: PLC0415
+
+    fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)

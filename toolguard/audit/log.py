@@ -101,28 +101,32 @@ def is_stream(path: Path) -> bool:
 
 
 def _is_stdout(info: os.stat_result) -> bool:
-    """Whether `info` is the open file on descriptor 1 (the null device excepted).
+    """Whether `info` is where descriptor 1 writes (the null device excepted).
 
-    A terminal that is stderr too is not refused as stdout: in an interactive shell both are
-    the one terminal, diagnostics already go there, and `--audit-log /dev/stderr` means it.
+    The same open file (device and inode), or the same terminal by another name: its device
+    node (`/dev/pts/3`), or `/dev/tty` (whatever terminal controls this process) when stdout
+    is a terminal. An agent harness may run toolguard on a terminal it reads.
     """
     try:
         out = os.fstat(1)
     except OSError:
         return False
-    if (out.st_dev, out.st_ino) != (info.st_dev, info.st_ino):
+    character = stat.S_ISCHR(info.st_mode)
+    if character and info.st_rdev == Path(os.devnull).stat().st_rdev:
         return False
-    if stat.S_ISCHR(info.st_mode) and info.st_rdev == Path(os.devnull).stat().st_rdev:
+    if (out.st_dev, out.st_ino) == (info.st_dev, info.st_ino):
+        return True
+    if not (character and stat.S_ISCHR(out.st_mode)):
         return False
-    return not (os.isatty(1) and _same_file(2, info))
+    return info.st_rdev == out.st_rdev or (info.st_rdev == _device("/dev/tty") and os.isatty(1))
 
 
-def _same_file(fd: int, info: os.stat_result) -> bool:
+def _device(path: str) -> int | None:
+    """The device number of the special file `path` (`/dev/tty`: this process's terminal)."""
     try:
-        other = os.fstat(fd)
+        return Path(path).stat().st_rdev
     except OSError:
-        return False
-    return (other.st_dev, other.st_ino) == (info.st_dev, info.st_ino)
+        return None
 
 
 def descriptor(path: Path) -> int | None:
