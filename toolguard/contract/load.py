@@ -410,12 +410,11 @@ def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
 
     try:
         text = raw.decode("utf-8")
-        return tomllib.loads(text, parse_float=_finite_float)
-    except _NotFinite as exc:
-        raise ContractError(
-            f"{exc.args[0]} is not a number a contract can hold (TOML's inf and nan are refused)",
-            source=source,
-        ) from None
+        return tomllib.loads(text, parse_float=_held_float)
+    except _Unheld as exc:
+        written, why = exc.args
+        line, column = _literal_position(text, written)
+        raise ContractError(why, source=source, line=line, column=column) from None
     except UnicodeDecodeError:
         raise ContractError("contract is not UTF-8", source=source) from None
     except tomllib.TOMLDecodeError as exc:
@@ -424,15 +423,35 @@ def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
         raise ContractError(f"not valid TOML: {exc}", source=source) from None
 
 
-class _NotFinite(ValueError):
-    """A TOML `inf` or `nan`: every bound compared with NaN passes, so none may be written."""
+class _Unheld(ValueError):
+    """A TOML float a contract cannot hold: (the number as written, why)."""
 
 
-def _finite_float(text: str) -> float:
+def _held_float(text: str) -> float:
+    """A TOML float, only if its double is the number written (so bounds compare as written).
+
+    `inf` and `nan` are refused (every bound compared with NaN passes), and so is a number
+    its double would misrepresent: `86400.0000000000000001` is read as `86400.0`, under a
+    maximum of 86400 it was meant to pass; `1e-400` as `0.0`, which it was meant not to be.
+    """
+    from decimal import Decimal  # noqa: PLC0415 - cold loads only
+
     value = float(text)
     if value != value or value in {float("inf"), float("-inf")}:  # noqa: PLR0124 - NaN test
-        raise _NotFinite(text)
+        raise _Unheld(text, f"{text} is not a number a contract can hold (TOML's inf and nan)")
+    if Decimal(text) != Decimal(repr(value)):
+        why = f"{text} is not exactly a double: it would be read as {value!r}; write that"
+        raise _Unheld(text, why)
     return value
+
+
+def _literal_position(text: str, literal: str) -> tuple[int | None, int | None]:
+    """Where `literal` is first written as a value (not in a comment), from 1; else unknown."""
+    for number, line in enumerate(text.splitlines(), 1):
+        column = line.split("#", 1)[0].find(literal)
+        if column >= 0:
+            return number, column + 1
+    return None, None
 
 
 def _json_given(text: str) -> str:
