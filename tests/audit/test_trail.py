@@ -93,6 +93,23 @@ def test_a_stream_log_has_no_key_beside_it(tmp_path: Path, log: str) -> None:
     assert trail.key_file == key
 
 
+@pytest.mark.parametrize("exists", [False, True])
+@pytest.mark.parametrize("spelling", ["same", "relative", "linked"])
+def test_the_key_may_not_be_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exists: bool, spelling: str
+) -> None:
+    """A key that is the log would hand it to every reader of the log: a usage error."""
+    log = tmp_path / "audit.jsonl"
+    if exists or spelling == "linked":
+        log.write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    key = {"same": log, "relative": Path("audit.jsonl"), "linked": tmp_path / "key"}[spelling]
+    if spelling == "linked":
+        key.symlink_to(log)
+    with pytest.raises(UsageError, match="is the audit log"):
+        AuditTrail.build(TrailOptions(log=log, key_file=key), review(tmp_path))
+
+
 def test_largest_raw_copy_defaults_to_the_contract_max_bytes(tmp_path: Path) -> None:
     """No raw_max_file anywhere: a raw copy may be as large as a response may be."""
     contract = review(tmp_path)

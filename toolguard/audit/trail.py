@@ -87,6 +87,11 @@ class AuditTrail:
                     f"the audit log {log_path} is not a regular file, so no key file lies "
                     "beside it: secret context needs --audit-key (or TOOLGUARD_AUDIT_KEY)"
                 )
+        if key_file is not None and log_path is not None and _same_file(key_file, log_path):
+            raise UsageError(
+                f"the audit key {key_file} is the audit log: whoever reads the log could then "
+                "test guesses at the secret context; name another file"
+            )
         return cls(
             log=log_path,
             raw=raw,
@@ -180,3 +185,14 @@ class AuditTrail:
 
 def _first(*values: int | None) -> int:
     return next(value for value in values if value is not None)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    """The same file by device and inode when both exist, else the same absolute path."""
+    from toolguard.files import absolute_text  # noqa: PLC0415 - only when both are named
+
+    try:
+        one, other = first.stat(), second.stat()
+    except OSError:
+        return absolute_text(first) == absolute_text(second)
+    return (one.st_dev, one.st_ino) == (other.st_dev, other.st_ino)
