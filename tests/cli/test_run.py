@@ -159,6 +159,19 @@ def test_stdin_from_feeds_the_command(run_toolguard: RunToolguard) -> None:
     assert run.envelope()["data"] == DEPLOY_DATA
 
 
+@pytest.mark.parametrize("name", ["-", "/dev/stdin", "/proc/self/fd/0"])
+def test_stdin_from_is_never_this_commands_own_piped_stdin(
+    run_toolguard: RunToolguard, name: str
+) -> None:
+    """A pipe is read once: a retried attempt would read it drained. A usage error, by any name."""
+    script = "import sys; sys.stdout.write(sys.stdin.read())"
+    response = (DEPLOY / "response.json").read_bytes()
+    run = run_toolguard(*DEPLOY_ARGS, "--stdin-from", name, "--", *PYTHON, script, stdin=response)
+    assert run.status == 2, run.stderr
+    assert run.stdout == b""
+    assert b"standard input can be read once" in run.stderr
+
+
 def test_timeout_flag_overrides_the_contract(run_toolguard: RunToolguard) -> None:
     """--timeout 0.5 ends a sleeping command long before the contract's 5 s."""
     started = time.monotonic()

@@ -360,6 +360,43 @@ def _path_type() -> Any:
 
 
 @cache
+def _replayable_type() -> Any:
+    """An existing file an attempt can read again: not `-`, nor this process's own stdin.
+
+    (A pipe or socket on stdin is read once; `/dev/stdin` names it as well as `-` does.)
+    """
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    class Replayable(_path_type()):  # type: ignore[misc]
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            if value == "-":
+                self.fail(_ONCE, param, ctx)
+            path = super().convert(value, param, ctx)
+            if _is_own_stream_stdin(path):
+                shown = click.format_filename(value)
+                self.fail(f"{shown!r} is this command's own standard input: {_ONCE}", param, ctx)
+            return path
+
+    return Replayable
+
+
+_ONCE = "standard input can be read once, and a retry reads the file again: give a file"
+
+
+def _is_own_stream_stdin(path: Any) -> bool:
+    """Whether `path` opens the pipe or socket on descriptor 0 (a regular file reads again)."""
+    import os  # noqa: PLC0415 - click's commands only
+    import stat  # noqa: PLC0415
+
+    try:
+        mine, named = os.fstat(0), os.stat(path)  # noqa: PTH116 - a str or a Path
+    except (OSError, ValueError):
+        return False
+    same = (mine.st_dev, mine.st_ino) == (named.st_dev, named.st_ino)
+    return same and not stat.S_ISREG(named.st_mode)
+
+
+@cache
 def _seconds_type() -> Any:
     """Click's FloatRange above 0, refusing `nan` and `inf`: either would turn a limit off."""
     import math  # noqa: PLC0415 - click's commands only
@@ -386,7 +423,9 @@ _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     "data file": lambda _: _path_type()(
         exists=True, dir_okay=False, path_type=_path_class(), allow_dash=True
     ),
-    "existing file": lambda _: _path_type()(exists=True, dir_okay=False, path_type=_path_class()),
+    "existing file": lambda _: _replayable_type()(
+        exists=True, dir_okay=False, path_type=_path_class()
+    ),
     "file path": lambda _: _path_type()(dir_okay=False, path_type=_path_class()),
     "folder path": lambda _: _path_type()(file_okay=False, path_type=_path_class()),
     "count": lambda click: click.IntRange(min=1),
