@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,66 @@ def _probed(
         timeout=60,
         check=False,
     )
+
+
+# NOTE: SIGINT, SIGHUP and SIGTERM all pending at once (blocked, sent, unblocked), from inside
+# start-up (`launch`'s handlers) or once the command runs (`cli.main`'s).
+_BURST = """
+import os, signal, sys
+from toolguard import one_shot
+from toolguard.launch import run
+
+STOPPING = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+def burst(*args, **kwargs):
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    for signum in STOPPING:
+        os.kill(os.getpid(), signum)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    for _ in range(1000):  # the signals are handled between two instructions
+        pass
+
+if sys.argv[1] == "start":
+    one_shot.start = burst
+else:
+    from toolguard.cli import respond
+    respond.build_request = burst  # set-up: the contract is loaded, the request not built
+sys.argv[:] = ["toolguard", *sys.argv[2:]]
+run(sys.argv)
+"""
+
+
+@pytest.mark.parametrize("where", ["start", "set-up"])
+def test_three_signals_at_once_are_130_and_one_line(where: str) -> None:
+    """Ctrl-C mashed, or TERM and HUP from a closing session: the first decides, the others
+    are ignored: no traceback, no "Exception ignored", no death by a signal."""
+    contract = str(REPO / "examples" / "review_status" / "contract.toml")
+    done = subprocess.run(
+        [sys.executable, "-c", _BURST, where, "check", contract, "--input", contract],
+        capture_output=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == b"toolguard: error: interrupted during set-up\n"
+
+
+def test_three_signals_from_outside_never_give_a_traceback() -> None:
+    """The same burst sent from outside at a few moments of start-up and set-up: a status
+    from the table (130, or `run`'s interrupted 1), never a traceback nor a death by signal."""
+    contract = REPO / "examples" / "deploy_status" / "contract.toml"
+    argv = [sys.executable, "-m", "toolguard", "run", str(contract), "--request-id", "req.b.1",
+            "--context", "environment=staging", "--", "sleep", "5"]  # fmt: skip
+    for delay in (0.02, 0.04, 0.06, 0.08, 0.12):
+        with subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO
+        ) as toolguard:
+            time.sleep(delay)
+            for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+                toolguard.send_signal(signum)
+            _, stderr = toolguard.communicate(timeout=20)
+        assert b"Traceback" not in stderr, (delay, stderr)
+        assert b"Exception ignored" not in stderr, (delay, stderr)
+        # NOTE: below zero: the burst came inside the interpreter's own start-up (Python's).
+        assert toolguard.returncode in {130, 1} or toolguard.returncode < 0, (delay, stderr)
 
 
 _IGNORED = """

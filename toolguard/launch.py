@@ -18,7 +18,7 @@ else:  # NOTE: what `signal` wraps, as in `cli` (`signal` builds enums as it loa
     import _signal
 
 
-# Whether SIGINT, SIGTERM or SIGHUP arrived while the command loaded (`_interrupted`).
+# Whether SIGINT, SIGTERM or SIGHUP arrived before `signals` was loaded (`_interrupted`).
 _SIGNALLED = [False]
 # NOTE: `signals.STOPPING`, spelled out: that module is not imported before the handlers are set.
 _STOPPING = tuple(
@@ -27,8 +27,16 @@ _STOPPING = tuple(
 
 
 def _interrupted(signum: int, frame: object) -> None:
+    """`signals.interrupt`, spelled out for the instant before that module is loaded."""
     _SIGNALLED[0] = True
+    for signum_ in _STOPPING:
+        if _signal.getsignal(signum_) is not _signal.SIG_IGN:
+            _signal.signal(signum_, _noted)  # a burst: the others raise no more
     raise KeyboardInterrupt
+
+
+def _noted(signum: int, frame: object) -> None:
+    """A stop after the first (`signals.noted`): already on the way out."""
 
 
 def run(argv: Sequence[str]) -> None:
@@ -37,19 +45,23 @@ def run(argv: Sequence[str]) -> None:
         if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
             _signal.signal(signum, _interrupted)
     try:
+        from toolguard import signals  # noqa: PLC0415 - after the handlers are set
+
+        if _SIGNALLED[0]:
+            raise KeyboardInterrupt  # NOTE: lost, as below
+        signals.handle(signals.interrupt)  # from now on the one flag is `signals`'
         from toolguard.one_shot import start  # noqa: PLC0415 - after the handlers are set
 
         start(argv)
         from toolguard.cli import main  # noqa: PLC0415 - after start-up is set
 
-        if _SIGNALLED[0]:
-            # NOTE: its KeyboardInterrupt was lost: Python drops an exception raised in a
-            # weakref callback, and importlib's module locks have one (`cli._still_running`).
-            raise KeyboardInterrupt
+        # NOTE: a lost KeyboardInterrupt: Python drops an exception raised in a weakref
+        # callback, and importlib's module locks have one (`signals.still_running`).
+        signals.still_running()
         main()
     except KeyboardInterrupt:
-        for signum in _STOPPING:
-            _signal.signal(signum, _signal.SIG_IGN)  # decided: the report is written whole
+        # NOTE: a stop after the first is only noted (the handler's first act), and
+        # `last_resort` ignores them all before it writes its one line.
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 
         last_resort(KeyboardInterrupt(), list(argv[1:]))

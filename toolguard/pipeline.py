@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from toolguard import error_documents, result
+from toolguard import error_documents, result, signals
 from toolguard.digest import sha256_hex
 from toolguard.errors import (
     ProjectionError,
@@ -110,6 +110,9 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     interrupted = RunInterrupted(records, responses, time.perf_counter())
     try:
         while True:
+            # NOTE: a stop whose interrupt was lost (in an import: `signals.still_running`)
+            # ends the run here, before, after and between attempts, not one attempt later.
+            signals.still_running()
             left = budget - (clock.monotonic() - started)
             running = True
             attempt = runner(
@@ -123,6 +126,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
             outcome = _attempt(contract, attempt, request)
             records.append(_record(len(records) + 1, attempt, outcome.diagnostics))
             responses.append(attempt.stdout)
+            signals.still_running()
             code = outcome.diagnostics.error_code
             retryable = bool((outcome.envelope.get("error") or {}).get("retryable"))
             if code is None or not policy.may_retry(code, retryable, len(records)):
@@ -130,6 +134,7 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
             delay = policy.backoff(len(records), clock)
             if clock.monotonic() - started + delay >= budget:
                 break  # no time left for another attempt
+            signals.still_running()
             clock.sleep(delay)
     except KeyboardInterrupt:
         interrupted.running = running

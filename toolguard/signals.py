@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import signal as _signal
     from collections.abc import Callable
     from types import FrameType
-    from typing import Any, TypeAlias
+    from typing import Any, NoReturn, TypeAlias
 
     Handler: TypeAlias = Callable[[int, FrameType | None], Any]
 else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (start-up time)
@@ -26,6 +26,49 @@ else:  # NOTE: what `signal` wraps; `signal` builds three enums as it loads (sta
 STOPPING: tuple[int, ...] = tuple(
     getattr(_signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(_signal, name)
 )
+# NOTE: no `pthread_sigmask` on Windows.
+_BLOCK = getattr(_signal, "pthread_sigmask", None)
+
+
+# Whether a stop was asked since `listen` (`interrupt`); `still_running` reads it.
+_ASKED = [False]
+
+
+def listen() -> None:
+    """From now on, a stop (one the caller does not ignore) is an `interrupt`; none asked yet."""
+    _ASKED[0] = False
+    handle(interrupt)
+
+
+def interrupt(signum: int, frame: object) -> NoReturn:
+    """Signal handler: the first stop unwinds like Ctrl-C; a stop after it is only noted.
+
+    NOTE: two or three stops together (Ctrl-C mashed; TERM then HUP from a closing session) are
+    all pending already when the first handler runs: each still raising would interrupt the code
+    that answers the first (a traceback). Not SIG_IGN here: Python reports a pending signal
+    whose handler became SIG_IGN ("Signal N ignored due to race condition"); the way out
+    (`ignore`) lets them pass first. The flag outlives a `KeyboardInterrupt` Python drops.
+    """
+    _ASKED[0] = True
+    for signum_ in STOPPING:
+        if _signal.getsignal(signum_) is not _signal.SIG_IGN:
+            _signal.signal(signum_, noted)
+    raise KeyboardInterrupt
+
+
+def noted(signum: int, frame: object) -> None:
+    """Signal handler for a stop after the first (`interrupt`): already on the way out."""
+
+
+def still_running() -> None:
+    """Raise again the interrupt of a stop whose `KeyboardInterrupt` was lost.
+
+    NOTE: Python drops an exception raised in a weakref callback ("Exception ignored"), and
+    importlib's module locks have one: a stop during an import can go unheard. Checked after
+    lazy imports and between a command's steps (`run`'s attempts), where work would go on.
+    """
+    if _ASKED[0]:
+        raise KeyboardInterrupt
 
 
 def handle(handler: Handler) -> dict[int, Any]:
@@ -33,7 +76,7 @@ def handle(handler: Handler) -> dict[int, Any]:
     return {
         signum: _signal.signal(signum, handler)
         for signum in STOPPING
-        if _signal.getsignal(signum) is not _signal.SIG_IGN
+        if _signal.getsignal(signum) not in (_signal.SIG_IGN, noted)  # ignored, or stopping
     }
 
 
@@ -44,6 +87,30 @@ def restore(previous: dict[int, Any]) -> None:
 
 
 def ignore() -> None:
-    """Ignore every stopping signal from now on: what is decided is written whole."""
-    for signum in STOPPING:
-        _signal.signal(signum, _signal.SIG_IGN)
+    """Ignore every stopping signal from now on: what is decided is written whole.
+
+    NOTE: the three are blocked while they are switched, so that none still raises between
+    two switches: blocking runs the handlers of those already received (a stop after the first
+    is only `noted`), and SIG_IGN drops those that come meanwhile. Python's shutdown keeps
+    SIG_IGN, where it puts back SIG_DFL (death by a late signal) for a handler.
+    """
+    mask = _BLOCK(_signal.SIG_BLOCK, STOPPING) if _BLOCK else None
+    try:
+        for signum in STOPPING:
+            _signal.signal(signum, _signal.SIG_IGN)
+    finally:
+        if _BLOCK and mask is not None:
+            _BLOCK(_signal.SIG_SETMASK, mask)
+
+
+def quiet(previous: dict[int, Any], stopping: bool) -> None:
+    """Once `stopping`, ignore every stopping signal; else put back what `handle` replaced.
+
+    For a loop whose own handler stops it (`serve`, `mcp`): a second stop on the way out must
+    not end the process by its previous handler (a raise), nor by SIG_DFL, which Python's
+    shutdown puts back for a handler.
+    """
+    if stopping:
+        ignore()
+    else:
+        restore(previous)

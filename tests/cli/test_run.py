@@ -371,6 +371,55 @@ def test_an_interrupted_run_still_lists_the_attempts_it_finished(tmp_path: Path)
     assert diagnostics["duration_ms"] >= diagnostics["attempts"][0]["duration_ms"]
 
 
+# NOTE: the stop's interrupt is lost as Python loses one raised in a weakref callback
+# (importlib's module locks have one): the handler runs during attempt 1, its exception goes
+# nowhere, and the attempt ends as if nothing happened.
+_LOST = """
+import signal, sys
+from toolguard.launch import run
+from toolguard.run import spawn
+
+attempt, handler = spawn.run_command, []
+
+def lost_during(*args, **kwargs):
+    if not handler:  # attempt 1 only: the handler ignores every stop after the first
+        handler.append(signal.getsignal(signal.SIGTERM))
+        try:
+            handler[0](signal.SIGTERM, None)
+        except KeyboardInterrupt:
+            pass
+    return attempt(*args, **kwargs)
+
+spawn.run_command = lost_during
+sys.argv[:] = ["toolguard", *sys.argv[1:]]
+run(sys.argv)
+"""
+
+
+def test_a_stop_whose_interrupt_was_lost_ends_the_run_before_the_next_attempt(
+    tmp_path: Path,
+) -> None:
+    """Attempt 1 exits 255 (retryable); the stop asked during it ends the run there: the
+    interrupted envelope (1), attempt 1 listed, no attempt 2."""
+    runs = tmp_path / "runs"
+    script = (
+        "import pathlib, sys\n"
+        "runs = pathlib.Path(sys.argv[1])\n"
+        "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "sys.exit(255)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _LOST, *map(str, DEPLOY_ARGS), "--", *PYTHON, script, str(runs)],
+        capture_output=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
+    assert runs.read_text() == "x", "a second attempt started"
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout) == failure("deploy_status", "UPSTREAM_UNAVAILABLE", True)
+    diagnostics = json.loads(done.stderr)
+    assert diagnostics["reason"] == "interrupted"
+    assert [(each["number"], each["exit_status"]) for each in diagnostics["attempts"]] == [(1, 255)]
+
+
 def gone(pid: int, within: float = 2.0) -> bool:
     """Whether `pid` has ended (a zombie nobody reaped counts as ended) within `within` s."""
     deadline = time.monotonic() + within

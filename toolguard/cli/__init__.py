@@ -14,9 +14,6 @@ import sys
 from toolguard import one_shot, signals
 from toolguard.standins import suppress
 
-# Whether SIGINT, SIGTERM or SIGHUP arrived since `main` began (`_interrupted`, `_still_running`).
-_SIGNALLED = [False]
-
 
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
@@ -24,8 +21,7 @@ def main() -> None:
     # NOTE: SIGINT, SIGTERM and SIGHUP unwind alike from the first instant (the table says 130
     # during set-up), unless the caller ignores them; `check`, `run`, `serve` and `mcp` install
     # their own handlers later.
-    _SIGNALLED[0] = False
-    signals.handle(_interrupted)
+    signals.listen()
     try:
         _dispatch(arguments)
     except SystemExit as exited:
@@ -45,22 +41,6 @@ def main() -> None:
         last_resort(exc, arguments)
 
 
-def _interrupted(signum: int, frame: object) -> None:
-    _SIGNALLED[0] = True
-    raise KeyboardInterrupt
-
-
-def _still_running() -> None:
-    """Raise again the interrupt of a signal whose `KeyboardInterrupt` was lost.
-
-    NOTE: Python drops an exception raised in a weakref callback ("Exception ignored"), and
-    importlib's module locks have one: a signal during an import can go unheard. Checked
-    once the imports are done, before the command's own work.
-    """
-    if _SIGNALLED[0]:
-        raise KeyboardInterrupt
-
-
 def _dispatch(arguments: list[str]) -> None:
     if arguments[:1] == ["check"]:
         from toolguard.cli.fast import parse_check  # noqa: PLC0415 - after the decision
@@ -69,7 +49,7 @@ def _dispatch(arguments: list[str]) -> None:
         if parsed is not None:
             from toolguard.cli import respond  # noqa: PLC0415
 
-            _still_running()
+            signals.still_running()
             contract = parsed.pop("contract")
             respond.check(contract, parsed)  # type: ignore[arg-type]
     import click  # noqa: PLC0415 - not on the fast path
@@ -77,7 +57,7 @@ def _dispatch(arguments: list[str]) -> None:
     from toolguard.cli.app import cli  # noqa: PLC0415
     from toolguard.cli.respond import watch_stdout  # noqa: PLC0415
 
-    _still_running()
+    signals.still_running()
     watch_stdout()
 
     try:

@@ -83,7 +83,7 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
 ) -> NoReturn:
     """Load, build the request, `produce` the outcome, then record and answer it."""
     mode = flags["diagnostics"]
-    signals.handle(_interrupt)
+    signals.handle(signals.interrupt)
     loaded = guard(lambda: load_contract(contract), mode)
     request = guard(lambda: build_request(flags), mode)
     audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
@@ -173,7 +173,8 @@ def open_input(input_file: Path | str | None) -> BinaryIO:
 def guard(build: Callable[[], T], mode: str) -> T:
     """Run a set-up step; its errors end the process before any envelope exists."""
     try:
-        return build()
+        built = build()
+        signals.still_running()  # a stop its imports may have lost
     except ToolguardError as exc:
         fail(exc, mode)
     except KeyboardInterrupt:
@@ -182,6 +183,7 @@ def guard(build: Callable[[], T], mode: str) -> T:
     except Exception as exc:  # noqa: BLE001 - a bug still ends with one clear line
         report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
+    return built
 
 
 def fail(exc: ToolguardError, mode: str) -> NoReturn:
@@ -200,6 +202,7 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     Reached only by what no command handled: an error toolguard raised on purpose keeps its
     status, Ctrl-C during set-up is 130, anything else is a bug (4), named in one line.
     """
+    signals.ignore()  # decided: the line is written whole, no signal ends the process now
     if isinstance(exc, OutputClosed):
         stdout_closed(arguments, exc.why)
     _settle_stdout()
@@ -360,11 +363,6 @@ def described(exc: BaseException) -> str:
         frame = frames[-1]
         where = f" (at {os.path.basename(frame.filename)}:{frame.lineno} in {frame.name})"  # noqa: PTH119
     return f"{type(exc).__name__}: {exc}{where}"
-
-
-def _interrupt(signum: int, frame: object) -> NoReturn:
-    """Signal handler: SIGINT, SIGTERM, SIGHUP unwind like Ctrl-C; the answer is still decided."""
-    raise KeyboardInterrupt
 
 
 def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed once
