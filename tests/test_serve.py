@@ -257,6 +257,55 @@ def test_sigterm_while_idle_exits_0_promptly(busy_poll: str, signum: signal.Sign
     child.stdin.close()
 
 
+# NOTE: the second signal is sent by the process itself once the loop has returned (on its way
+# out): deterministic, where one sent from outside would race the loop's end.
+_TWICE = """
+import os, signal, sys
+from toolguard import serve
+from toolguard.launch import run
+
+loop = serve.Server.serve
+
+def serve_then_signalled(*args, **kwargs):
+    status = loop(*args, **kwargs)
+    os.kill(os.getpid(), second)
+    for _ in range(1000):  # the signal is handled between two instructions
+        pass
+    return status
+
+serve.Server.serve = serve_then_signalled
+second, sys.argv[:] = int(sys.argv[1]), ["toolguard", *sys.argv[2:]]
+run(sys.argv)
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(signal.SIGTERM, signal.SIGHUP), (signal.SIGINT, signal.SIGTERM)],
+    ids=["TERM-HUP", "INT-TERM"],
+)
+def test_a_second_signal_while_serve_stops_still_exits_0(
+    first: signal.Signals, second: signal.Signals
+) -> None:
+    """serve.md: a stopping signal is exit 0; a second one on the way out changes nothing."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _TWICE, str(int(second)), "serve", REVIEW_PATH],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=_ENV,
+    )  # fmt: skip
+    assert child.stdin is not None
+    assert child.stdout is not None
+    child.stdin.write(request(OK, "req.twice.0001"))
+    child.stdin.flush()
+    assert json.loads(child.stdout.readline())["outcome"] == "success"
+    child.send_signal(first)
+    child.send_signal(second)  # and again from inside, once the loop has returned
+    _, stderr = child.communicate(timeout=10)
+    assert child.returncode == 0, stderr
+    assert b"Traceback" not in stderr
+    assert b"interrupted" not in stderr
+    child.stdin.close()
+
+
 @pytest.mark.parametrize("busy_poll", ["0", "100"])
 def test_a_non_blocking_stdin_with_nothing_yet_is_waited_on(busy_poll: str) -> None:
     """O_NONBLOCK set by the caller on its pipe: "nothing yet" is not the end of input."""
@@ -465,8 +514,29 @@ class _Out:
         pass
 
 
-def test_sigterm_while_answering_finishes_that_answer_then_stops(review: Contract) -> None:
-    """The signal lands during `handle`: its answer is written, no further line is read."""
+@pytest.fixture
+def handlers() -> Any:
+    """The stopping signals' handlers, put back after a test that stops a loop in-process."""
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {signum: signal.getsignal(signum) for signum in stopping}
+    yield before
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
+
+
+def test_a_loop_not_stopped_by_a_signal_puts_the_handlers_back(
+    review: Contract, handlers: dict[int, Any]
+) -> None:
+    stdin = _Lines([request(OK, "req.sig.0000")])
+    assert Server([review]).serve(stdin, _Out(), None) == ExitStatus.SUCCESS  # type: ignore[arg-type]
+    assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+
+
+def test_sigterm_while_answering_finishes_that_answer_then_stops(
+    review: Contract, handlers: dict[int, Any]
+) -> None:
+    """The signal lands during `handle`: its answer is written, no further line is read; the
+    stopping signals stay ignored (the process is on its way out)."""
 
     class Signalled(Server):
         def handle(self, line: bytes) -> Any:
@@ -475,15 +545,14 @@ def test_sigterm_while_answering_finishes_that_answer_then_stops(review: Contrac
 
     stdin = _Lines([request(OK, "req.sig.0001"), request(OK, "req.sig.0002")])
     out = _Out()
-    before = signal.getsignal(signal.SIGTERM)
     status = Signalled([review]).serve(stdin, out, None)  # type: ignore[arg-type]
     assert status == ExitStatus.SUCCESS
     assert [json.loads(line)["request_id"] for line in out.data.splitlines()] == ["req.sig.0001"]
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert all(signal.getsignal(signum) is signal.SIG_IGN for signum in handlers)
 
 
 def test_sigterm_while_answering_leaves_the_lines_read_with_it_unanswered(
-    review: Contract,
+    review: Contract, handlers: dict[int, Any]
 ) -> None:
     """Three lines in one read, the signal during the first: the other two get no answer."""
 
@@ -501,7 +570,7 @@ def test_sigterm_while_answering_leaves_the_lines_read_with_it_unanswered(
     assert stdin.reads == 1
 
 
-def test_sigterm_while_reading_stops_at_once(review: Contract) -> None:
+def test_sigterm_while_reading_stops_at_once(review: Contract, handlers: dict[int, Any]) -> None:
     stdin = _Lines([request(OK, "req.sig.0003"), request(OK, "req.sig.0004")], before_read=2)
     out = _Out()
     status = Server([review]).serve(stdin, out, None)  # type: ignore[arg-type]

@@ -285,7 +285,10 @@ class _Stop:
 
 @contextlib.contextmanager
 def _stop_on_signals() -> Iterator[_Stop]:
-    """Install the handlers for the loop's lifetime (only the main thread may handle signals)."""
+    """Install the handlers for the loop's lifetime (only the main thread may handle signals).
+
+    Once a signal stopped the loop, the three stay ignored: the process is on its way out.
+    """
     stop = _Stop()
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -294,4 +297,4 @@ def _stop_on_signals() -> Iterator[_Stop]:
     try:
         yield stop
     finally:
-        signals.restore(previous)
+        signals.quiet(previous, stop.requested)

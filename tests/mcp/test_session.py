@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from toolguard.contract import load_contract
 from toolguard.mcp import lifecycle
 from toolguard.mcp.operator import OperatorChannel
 from toolguard.mcp.relay import Options
-from toolguard.mcp.session import DRAIN_GRACE, _Session, guards
+from toolguard.mcp.session import DRAIN_GRACE, _Session, _stop_on_signals, guards
 
 PROBE = Path(__file__).resolve().parents[1] / "data" / "mcp" / "probe" / "contract.toml"
 
@@ -95,3 +96,24 @@ def test_once_the_clients_grace_is_over_the_server_is_stopped_once(
             if stream is not None:
                 stream.close()
         operator.close()
+
+
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@pytest.mark.parametrize("signalled", [False, True], ids=["quiet", "signalled"])
+def test_a_signal_that_ended_the_session_leaves_the_next_ones_ignored(signalled: bool) -> None:
+    """A second stop on the way out must not end the process (its old handler, or SIG_DFL at
+    Python's shutdown); a session no signal ended puts the handlers back."""
+    before = {signum: signal.getsignal(signum) for signum in _STOPPING}
+    stops: list[None] = []
+    try:
+        with _stop_on_signals(lambda: stops.append(None)):
+            if signalled:
+                signal.raise_signal(signal.SIGTERM)
+        after = {signum: signal.getsignal(signum) for signum in _STOPPING}
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+    assert len(stops) == int(signalled)
+    assert after == (dict.fromkeys(_STOPPING, signal.SIG_IGN) if signalled else before)

@@ -258,12 +258,21 @@ def _safe(
 
 @contextlib.contextmanager
 def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
-    """SIGTERM, SIGINT and SIGHUP end the session (only the main thread may handle signals)."""
+    """SIGTERM, SIGINT and SIGHUP end the session (only the main thread may handle signals).
+
+    Once one did, the three stay ignored: the process is on its way out.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signals.handle(lambda signum, frame: stop())
+    stopped = [False]
+
+    def stopping(signum: int, frame: object) -> None:
+        stopped[0] = True
+        stop()
+
+    previous = signals.handle(stopping)
     try:
         yield
     finally:
-        signals.restore(previous)
+        signals.quiet(previous, stopped[0])
