@@ -178,8 +178,7 @@ def guard(build: Callable[[], T], mode: str) -> T:
     except ToolguardError as exc:
         fail(exc, mode)
     except KeyboardInterrupt:
-        report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
-        sys.exit(ExitStatus.INTERRUPTED)
+        _interrupted_in_set_up(mode)
     except Exception as exc:  # noqa: BLE001 - a bug still ends with one clear line
         report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
         sys.exit(ExitStatus.INTERNAL)
@@ -202,7 +201,6 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     Reached only by what no command handled: an error toolguard raised on purpose keeps its
     status, Ctrl-C during set-up is 130, anything else is a bug (4), named in one line.
     """
-    signals.ignore()  # decided: the line is written whole, no signal ends the process now
     if isinstance(exc, OutputClosed):
         stdout_closed(arguments, exc.why)
     _settle_stdout()
@@ -210,10 +208,20 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     if isinstance(exc, ToolguardError):
         fail(exc, mode)
     if isinstance(exc, KeyboardInterrupt):
-        report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
-        sys.exit(ExitStatus.INTERRUPTED)
+        _interrupted_in_set_up(mode)
     report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
+
+
+def _interrupted_in_set_up(mode: str) -> NoReturn:
+    """Exit 130 with one line, every stopping signal ignored from now on.
+
+    A stop after the first must not interrupt the line, nor end the process by SIG_DFL, which
+    Python's shutdown puts back for a handler.
+    """
+    signals.ignore()
+    report.error("interrupted during set-up", ExitStatus.INTERRUPTED, mode)
+    sys.exit(ExitStatus.INTERRUPTED)
 
 
 class OutputClosed(Exception):
