@@ -132,8 +132,9 @@ def test_three_signals_from_outside_never_give_a_traceback() -> None:
     """The same burst sent from outside at a few moments of start-up and set-up: a status
     from the table (130, or `run`'s interrupted 1), never a traceback nor a death by signal."""
     contract = REPO / "examples" / "deploy_status" / "contract.toml"
-    argv = [sys.executable, "-m", "toolguard", "run", str(contract), "--request-id", "req.b.1",
-            "--context", "environment=staging", "--", "sleep", "5"]  # fmt: skip
+    argv = [sys.executable, "-m", "toolguard", "run", str(contract),
+            "--request-id", "req.burst.0001", "--context", "environment=staging",
+            "--", "sleep", "5"]  # fmt: skip
     for delay in (0.02, 0.04, 0.06, 0.08, 0.12):
         with subprocess.Popen(
             argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO

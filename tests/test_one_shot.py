@@ -48,6 +48,7 @@ stdout.write(repr((int(status or 0), sys.stdout.getvalue(), loaders)))
 # Loaded before `start` can serve anything: the package and what reads the bundle.
 _BEFORE_START = {
     "toolguard.launch",
+    "toolguard.signals",
     "toolguard.one_shot",
     "toolguard.cache_folder",
     "toolguard.files",
