@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
@@ -651,3 +652,25 @@ def test_the_busy_poll_flag_reaches_the_server(
 
 def test_a_negative_busy_poll_is_a_usage_error(run_toolguard: Any) -> None:
     assert run_toolguard("serve", REVIEW_PATH, "--busy-poll", "-1").status == ExitStatus.USAGE
+
+
+def test_a_stop_lost_before_the_loop_began_stops_it_and_later_stops_still_reach_it() -> None:
+    """A stop whose interrupt was lost left the handlers only noting: the loop starts stopped,
+    and a later stop is still its own (not ignored forever)."""
+    import signal  # noqa: PLC0415
+
+    from toolguard import signals  # noqa: PLC0415
+    from toolguard.serve import _stop_on_signals  # noqa: PLC0415
+
+    before = {signum: signal.getsignal(signum) for signum in signals.STOPPING}
+    try:
+        signals.listen()
+        with contextlib.suppress(KeyboardInterrupt):  # as importlib's callback drops it
+            signals.interrupt(signal.SIGTERM, None)
+        with _stop_on_signals() as stop:
+            assert stop.requested
+            assert signal.getsignal(signal.SIGINT) is stop
+    finally:
+        signals._ASKED[0] = False
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

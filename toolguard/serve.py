@@ -294,6 +294,8 @@ def _stop_on_signals() -> Iterator[_Stop]:
         yield stop
         return
     previous = signals.handle(stop)
+    if signals.asked():  # a stop whose interrupt was lost before the loop began
+        stop.requested = True
     try:
         yield stop
     finally:

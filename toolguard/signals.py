@@ -71,12 +71,21 @@ def still_running() -> None:
         raise KeyboardInterrupt
 
 
+def asked() -> bool:
+    """Whether a stop came since `listen`, its interrupt raised or lost (a loop's own start)."""
+    return _ASKED[0]
+
+
 def handle(handler: Handler) -> dict[int, Any]:
-    """`handler` for every stopping signal the caller does not ignore; the handlers it replaced."""
+    """`handler` for every stopping signal the caller does not ignore; the handlers it replaced.
+
+    A signal only `noted` (a stop came, its interrupt perhaps lost) gets `handler` too: the
+    caller checks `asked` after this, and later stops must still reach it.
+    """
     return {
         signum: _signal.signal(signum, handler)
         for signum in STOPPING
-        if _signal.getsignal(signum) not in (_signal.SIG_IGN, noted)  # ignored, or stopping
+        if _signal.getsignal(signum) is not _signal.SIG_IGN  # the caller's choice: kept
     }
 
 

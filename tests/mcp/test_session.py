@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import signal
@@ -117,3 +118,24 @@ def test_a_signal_that_ended_the_session_leaves_the_next_ones_ignored(signalled:
             signal.signal(signum, handler)
     assert len(stops) == int(signalled)
     assert after == (dict.fromkeys(_STOPPING, signal.SIG_IGN) if signalled else before)
+
+
+def test_a_stop_lost_before_the_session_began_ends_it_and_later_stops_still_reach_it() -> None:
+    """A stop whose interrupt was lost (in an import) left the handlers only noting: the
+    session ends at once, and a later stop is still its own, not ignored forever."""
+    from toolguard import signals  # noqa: PLC0415
+
+    before = {signum: signal.getsignal(signum) for signum in _STOPPING}
+    stops: list[None] = []
+    try:
+        signals.listen()
+        with contextlib.suppress(KeyboardInterrupt):  # as importlib's callback drops it
+            signals.interrupt(signal.SIGTERM, None)
+        with _stop_on_signals(lambda: stops.append(None)):
+            assert len(stops) == 1  # ended at once
+            signal.raise_signal(signal.SIGINT)
+            assert len(stops) == 2  # and a later stop reached the session
+    finally:
+        signals._ASKED[0] = False
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

@@ -272,6 +272,8 @@ def _stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
         stop()
 
     previous = signals.handle(stopping)
+    if signals.asked():  # a stop whose interrupt was lost before the session began
+        stopping(0, None)
     try:
         yield
     finally:
