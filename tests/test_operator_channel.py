@@ -261,3 +261,47 @@ def test_serve_answers_5000_requests_to_a_caller_that_never_reads_stderr() -> No
     report = json.loads(last)
     assert report["outcome"] == "dropped"
     assert report["count"] + len(diagnostics) == 5_000
+
+
+# --- audit records through the channel (`--audit-log /dev/stderr` under serve and mcp) ----------
+
+
+def test_a_record_returns_once_it_is_in_the_pipe(pipe: tuple[int, io.TextIOWrapper]) -> None:
+    """True means written: the bytes are in the pipe when `record` returns, even while the
+    writer would otherwise rest after a diagnostics line."""
+    read, stream = pipe
+    with OperatorChannel(stream) as channel:
+        channel.send(LINE)
+        assert channel.record(b"record one\n")
+        assert read_all(read) == LINE.encode() + b"record one\n"
+
+
+def test_a_record_the_pipe_has_no_room_for_is_taken_back_and_never_written(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """Nobody reads: `record` says False at once, and the record is not written later."""
+    read, stream = pipe
+    results: list[bool] = []
+    with OperatorChannel(stream) as channel:
+        room = fcntl.fcntl(read, fcntl.F_GETPIPE_SZ)
+
+        def fill() -> None:
+            for number in range(room // 100 + 50):
+                results.append(channel.record(b"r%06d" % number + b"." * 92 + b"\n"))
+
+        finishes(fill)
+    assert False in results
+    written = read_all(read).splitlines()
+    assert len(written) == results.count(True)  # every True in the pipe, no False after it
+
+
+def test_a_record_after_close_is_refused() -> None:
+    read, write = os.pipe()
+    stream = open(write, "w", encoding="ascii")  # noqa: SIM115, PTH123 - closed below
+    try:
+        channel = OperatorChannel(stream)
+        channel.close()
+        assert not channel.record(b"late\n")
+    finally:
+        stream.close()
+        os.close(read)
