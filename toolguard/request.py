@@ -182,5 +182,5 @@ def _instant(now: datetime | str | None) -> datetime | None:
         raise UsageError(f"--now must be an RFC 3339 date-time with an offset, not {now!r}")
     earliest, latest = bounds
     if earliest != latest:  # a clock is read to the microsecond: a finer `now` is not rounded
-        raise UsageError(f"--now must not be finer than a microsecond, not {now!r}")
+        raise UsageError(f"now (--now) must not be finer than a microsecond, not {now!r}")
     return earliest
