@@ -71,6 +71,10 @@ def _payload_validator(contract: Contract) -> Any:
 CONTRACTS = _load()
 JC_SHARE = 16
 PAYLOAD = {id(contract): _payload_validator(contract) for contract, _ in CONTRACTS}
+ENVELOPE = {  # python-jsonschema over the envelope schema the contract publishes
+    id(contract): jsonschema.Draft202012Validator(contract.envelope_schema)
+    for contract, _ in CONTRACTS
+}
 
 
 def test_one_input(data: bytes) -> None:
@@ -97,7 +101,7 @@ def check(contract: Contract, example: seeds.Example, data: bytes) -> None:
     assert line.isascii(), f"{where}: the envelope line is not ASCII"
     assert line.endswith("\n") and line.count("\n") == 1, f"{where}: not exactly one line"
     assert same(json.loads(line), answer), f"{where}: the line does not read back as the envelope"
-    contract.envelope_validator.validate(answer)
+    ENVELOPE[id(contract)].validate(answer)
     assert answer["outcome"] == diagnostics.outcome, f"{where}: envelope and diagnostics differ"
     if diagnostics.outcome == "failure":
         expected = envelope.failure(

@@ -188,3 +188,23 @@ def test_envelope_schema_root_is_an_object(example: Any) -> None:
     contract, _, _ = example
     assert contract.envelope_schema["type"] == "object"
     assert serve_schema([contract.envelope_schema])["type"] == "object"
+
+
+def test_self_check_decides_as_the_envelope_schema_on_success_envelopes(example: Any) -> None:
+    """The pipeline's self-check (the success branch alone) agrees with the whole schema's
+    `oneOf` on the real success envelope and each malformed one, and refuses every failure
+    envelope (the pipeline only self-checks what it accepts). The request id is left out:
+    the self-check does not pattern-match it (`make_request` did)."""
+    contract, validator, envelope = example
+    for name, candidate in _mutations(contract.tool, envelope).items():
+        if name.startswith(("short-request-id", "long-request-id", "request-id")):
+            continue
+        verdict = contract.success_validator.is_valid(candidate)
+        assert verdict == (validator.is_valid(candidate) and candidate["outcome"] == "success"), (
+            name
+        )
+    assert contract.success_validator.is_valid(envelope)
+    for code in ERROR_CODES:
+        assert not contract.success_validator.is_valid(
+            failure(contract.tool, REQUEST_ID, code, False)
+        )

@@ -279,7 +279,7 @@ def _check(contract: Contract, raw: bytes, request: Request, started: float) -> 
         data = contract.projection(payload)
         answer = result.accepted(contract, request, data, raw, started)
         try:
-            contract.envelope_validator.validate(answer.envelope)
+            contract.success_validator.validate(answer.envelope)
         except ValidationError as exc:
             raise ProjectionError(
                 "envelope_invalid", exc.message, schema_path=exc.schema_path

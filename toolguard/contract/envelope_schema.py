@@ -1,8 +1,9 @@
 """The envelope schema a contract implies, and the schema of every line `serve` writes.
 
-`envelope_schema` is what every success envelope is validated against before it is written,
-and (as `advertised.py` publishes it) what `toolguard schema` prints and `toolguard mcp` lists as
-a tool's `outputSchema`. Its root says `"type": "object"`: MCP SDKs refuse an output schema
+`envelope_schema` is what every envelope of the contract fits (its success branch,
+`self_check_schema`, checks each success envelope before it is written), and (as
+`advertised.py` publishes it) what `toolguard schema` prints and `toolguard mcp` lists as a
+tool's `outputSchema`. Its root says `"type": "object"`: MCP SDKs refuse an output schema
 whose root does not. `serve_schema` adds serve's own `BAD_REQUEST` line, which is protocol, not
 an answer the agent sees.
 """
@@ -96,16 +97,20 @@ def envelope_schema(
 
 
 def self_check_schema(implied: dict[str, Any]) -> dict[str, Any]:
-    """The envelope schema as the pipeline's self-check runs it: the request id unpatterned.
+    """The schema every success envelope is checked against before it is written.
 
-    The request id was checked when the request was made (`make_request`) and is toolguard's
-    own value, not response data. Matching it again would load the pattern engine (RE2) for
-    every check, even of a contract without one pattern of its own.
+    The implied schema's success branch alone, with its `$defs`: the pipeline self-checks only
+    the envelopes it accepts, and the failure branch (`outcome` "failure") refuses every one of
+    them, so `oneOf` over both decides as this branch does, at a third of the cost (it ran both
+    branches and caught the failure branch's exception on every accepted answer).
+
+    The request id is unpatterned: it was checked when the request was made (`make_request`)
+    and is toolguard's own value, not response data. Matching it again would load the pattern
+    engine (RE2) for every check, even of a contract without one pattern of its own.
     """
-    checked = copy.deepcopy(implied)
-    for choice in checked["oneOf"]:
-        choice["properties"]["request_id"] = {"type": "string"}
-    return checked
+    success = copy.deepcopy(implied["oneOf"][0])
+    success["properties"]["request_id"] = {"type": "string"}
+    return {"$schema": implied["$schema"], **success, "$defs": copy.deepcopy(implied["$defs"])}
 
 
 def _closure(schema: Any, roots: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -97,7 +97,7 @@ def _build(
     run_table = document.get("run", {})
     documents = _error_documents(run_table, schemas)
     if stored is not None:
-        envelope_validator = schemas.implied("envelope", None)
+        success_validator = schemas.implied("success envelope", None)
         envelope_schema_json, digest = stored.derived.envelope_schema_json, stored.derived.digest
     else:
         from toolguard.contract.envelope_schema import (  # noqa: PLC0415 - cold loads only
@@ -111,7 +111,7 @@ def _build(
         try:
             # NOTE: formats were asserted on the payload; under the envelope's oneOf they would
             # be refused (a false reject there could accept), so here they are annotations.
-            envelope_validator = schemas.implied("envelope", self_check_schema(implied))
+            success_validator = schemas.implied("success envelope", self_check_schema(implied))
         except SchemaError as exc:
             raise ContractError(f"implied envelope schema: {exc}", source=source) from None
         import json  # noqa: PLC0415 - a cold load only: a warm one takes it from the artefact
@@ -131,7 +131,7 @@ def _build(
         validator=validator,
         rules=rules,
         projection=projection,
-        envelope_validator=envelope_validator,
+        success_validator=success_validator,
         envelope_schema_json=envelope_schema_json,
         digest=digest,
         error_documents=documents,

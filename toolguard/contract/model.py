@@ -40,7 +40,7 @@ class Contract:
     validator: Validator
     rules: tuple[Rule, ...]
     projection: Projection
-    envelope_validator: Validator
+    success_validator: Validator  # every accepted envelope, before it is written
     envelope_schema_json: str
     digest: str = ""  # SHA-256 of the TOML, every compiled schema and every file a rule read
     error_documents: tuple[ErrorDocument, ...] = ()
