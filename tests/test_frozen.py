@@ -139,4 +139,5 @@ def test_post_init_runs_after_every_field_is_set() -> None:
 
     Checked(1)
     Checked(high=2, low=0)
-    assert seen == [{"low": 1, "high": 5}, {"low": 0, "high": 2}]
+    Checked(3, 4)  # every field by position: the shortcut that fills nothing in
+    assert seen == [{"low": 1, "high": 5}, {"low": 0, "high": 2}, {"low": 3, "high": 4}]

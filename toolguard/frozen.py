@@ -31,6 +31,7 @@ _TEMPLATE = "__frozen_template__"  # every field in order: its plain default, or
 _REQUIRED = "__frozen_required__"  # [k]: the fields without a default after k positional ones
 _MISSING = object()
 _HIDDEN = "__frozen_unshown__"  # names left out of repr
+_POST_INIT = "__frozen_post_init__"  # whether the class has a `__post_init__` (looked up once)
 
 
 class FrozenInstanceError(AttributeError):
@@ -95,6 +96,7 @@ def frozen(cls: type[T]) -> type[T]:
     without = len(names) - len(defaults) - len(factories)  # the first fields (see above)
     setattr(cls, _REQUIRED, tuple(frozenset(names[given:without]) for given in range(without)))
     setattr(cls, _HIDDEN, frozenset(hidden))
+    setattr(cls, _POST_INIT, hasattr(cls, "__post_init__"))
     setattr(cls, "__match_args__", tuple(names))  # noqa: B010 - mypy refuses the assignment
     for method in (_init, _repr, _eq, _hash, _setattr, _delattr, _reduce):
         if method.__name__ not in namespace:
@@ -103,15 +105,30 @@ def frozen(cls: type[T]) -> type[T]:
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
-    # NOTE: the instance's dict is filled by three `update`s, in field order (`__setattr__`
+    # NOTE: the instance's dict is filled by `update`s, in field order (`__setattr__`
     # refuses, and one `object.__setattr__` per field made a 17-field `Diagnostics` cost 6 µs
     # on every check); the arguments are checked with set operations made at decoration.
     cls = type(self)
     names: tuple[str, ...] = getattr(cls, _FIELDS)
     given = len(args)
+    values = self.__dict__  # a new instance's: empty
+    if given == len(names) and not kwargs:
+        # NOTE: every field, by position (`Request`, `Outcome`: each request of `serve` makes
+        # them): nothing to check, no default to fill in.
+        values.update(zip(names, args, strict=False))  # the same length
+    else:
+        _fill(cls, values, names, args, kwargs)
+    if getattr(cls, _POST_INIT):
+        self.__post_init__()
+
+
+def _fill(
+    cls: type, values: dict[str, Any], names: tuple[str, ...], args: Any, kwargs: Any
+) -> None:
+    """The fields from positional and keyword arguments, defaults and factories."""
+    given = len(args)
     if given > len(names):
         raise TypeError(f"{cls.__name__}() takes {len(names)} arguments, {given} given")
-    values = self.__dict__  # a new instance's: empty
     values.update(getattr(cls, _TEMPLATE))
     values.update(zip(names, args, strict=False))
     if kwargs:
@@ -126,9 +143,6 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     for name, factory in getattr(cls, _FACTORIES).items():
         if values[name] is _MISSING:
             values[name] = factory()
-    post_init = getattr(self, "__post_init__", None)
-    if post_init is not None:
-        post_init()
 
 
 def _refuse(cls: type, named: Any, positional: tuple[str, ...]) -> NoReturn:
