@@ -207,3 +207,13 @@ def test_a_non_blocking_stream_without_a_buffer_is_waited_on() -> None:
     ):
         os.set_blocking(fd, False)
         assert read_all(polled(pipe, 0)) == [b"late\n"]
+
+
+def test_polling_yields_the_cpu_between_looks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each look that finds nothing yields the CPU: a caller woken on the same CPU must not
+    wait for the whole window before it can write its next line."""
+    yields = []
+    monkeypatch.setattr(polled_input, "yield_cpu", lambda: yields.append(1))
+    with pipe_fed([b"late\n"], pause=0.02) as fd:
+        assert PolledInput(fd, 5_000).read() == b"late\n"  # the window ends before the line
+    assert len(yields) >= 2

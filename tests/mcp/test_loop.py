@@ -11,6 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
+
+from toolguard import polled_input
 from toolguard.framing import Lines
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.wire import Output
@@ -125,12 +128,18 @@ def test_the_clock_is_kept_while_nothing_happens() -> None:
     assert all(later - earlier >= 0.04 for earlier, later in itertools.pairwise(looks))
 
 
-def test_after_a_line_it_polls_for_the_window_before_sleeping() -> None:
-    """A line relayed: the next is looked for without sleeping for `--busy-poll`; then it sleeps."""
+def test_after_a_line_it_polls_for_the_window_before_sleeping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line relayed: the next is looked for without sleeping for `--busy-poll`, yielding the
+    CPU between looks (the server, woken on this CPU, runs at once); then it sleeps."""
     read, write = os.pipe()
     seen: list[bytes] = []
+    yields: list[int] = []
+    monkeypatch.setattr(polled_input, "yield_cpu", lambda: yields.append(1))
     with os.fdopen(read, "rb") as stream:
         for window_us, spins in ((300_000, True), (0, False)):
+            yields.clear()
             loop = Loop(window_us)
             recorded = Recorded(loop._poll)
             loop._poll = recorded  # type: ignore[assignment]
@@ -141,6 +150,7 @@ def test_after_a_line_it_polls_for_the_window_before_sleeping() -> None:
             seen.clear()
             after_first = recorded.timeouts[recorded.timeouts.index(0) :]
             assert (max(after_first[:-1] or [0]) == 0) is spins, after_first
+            assert bool(yields) is spins
         os.close(write)
 
 

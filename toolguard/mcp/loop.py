@@ -4,7 +4,8 @@ A guarded call crosses toolguard twice (the call to the server, its answer to th
 With a thread per side, each crossing woke another thread and handed it the interpreter's
 lock; the check then ran on a thread just woken, its caches cold. One thread that polls both
 sides relays the call, then waits for the answer itself, and can poll for it a moment
-(`--busy-poll`) before it sleeps: in lock-step the answer is usually there within that window.
+(`--busy-poll`) before it sleeps: in lock-step the answer is usually there within that window
+(yielding the CPU between looks, as `polled_input` does).
 
 Reads and writes never wait (`wire.py`), and a side is read whenever it may be: a side that
 does not keep up is not fed. While more than 1 MiB waits for the server, the client is not
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
+from toolguard import polled_input
 from toolguard.framing import Lines
 from toolguard.mcp.wire import Input, Output
 
@@ -132,6 +134,7 @@ class Loop:
         while clock() < until:
             if ready := poll(0):
                 return ready
+            polled_input.yield_cpu()  # the server, woken on this CPU, answers at once
         return poll(max(0, int(seconds * 1000) + 1))
 
     def _ready(self, fd: int, events: int) -> None:
