@@ -1,8 +1,9 @@
 """What trusting the file system costs: the path walk, an entry read, a prune: a script, not a test.
 
-The compile cache walks its folder's path once per process (`files.open_folder`: one `openat`
-and one `fstat` per folder from `/` down) where it used to `mkdir` and `lstat` the folder on
-every load and store; then every entry is opened relative to the folder and `fstat`ed. The raw
+The compile cache walks its folder's path once per process (`trusted_paths.open_folder`: one
+`openat` and one `fstat` per folder from `/` down) where it used to `mkdir` and `lstat` the
+folder on every load and store; then every entry is opened relative to the folder and
+`fstat`ed. The raw
 folder is walked on every sealing that uses it, and its copies are scanned at most once a
 minute when nothing new is kept. Printed: microseconds per call, and the scan's milliseconds
 for 1,000 and 10,000 copies.
@@ -21,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolguard.audit.raw import RawStore
-from toolguard.files import open_folder, write_atomic
+from toolguard.files import write_atomic
 from toolguard.schema import cache
+from toolguard.trusted_paths import open_folder
 
 CALLS = 20_000
 

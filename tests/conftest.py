@@ -45,7 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Keep compiled-schema caches of the run (and its subprocesses) out of the user's home.
 
     The cache is a folder inside a private temporary one: directly under the sticky, world-
-    writable /tmp it would not be trusted (see `files.open_folder`).
+    writable /tmp it would not be trusted (see `trusted_paths.open_folder`).
     """
     if "TOOLGUARD_CACHE_DIR" not in os.environ:
         private = tempfile.mkdtemp(prefix="toolguard-test-cache-")

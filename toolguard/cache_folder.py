@@ -4,9 +4,9 @@ What is kept there (compiled validators and contract artefacts, `schema/cache.py
 command's own byte-code, `one_shot.py`) is code a later process runs, so who can write
 it matters more than what it says. Layout: `$TOOLGUARD_CACHE_DIR` (empty: no cache), else
 `$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`, used only if only this user (and root)
-can change it or any folder above it (`files.open_folder`: a sticky `/tmp` may be an ancestor,
-not the parent); otherwise it is bypassed, with one warning on stderr from the first user that
-is not `quiet`. The folder is opened once per process; files are opened relative to it,
+can change it or any folder above it (`trusted_paths.open_folder`: a sticky `/tmp` may be an
+ancestor, not the parent); otherwise it is bypassed, with one warning on stderr from the first
+user that is not `quiet`. The folder is opened once per process; files are opened relative to it,
 without following links, and read only if they are regular files of this user's with one
 link and closed to others. Files are written to a private temporary name and renamed into
 place, so a reader never sees half of one. Nothing here is a point of failure: a folder or a
@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import sys
 
-from toolguard.files import Untrusted, open_folder, refusal, write_atomic
+from toolguard.files import write_atomic
 from toolguard.standins import suppress
 from toolguard.text import clean
+from toolguard.trusted_paths import Untrusted, open_folder, refusal
 
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 # The configured path, its open folder, and why it is not used (said once, see `opened`).

@@ -3,11 +3,11 @@
 A keyed hash (HMAC-SHA256) lets an operator who holds the key check "was this the token?"
 without the log revealing the token, even to a dictionary attack by someone with the log only.
 That holds only while nobody else can read or choose the key: its folder is reached from `/`
-one folder at a time, following no other user's link (`files.open_beside`), the file is opened
-relative to it without following a symbolic link and checked on its descriptor (a regular
-file of this user's, one link, mode 0600 or stricter, a size of 16 to 4096 bytes: a procfs
-file such as `/proc/self/environ` says 0), or refused; a missing key is created in that same
-folder.
+one folder at a time, following no other user's link (`trusted_paths.open_beside`), the file
+is opened relative to it without following a symbolic link and checked on its descriptor (a
+regular file of this user's, one link, mode 0600 or stricter, a size of 16 to 4096 bytes: a
+procfs file such as `/proc/self/environ` says 0), or refused; a missing key is created in that
+same folder.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import open_beside, refusal, write_atomic
+from toolguard.files import write_atomic
+from toolguard.trusted_paths import open_beside, refusal
 
 KEY_BYTES = 32
 _MAX_KEY_BYTES = 4096

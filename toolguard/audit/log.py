@@ -6,8 +6,8 @@ at `MAX_RECORD_BYTES`, which is also PIPE_BUF, so a FIFO gets them whole too). T
 opened for each record, which makes rotation by rename safe without any signal.
 
 Records are never written into a file someone else controls, nor through their link. The
-log's folder is reached from `/` one folder at a time (`files.open_beside`: a folder others
-can write is allowed on the way, a symbolic link only if this user or root owns it), the log
+log's folder is reached from `/` one folder at a time (`trusted_paths.open_beside`: a folder
+others can write is allowed on the way, a symbolic link only if this user or root owns it), the log
 is opened relative to it without following a link, then checked on its descriptor (no
 check-then-use): a regular file must be this user's, with one link, writable by no one else; a
 FIFO this user's and writable by no one else; a character device (a terminal, `/dev/null`)
@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from toolguard.errors import AuditError, UsageError
-from toolguard.files import is_stdin, open_beside, open_data, open_regular, refusal
+from toolguard.files import is_stdin, open_data, open_regular
 from toolguard.operator_channel import channel_for
+from toolguard.trusted_paths import open_beside, refusal
 
 MAX_RECORD_BYTES = 4096  # PIPE_BUF on Linux: one write is atomic even into a pipe or FIFO
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -3,8 +3,8 @@
 A copy is named by the SHA-256 of its bytes, so the audit record's digest finds it and a
 second copy of the same bytes costs nothing. The folder is 0700 and each file 0600, written
 to a temporary name and renamed. The folder is used only if only this user (and root) can
-change it or any folder above it (`files.open_folder`), and, when it exists already, no one
-else may even list it (mode 0700 or stricter: its mode is never changed for the operator);
+change it or any folder above it (`trusted_paths.open_folder`), and, when it exists already,
+no one else may even list it (mode 0700 or stricter: its mode is never changed for the operator);
 otherwise keeping a copy fails, and the answer with it. Pruning deletes only raw copies (64
 lowercase hex characters) and toolguard's own stale temporaries for them: any other file
 in the folder is left alone. It is opened once per call and everything inside is reached relative to
@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolguard.errors import AuditError
-from toolguard.files import is_sha256_name, open_folder, temporary_of, write_atomic
+from toolguard.files import is_sha256_name, temporary_of, write_atomic
+from toolguard.trusted_paths import open_folder
 
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
 PRUNE_INTERVAL = 60  # seconds between two scans of the folder when nothing new is kept
