@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from toolguard.errors import SchemaError, ValidationError
-from toolguard.schema import compile_schema
+from toolguard.schema import compile_schema, refs
 from toolguard.schema.refs import read_schema
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -672,6 +672,30 @@ def test_registry_cannot_reach_outside_its_directory(tmp_path: Path) -> None:
     refs = {"https://schemas.example.invalid/": str(tmp_path / "inside")}
     with pytest.raises(SchemaError, match="unknown reference"):
         compile_schema(schema, refs=refs)
+
+
+def test_a_registry_link_swapped_before_the_open_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link inside the registry passes its check, then points out of the folder before
+    the file is opened: what was opened is judged again, and refused (never read)."""
+    folder = tmp_path / "registry"
+    folder.mkdir()
+    (folder / "money.json").write_text('{"type": "integer"}')
+    (tmp_path / "outside.json").write_text("true")
+    (folder / "link.json").symlink_to(folder / "money.json")
+    opened = refs.open_regular
+
+    def swapped_first(path: Any, **options: Any) -> Any:
+        if Path(path).name == "link.json":
+            (folder / "link.json").unlink()
+            (folder / "link.json").symlink_to(tmp_path / "outside.json")
+        return opened(path, **options)
+
+    monkeypatch.setattr(refs, "open_regular", swapped_first)
+    schema = {"$ref": "https://schemas.example.invalid/link.json"}
+    with pytest.raises(SchemaError, match="no longer a file in its registry folder"):
+        compile_schema(schema, refs={"https://schemas.example.invalid/": str(folder)})
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ URI at run time.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -53,17 +54,26 @@ MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
 
-def read_schema(path: Path, files: list[tuple[str, str]] | None = None) -> Any:
+def read_schema(
+    path: Path, files: list[tuple[str, str]] | None = None, *, inside: Path | None = None
+) -> Any:
     """A schema file, read within `SCHEMA_LIMITS` by the strict parser; `SchemaError` if not.
 
     `files`, if given, receives the path and SHA-256 of the very bytes parsed (the compile
-    cache re-checks them, so an edited file is never served from an older compile).
+    cache re-checks them, so an edited file is never served from an older compile). `inside`:
+    the file opened must be one in that folder (a registry's), judged on the open file.
     """
     if "\0" in str(path):  # `open` would raise ValueError: no file has such a name
         raise SchemaError("cannot read schema: a path cannot hold a NUL", source=str(path))
     try:
         opened = open_data(path) if is_stdin(path) else open_regular(path)
         with opened as stream:  # `-`: standard input (`toolguard validate - FILE`)
+            if inside is not None and not _opened_inside(path, stream.fileno(), inside):
+                raise SchemaError(
+                    "cannot read schema: it is no longer a file in its registry folder "
+                    "(a link on its path changed as it was opened)",
+                    source=str(path),
+                )
             raw = read_bounded(stream, SCHEMA_LIMITS.max_bytes)
         if files is not None:
             files.append((str(path), file_digest(raw)))
@@ -271,7 +281,10 @@ class Index:
         prefix = max(
             (prefix for prefix in self.registry if uri.startswith(prefix)), key=len, default=None
         )
-        path = None if prefix is None else _registered(self.registry[prefix], uri[len(prefix) :])
+        folder = path = None
+        if prefix is not None:
+            folder = self.registry[prefix]
+            path = _registered(folder, uri[len(prefix) :])
         if path is None:
             served = (
                 f"no such file in the folder for {prefix!r}"
@@ -284,7 +297,7 @@ class Index:
                 field=field,
             )
         try:
-            document = read_schema(path, self.files)
+            document = read_schema(path, self.files, inside=folder)
         except SchemaError as exc:
             raise SchemaError(f"{uri!r}: {exc}", field=field) from None
         key = f"{REMOTE_PREFIX}{len(self.remotes)}"
@@ -299,6 +312,8 @@ def _registered(folder: Path, rest: str) -> Path | None:
     `rest` comes from a schema: a NUL, a name too long, a symbolic-link loop or a path out of
     the folder is simply not a registered document. The path is returned as looked up, links
     not followed: what the compile cache re-reads, so a link pointed elsewhere is a miss.
+    NOTE: a link may change before the file is opened: `read_schema(inside=...)` judges again
+    what it opened (`_opened_inside`).
     """
     try:
         path = Path(absolute_text(folder)) / rest
@@ -306,6 +321,22 @@ def _registered(folder: Path, rest: str) -> Path | None:
         return path if resolved.is_relative_to(folder.resolve()) and resolved.is_file() else None
     except (OSError, ValueError, RuntimeError):  # RuntimeError: a link loop (Python < 3.13)
         return None
+
+
+def _opened_inside(path: Path, fd: int, folder: Path) -> bool:
+    """Whether the open file `fd` (opened by `path`) is the file `path` resolves to in `folder`.
+
+    Resolved after the open: a link swapped before it leaves `path` resolving outside the
+    folder, or to another file than the one opened; swapped after it, it changes nothing read.
+    """
+    try:
+        resolved = path.resolve()
+        here = resolved.stat()
+        within = resolved.is_relative_to(folder.resolve())
+    except (OSError, ValueError, RuntimeError):
+        return False
+    opened = os.fstat(fd)
+    return within and (opened.st_dev, opened.st_ino) == (here.st_dev, here.st_ino)
 
 
 def bundle(index: Index) -> Any:
