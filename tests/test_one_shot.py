@@ -51,7 +51,7 @@ _BEFORE_START = {
     "toolguard.signals",
     "toolguard.one_shot",
     "toolguard.cache_folder",
-    "toolguard.files",
+    "toolguard.trusted_paths",
     "toolguard.standins",
     "toolguard.text",
     "toolguard.digest",

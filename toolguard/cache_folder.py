@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import sys
 
-from toolguard.files import write_atomic
 from toolguard.standins import suppress
 from toolguard.text import clean
 from toolguard.trusted_paths import Untrusted, open_folder, refusal
@@ -105,5 +104,9 @@ def open_file(folder: int, name: str) -> int | None:
 
 def write(folder: int, name: str, data: bytes) -> None:
     """Put `data` in place as `name`, atomically; a full disk only costs the next call time."""
+    # NOTE: imported here: this module loads before the one-shot bundle, and a warm check
+    # writes nothing (one module fewer read from its own file at start-up).
+    from toolguard.files import write_atomic  # noqa: PLC0415
+
     with suppress(OSError):
         write_atomic(name, data, dir_fd=folder)
