@@ -141,3 +141,23 @@ def test_post_init_runs_after_every_field_is_set() -> None:
     Checked(high=2, low=0)
     Checked(3, 4)  # every field by position: the shortcut that fills nothing in
     assert seen == [{"low": 1, "high": 5}, {"low": 0, "high": 2}, {"low": 3, "high": 4}]
+
+
+def test_a_frozen_subclass_of_a_frozen_class_is_refused() -> None:
+    """`@frozen` on a subclass of a frozen class is a TypeError at decoration: it would keep
+    the subclass's own fields alone (dataclasses puts the base's first), and drop the rest."""
+
+    @frozen
+    class Base:
+        a: int
+
+    with pytest.raises(TypeError, match="cannot extend"):
+
+        @frozen
+        class Child(Base):
+            b: int = 2
+
+    class Plain(Base):  # undecorated: the base's fields, as `dataclasses` gives them
+        pass
+
+    assert vars(Plain(1)) == {"a": 1}

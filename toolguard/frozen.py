@@ -7,7 +7,8 @@ from the annotated fields (defaults and `field(default_factory=...)` included, t
 `inspect`, hence `ast`, `dis` and `tokenize`), and each decorated class generates and compiles
 its methods' source; here the methods are shared, written once, and a class costs a dict of its
 field names. Elsewhere (lint, diff, serve...) dataclasses are fine. `replace` and `fields`
-stand in for their `dataclasses` namesakes.
+stand in for their `dataclasses` namesakes. One thing it refuses: a frozen class extending
+another (`dataclasses` would put the base's fields first).
 """
 
 from __future__ import annotations
@@ -63,8 +64,14 @@ def field(
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def frozen(cls: type[T]) -> type[T]:
-    """Make `cls` a frozen value class over its annotated fields (see the module docstring)."""
+    """Make `cls` a frozen value class over its annotated fields (see the module docstring).
+
+    A subclass of a frozen class is refused: its fields would be its own annotations alone,
+    where `dataclasses` puts the base's first (no toolguard class needs that).
+    """
     namespace = cls.__dict__
+    if any(_FIELDS in vars(base) for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__name__}: @frozen cannot extend the frozen class it inherits")
     names: list[str] = []
     defaults: dict[str, Any] = {}
     factories: dict[str, Callable[[], Any]] = {}
