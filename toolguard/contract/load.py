@@ -109,8 +109,8 @@ def _build(
             document["tool"], document["version"], payload_schema, locations, projection
         )
         try:
-            # NOTE: formats were asserted on the payload; under the envelope's oneOf they would
-            # be refused (a false reject there could accept), so here they are annotations.
+            # NOTE: formats were asserted on the payload: here they are annotations, so the
+            # self-check (the success branch alone, `self_check_schema`) repeats none of them.
             success_validator = schemas.implied("success envelope", self_check_schema(implied))
         except SchemaError as exc:
             raise ContractError(f"implied envelope schema: {exc}", source=source) from None
