@@ -8,15 +8,18 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from toolguard.contract import load_contract
+from toolguard.errors import ExitStatus
 from toolguard.mcp import lifecycle
 from toolguard.mcp.operator import OperatorChannel
 from toolguard.mcp.relay import Options
-from toolguard.mcp.session import DRAIN_GRACE, _Session, _stop_on_signals, guards
+from toolguard.mcp.session import DRAIN_GRACE, Settings, _Session, _stop_on_signals, guards
+from toolguard.mcp.session import run as session_run
 
 PROBE = Path(__file__).resolve().parents[1] / "data" / "mcp" / "probe" / "contract.toml"
 
@@ -139,3 +142,50 @@ def test_a_stop_lost_before_the_session_began_ends_it_and_later_stops_still_reac
         signals._ASKED[0] = False
         for signum, handler in before.items():
             signal.signal(signum, handler)
+
+
+def test_a_stop_just_after_the_server_started_still_stops_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SIGTERM between the server's start and the relay's loop: the session ends (130) and the
+    server does not outlive it (no orphan left in its own session, reading nothing)."""
+    from toolguard import signals  # noqa: PLC0415
+
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = lifecycle.start_server
+
+    def start(argv: Sequence[str], environ: Mapping[str, str]) -> subprocess.Popen[bytes]:
+        child = real_start(argv, environ)
+        started.append(child)
+        signal.raise_signal(signal.SIGTERM)  # as the CLI's set-up handlers would see it
+        return child
+
+    monkeypatch.setattr(lifecycle, "start_server", start)
+    before = {signum: signal.getsignal(signum) for signum in _STOPPING}
+    read, write = os.pipe()
+    try:
+        signals.listen()  # the CLI's: a stop during set-up unwinds
+        with os.fdopen(read, "rb") as client_in, open(os.devnull, "wb") as client_out:
+            status = session_run(
+                contracts=[load_contract(PROBE)],
+                trail_options=None,
+                settings=Settings(),
+                command=[sys.executable, "-c", "import time; time.sleep(30)"],
+                streams=(client_in, client_out, io.StringIO()),
+                environ=os.environ,
+            )
+        assert status == ExitStatus.INTERRUPTED
+    except KeyboardInterrupt:
+        pass  # the defect: the session never began, so nothing stopped the server
+    finally:
+        os.close(write)
+        signals._ASKED[0] = False
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        (child,) = started
+        still_running = child.poll() is None
+        lifecycle.stop_server(child, grace=0)
+        for stream in (child.stdin, child.stdout, child.stderr):
+            if stream is not None:
+                stream.close()
+    assert not still_running

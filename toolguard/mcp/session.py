@@ -101,12 +101,6 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
     try:
         for name in settings.allow_unguarded:
             operator.notice("unguarded", f"--allow-unguarded {name}: its results are not checked")
-        try:
-            child = lifecycle.start_server(command, environ)
-        except (OSError, ValueError) as exc:
-            why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-            operator.notice("server_not_started", f"cannot start the server: {why}")
-            return ExitStatus.SERVER_FAILED
         options = Options(
             call_timeout=settings.call_timeout,
             max_line_bytes=settings.max_line_bytes,
@@ -114,11 +108,44 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
             pass_instructions=settings.pass_instructions,
             listed=listed,
         )
-        session = _Session(child, by_tool, options, client_out, operator)
-        with _stop_on_signals(session.signalled):
+        # NOTE: the session's handlers before the server starts: a stop in between must not
+        # unwind past a server nothing would then stop (it lives in its own session).
+        stop = _Stop()
+        with _stop_on_signals(stop):
+            try:
+                child = lifecycle.start_server(command, environ)
+            except (OSError, ValueError) as exc:
+                why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+                operator.notice("server_not_started", f"cannot start the server: {why}")
+                return ExitStatus.INTERRUPTED if stop.asked else ExitStatus.SERVER_FAILED
+            try:
+                session = _Session(child, by_tool, options, client_out, operator)
+            except BaseException:
+                lifecycle.stop_server(child, grace=0)
+                raise
+            stop.reach(session)
             return session.run(client_in, settings.busy_poll_us)
     finally:
         operator.close()
+
+
+class _Stop:
+    """What a stopping signal ends: the session once it exists (one asked before, at once)."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._session: _Session | None = None
+
+    def __call__(self) -> None:
+        self.asked = True
+        if self._session is not None:
+            self._session.signalled()
+
+    def reach(self, session: _Session) -> None:
+        """From now on a stop ends `session`; a stop that came already ends it now."""
+        self._session = session
+        if self.asked:
+            session.signalled()
 
 
 class _Session:
