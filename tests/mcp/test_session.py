@@ -63,6 +63,36 @@ def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
         operator.close()
 
 
+
+def test_a_client_that_reads_nothing_is_not_waited_for_without_end() -> None:
+    """The server has exited and the client stops reading (its stdin open or closed): past a
+    grace in which it took nothing, the session ends, as `drain` gives it up; never a hang."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "pass"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    child.wait(30)
+    by_tool, listed = guards([load_contract(PROBE)], None, ())
+    read, write = os.pipe()
+    operator = OperatorChannel(io.StringIO(), "rich")
+    try:
+        with os.fdopen(write, "wb") as client_out:
+            session = _Session(child, by_tool, Options(listed=listed), client_out, operator)
+            session.to_client.write(b"a" * (3 << 20) + b"\n")  # the client never reads it
+            start = 1000.0
+            for step in range(80):  # 20 s of looks, four a second
+                session._look(start + step / 4)
+            assert session.relay.done
+            session.to_client.release()
+    finally:
+        os.close(read)
+        for stream in (child.stdin, child.stdout, child.stderr):
+            if stream is not None:
+                stream.close()
+        operator.close()
+
 def test_once_the_clients_grace_is_over_the_server_is_stopped_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

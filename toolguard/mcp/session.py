@@ -167,6 +167,7 @@ class _Session:
         self.closed_at: float | None = None
         self.exited_at: float | None = None
         self.stopping = False  # the client's grace is over: the server was told to go
+        self.client_took: tuple[int, float] | None = None  # (`to_client.taken`, seen since)
         self.interrupted = False
         self.to_client = Output(client_out, self.client_gone)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
@@ -247,13 +248,24 @@ class _Session:
             lifecycle.stop_server(self.child, grace=0)  # then its output ends: `server_gone`
         if self.exited_at is None and self.child.poll() is not None:
             self.exited_at = now
-        if self.exited_at is not None and self.to_client.full:
+        if self.exited_at is not None and self._client_lags(now):
             # NOTE: its output is not read while the client lags: what it wrote is not lost.
             self.exited_at = now
         if self.exited_at is not None and now - self.exited_at > DRAIN_GRACE:
             self.relay.server_gone()  # NOTE: something that left its group holds its output
         upcoming = self.relay.expire(now)
         return now + _TICK if upcoming is None else min(now + _TICK, upcoming)
+
+    def _client_lags(self, now: float) -> bool:
+        """Whether the client is behind but still reading: it took something within the grace.
+
+        NOTE: one that takes nothing for `STOP_GRACE` is given up on, as `drain` gives it up:
+        else a client that holds its side open without reading would keep toolguard for ever.
+        """
+        taken = self.to_client.taken
+        if self.client_took is None or self.client_took[0] != taken:
+            self.client_took = (taken, now)
+        return self.to_client.full and now - self.client_took[1] <= lifecycle.STOP_GRACE
 
     def _status(self, returncode: int | None) -> ExitStatus:
         if self.interrupted or self.relay.ended_by == "signal":

@@ -100,6 +100,7 @@ class Output:
         self._on_gone = on_gone
         self._waiting = bytearray()  # what the side has not taken yet
         self._closing = False
+        self.taken = 0  # bytes the side has taken, in all: it grows while the side reads
 
     @property
     def gone(self) -> bool:
@@ -174,12 +175,14 @@ class Output:
         if self._writer is None:
             return 0
         try:
-            return self._writer.send(data)
+            sent = self._writer.send(data)
         except BlockingIOError:
             return 0
         except (OSError, ValueError):
             self.lost()
             return 0
+        self.taken += sent
+        return sent
 
     def _close(self, *, stream: bool = True) -> None:
         writer, self._writer = self._writer, None
