@@ -302,6 +302,35 @@ def test_a_call_the_server_never_answers_fails_after_the_timeout(tmp_path: Path)
     assert envelope_of(after)["outcome"] == "success"
 
 
+def test_a_server_that_stops_reading_its_input_ends_the_session(tmp_path: Path) -> None:
+    """It closed its stdin and lives on: the next request cannot reach it, so the session ends
+    as if it had exited (the call in flight fails, retryably), never a request left hanging."""
+
+    async def body(client: ClientSession) -> tuple[list[Any], BaseException | None]:
+        results: list[Any] = []
+
+        async def call() -> None:
+            results.append(await client.call_tool("probe", {"zone": "UTC", "mode": "close_stdin"}))
+
+        ended: BaseException | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await anyio.sleep(0.5)
+            try:
+                with anyio.fail_after(20):
+                    await client.list_tools()  # written to a pipe nobody reads any more
+            except MCPError as exc:  # the session ended under it: the connection closed
+                ended = exc
+        return results, ended
+
+    results, ended = talk(toolguard("--contract", PROBE), body, tmp_path / "stderr")
+    assert [envelope_of(result)["error"] for result in results] == [
+        {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    ]
+    assert ended is not None
+    assert "the server stopped reading its input" in (tmp_path / "stderr").read_text()
+
+
 def test_an_unreadable_line_of_unknown_id_fails_every_call_in_flight(tmp_path: Path) -> None:
     """NaN before the id: neither call can be told apart, so both fail, retryably."""
 

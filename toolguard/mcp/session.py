@@ -163,7 +163,8 @@ class _Session:
         self.child = child
         self.operator = operator
         self.cap = options.max_line_bytes
-        self.to_server = Output(child.stdin, ours=True)
+        self.to_server = Output(child.stdin, self.server_not_reading, ours=True)
+        self.not_reading = False  # the server stopped reading its input
         self.closed_at: float | None = None
         self.exited_at: float | None = None
         self.stopping = False  # the client's grace is over: the server was told to go
@@ -184,6 +185,15 @@ class _Session:
         """SIGTERM, SIGINT or SIGHUP: the session ends now, whatever waits."""
         self.interrupted = True
         self.relay.end("signal")
+
+    def server_not_reading(self) -> None:
+        """The server stopped reading its input (a broken pipe): no request reaches it now.
+
+        Its session is over as if it had exited (the SDK, talking to it directly, ends it so
+        too): what it writes is still read for `DRAIN_GRACE`, then the calls in flight fail.
+        """
+        self.not_reading = True
+        self.operator.notice("server_not_reading", "the server stopped reading its input")
 
     def client_gone(self) -> None:
         """The client closed its side (or stopped reading): close the server's input."""
@@ -246,7 +256,7 @@ class _Session:
             self.stopping = True
             self.to_server.close(drop=True)
             lifecycle.stop_server(self.child, grace=0)  # then its output ends: `server_gone`
-        if self.exited_at is None and self.child.poll() is not None:
+        if self.exited_at is None and (self.not_reading or self.child.poll() is not None):
             self.exited_at = now
         if self.exited_at is not None and self._client_lags(now):
             # NOTE: its output is not read while the client lags: what it wrote is not lost.

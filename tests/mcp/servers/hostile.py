@@ -119,6 +119,9 @@ def call(request_id: Any, arguments: dict[str, Any]) -> None:
         result(request_id, structured({"zone": zone, "n": 1, "pad": "p" * (2 << 20)}))
     elif mode == "silent":
         pass  # never answers
+    elif mode == "close_stdin":  # stops reading its input, and lives on without answering
+        os.close(0)
+        time.sleep(30)
     elif mode == "slow":
         time.sleep(float(arguments.get("seconds", 1)))
         result(request_id, structured(good))
