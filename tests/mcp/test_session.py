@@ -63,7 +63,6 @@ def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
         operator.close()
 
 
-
 def test_a_client_that_reads_nothing_is_not_waited_for_without_end() -> None:
     """The server has exited and the client stops reading (its stdin open or closed): past a
     grace in which it took nothing, the session ends, as `drain` gives it up; never a hang."""
@@ -92,6 +91,7 @@ def test_a_client_that_reads_nothing_is_not_waited_for_without_end() -> None:
             if stream is not None:
                 stream.close()
         operator.close()
+
 
 def test_once_the_clients_grace_is_over_the_server_is_stopped_once(
     monkeypatch: pytest.MonkeyPatch,
@@ -195,13 +195,13 @@ def test_a_stop_just_after_the_server_started_still_stops_the_server(
     read, write = os.pipe()
     try:
         signals.listen()  # the CLI's: a stop during set-up unwinds
-        with os.fdopen(read, "rb") as client_in, open(os.devnull, "wb") as client_out:
+        with os.fdopen(read, "rb") as client_in:
             status = session_run(
                 contracts=[load_contract(PROBE)],
                 trail_options=None,
                 settings=Settings(),
                 command=[sys.executable, "-c", "import time; time.sleep(30)"],
-                streams=(client_in, client_out, io.StringIO()),
+                streams=(client_in, io.BytesIO(), io.StringIO()),
                 environ=os.environ,
             )
         assert status == ExitStatus.INTERRUPTED
