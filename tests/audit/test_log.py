@@ -246,6 +246,66 @@ def test_lines_with_gives_none_for_a_huge_line_without_copying_it(tmp_path: Path
     assert peak < 1 << 20
 
 
+# A log cut short while `explain` searches it (logrotate's copytruncate): the reader must end
+# at the new end. Run in a child: a log searched through a memory map dies of SIGBUS there.
+TRUNCATED_SCRIPT = """
+import os, sys
+from pathlib import Path
+from toolguard.audit import log
+path = Path(sys.argv[1])
+path.write_bytes(b"needle-1\\n" + (b"y" * 999 + b"\\n") * 8192 + b"needle-2\\n")
+found = log.lines_with(path, b"needle")
+print(next(found))
+os.truncate(path, 0)
+print(list(found))
+"""
+
+
+def test_lines_with_ends_at_the_new_end_of_a_log_truncated_under_it(tmp_path: Path) -> None:
+    """A log truncated while it is searched ends the search; the process does not crash."""
+    done = subprocess.run(
+        [sys.executable, "-c", TRUNCATED_SCRIPT, str(tmp_path / "log")],
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    first, rest = done.stdout.decode().splitlines()
+    assert first == "(0, b'needle-1')"
+    assert rest in {"[]", f"[({9 + 1000 * 8192}, b'needle-2')]"}
+
+
+def test_lines_with_reads_the_log_only_as_far_as_it_was_when_opened(tmp_path: Path) -> None:
+    """Records appended while the log is searched are not waited for: its size at open bounds it."""
+    path = write_log(tmp_path / "log", b"needle-1\n", b"x" * (1 << 20), b"\n")
+    found = log.lines_with(path, b"needle")
+    assert next(found) == (0, b"needle-1")
+    with path.open("ab") as appended:
+        appended.write(b"needle-2\n")
+    assert list(found) == []
+
+
+def test_lines_with_finds_lines_across_read_boundaries(tmp_path: Path) -> None:
+    """Lines of every length around the block size are found whole, wherever they fall."""
+    lines = [b"%d-needle-" % n + b"z" * (n * 997 % (log.MAX_RECORD_BYTES - 16)) for n in range(600)]
+    path = write_log(tmp_path / "log", b"\n".join(lines))
+    offsets = [sum(len(line) + 1 for line in lines[:n]) for n in range(len(lines))]
+    assert list(log.lines_with(path, b"needle")) == list(zip(offsets, lines, strict=True))
+
+
+def test_lines_with_gives_none_for_a_long_line_matching_across_a_read_boundary(
+    tmp_path: Path,
+) -> None:
+    """A line too long to be a record is reported when the needle straddles two reads."""
+    for before in range((1 << 18) - 8, (1 << 18) + 2):
+        path = write_log(tmp_path / "log", b"x" * before, b"needle", b"x" * (1 << 20), b"\nneedle")
+        assert list(log.lines_with(path, b"needle")) == [
+            (0, None),
+            (before + 6 + (1 << 20) + 1, b"needle"),
+        ]
+
+
 def test_all_lines_of_an_empty_log_is_empty(tmp_path: Path) -> None:
     """An empty log has no lines."""
     assert list(log.all_lines(write_log(tmp_path / "log"))) == []

@@ -24,11 +24,10 @@ back and fails the trail, so no answer is released with a record still in a queu
 from __future__ import annotations
 
 import errno
-import mmap
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import BinaryIO
@@ -193,29 +192,96 @@ def owner(path: Path) -> int | None:
 def lines_with(path: Path, needle: bytes | re.Pattern[bytes]) -> Iterator[tuple[int, bytes | None]]:
     """(byte offset, line) for each line that contains `needle` (text or a pattern), in order.
 
-    Found without parsing: the log is mapped, not read, so finding one request among 100,000
-    records is a memory scan. A line longer than any record toolguard writes comes back as
-    None (not toolguard's). It must be a regular file: a FIFO or a device raises `OSError`
-    at once rather than being waited on.
+    Found without parsing: the log is read in blocks and each block searched whole, so finding
+    one request among 100,000 records is a scan of the bytes. A line longer than any record
+    toolguard writes comes back as None (not toolguard's), found in bounded memory (a match
+    in it longer than `MAX_RECORD_BYTES` may be missed; no record is that long). The log is
+    read as far as it reached when it was opened, and no further than it still reaches: one
+    truncated or appended to meanwhile (rotation by copy and truncate) ends the search.
+    NOTE: not memory-mapped: a mapped page past a file truncated meanwhile kills the process
+    (SIGBUS). It must be a regular file: a FIFO or a device raises `OSError` at once rather
+    than being waited on.
     """
+    search = _search_for(needle)
     with open_regular(path) as stream:
-        if os.fstat(stream.fileno()).st_size == 0:
-            return
-        with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        left = os.fstat(stream.fileno()).st_size
+        at = 0  # where `pending` starts in the log: at the start of a line
+        pending = b""  # the start of a line not ended yet, at most `MAX_RECORD_BYTES` long
+        skipped: _LongLine | None = None  # a line too long to be a record, being read past
+        while left > 0:
+            block = stream.read(min(_BLOCK, left))
+            if not block:
+                break  # truncated meanwhile: what it holds now is all there is
+            left -= len(block)
+            if skipped is not None:
+                end = block.find(b"\n")
+                skipped.extend(block, len(block) if end == -1 else end, search)
+                if end == -1:
+                    continue
+                if skipped.found:
+                    yield skipped.start, None
+                at, skipped, block = skipped.start + skipped.length + 1, None, block[end + 1 :]
+            data = pending + block
+            cut = data.rfind(b"\n") + 1  # the lines before `cut` are whole
+            yield from _matching(data, cut, at, search)
+            pending, at = data[cut:], at + cut
+            if len(pending) > MAX_RECORD_BYTES:
+                skipped, pending = _LongLine(at, pending, search), b""
+        if skipped is not None:
+            if skipped.found:
+                yield skipped.start, None
+        elif pending:
+            yield from _matching(pending, len(pending), at, search)
 
-            def next_at(start: int) -> int:
-                if isinstance(needle, bytes):
-                    return view.find(needle, start)
-                found = needle.search(view, start)
-                return -1 if found is None else found.start()
 
-            position = next_at(0)
-            while position != -1:
-                start = view.rfind(b"\n", 0, position) + 1
-                end = view.find(b"\n", position)
-                end = len(view) if end == -1 else end
-                yield start, view[start:end] if end - start <= MAX_RECORD_BYTES else None
-                position = next_at(end)
+_BLOCK = 1 << 18  # bytes read at a time: one search each, and a few blocks of memory at most
+_Search = Callable[[bytes, int, int], int]  # (data, start, stop) -> first match in it, or -1
+
+
+def _search_for(needle: bytes | re.Pattern[bytes]) -> _Search:
+    if isinstance(needle, bytes):
+        return lambda data, start, stop: data.find(needle, start, stop)
+
+    def search(data: bytes, start: int, stop: int) -> int:
+        found = needle.search(data, start, stop)
+        return -1 if found is None else found.start()
+
+    return search
+
+
+def _matching(
+    data: bytes, stop: int, at: int, search: _Search
+) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of `data[:stop]` (whole lines; `data` starts at offset `at`) holding a match."""
+    position = search(data, 0, stop)
+    while position != -1:
+        start = data.rfind(b"\n", 0, position) + 1
+        end = data.find(b"\n", position, stop)
+        end = stop if end == -1 else end
+        yield at + start, data[start:end] if end - start <= MAX_RECORD_BYTES else None
+        position = search(data, end, stop) if end < stop else -1
+
+
+class _LongLine:
+    """A line too long to be a record, read past in blocks: where it starts, whether it matched.
+
+    Its last `MAX_RECORD_BYTES` are kept, so a match across two blocks is found too.
+    """
+
+    __slots__ = ("found", "length", "start", "tail")
+
+    def __init__(self, start: int, head: bytes, search: _Search) -> None:
+        self.start, self.length = start, len(head)
+        self.found = search(head, 0, len(head)) != -1
+        self.tail = head[-MAX_RECORD_BYTES:]
+
+    def extend(self, block: bytes, stop: int, search: _Search) -> None:
+        """Read `block[:stop]` as more of the line."""
+        self.length += stop
+        if not self.found:
+            seam = self.tail + block[: min(stop, MAX_RECORD_BYTES)]
+            self.found = search(seam, 0, len(seam)) != -1 or search(block, 0, stop) != -1
+        self.tail = (self.tail + block[max(0, stop - MAX_RECORD_BYTES) : stop])[-MAX_RECORD_BYTES:]
 
 
 def all_lines(path: Path) -> Iterator[bytes | None]:

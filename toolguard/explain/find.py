@@ -1,7 +1,7 @@
 """`toolguard explain`: every record of one request, and whether today's contract agrees.
 
-Finding is a byte search of the mapped log for the request id, so it costs a memory scan
-however long the log is; only the lines whose `request_id` is the id (or, in a log written by
+Finding is a byte search of the log for the request id, block by block, so it costs a scan
+of its bytes however long the log is; only the lines whose `request_id` is the id (or, in a log written by
 hand, may spell it with escapes) are parsed and validated.
 Re-checking reads the raw copy named by the record's digest, verifies the digest, and runs
 the current contract on it with the recorded request id, context and clock.
