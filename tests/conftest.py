@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -131,3 +132,20 @@ def run_toolguard() -> RunToolguard:
         return Run(done.returncode, done.stdout, done.stderr)
 
     return run
+
+
+def without_waiting(work: Callable[[], object]) -> object:
+    """`work()`'s result (or the exception it raised), failing the test if it blocks."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except Exception as exc:  # noqa: BLE001 - handed to the test to assert on
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert outcome, "blocked"
+    return outcome[0]

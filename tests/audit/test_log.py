@@ -11,10 +11,10 @@ import subprocess
 import sys
 import threading
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import without_waiting
 
 from toolguard.audit import log, record
 from toolguard.errors import AuditError
@@ -590,23 +590,6 @@ def test_a_log_that_is_the_channels_file_is_written_through_it_or_refused() -> N
 
 
 # --- reading a log that is not a regular file -----------------------------------------------------
-
-
-def without_waiting(work: Callable[[], object]) -> object:
-    """`work()`'s result (or the exception it raised), failing the test if it blocks."""
-    outcome: list[object] = []
-
-    def run() -> None:
-        try:
-            outcome.append(work())
-        except Exception as exc:  # noqa: BLE001 - handed to the test to assert on
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(30)
-    assert outcome, "blocked"
-    return outcome[0]
 
 
 def test_explain_refuses_a_fifo_at_once(tmp_path: Path) -> None:

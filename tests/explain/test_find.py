@@ -6,10 +6,12 @@ import io
 import json
 import os
 import shutil
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import without_waiting
 
 from toolguard.audit import record
 from toolguard.audit.trail import AuditTrail, TrailOptions
@@ -315,3 +317,33 @@ def test_a_recorded_contract_that_is_not_a_regular_file_is_not_opened(
     entry = {**entry, "contract": {**entry["contract"], "path": str(fifo)}}
     result = explain.recheck(entry, trail.raw)
     assert (result.done, "not a regular file" in result.note) == (False, True)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_raw_copy_that_is_not_a_regular_file_is_not_read(trail: Trail, kind: str) -> None:
+    """A FIFO is not waited on, a device (a link to /dev/zero) is not read: the note says so."""
+    entry = trail.check(DRIFTED)
+    copy = trail.raw / entry["input"]["sha256"]
+    copy.unlink()
+    if kind == "fifo":
+        os.mkfifo(copy, 0o600)
+    else:
+        copy.symlink_to("/dev/zero")
+    result = without_waiting(lambda: explain.recheck(entry, trail.raw))
+    assert isinstance(result, explain.Recheck)
+    assert (result.done, "not a regular file" in result.note) == (False, True)
+
+
+def test_a_raw_copy_is_read_no_further_than_the_size_recorded(trail: Trail) -> None:
+    """A copy grown past the recorded size is altered, and found so without reading it all."""
+    entry = trail.check(DRIFTED)
+    with (trail.raw / entry["input"]["sha256"]).open("ab") as grown:
+        grown.write(b" " * (64 << 20))
+    tracemalloc.start()
+    try:
+        result = explain.recheck(entry, trail.raw)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (result.done, "does not match its digest" in result.note) == (False, True)
+    assert peak < 8 << 20

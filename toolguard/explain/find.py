@@ -1,10 +1,11 @@
 """`toolguard explain`: every record of one request, and whether today's contract agrees.
 
 Finding is a byte search of the log for the request id, block by block, so it costs a scan
-of its bytes however long the log is; only the lines whose `request_id` is the id (or, in a log written by
-hand, may spell it with escapes) are parsed and validated.
-Re-checking reads the raw copy named by the record's digest, verifies the digest, and runs
-the current contract on it with the recorded request id, context and clock.
+of its bytes however long the log is; only the lines whose `request_id` is the id (or, in a
+log written by hand, may spell it with escapes) are parsed and validated.
+Re-checking reads the raw copy named by the record's digest (a regular file, no longer than
+recorded), verifies the digest, and runs the current contract on it with the recorded
+request id, context and clock.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from toolguard.audit import log, record
 from toolguard.contract import load_contract
 from toolguard.errors import ToolguardError, UsageError
+from toolguard.files import open_regular
 from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
 from toolguard.request import is_request_id, make_request
@@ -105,7 +107,7 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
         why = f"secret context {secret}" if secret else "a truncated record"
         return Recheck(done=False, note=f"the request cannot be rebuilt from {why}")
     try:
-        raw = _read_raw(raw_dir / digest, digest)
+        raw = _read_raw(raw_dir / digest, digest, entry["input"]["size"])
         contract = load_contract(_regular_file(contract_path or Path(entry["contract"]["path"])))
         request = make_request(entry["request_id"], entry["context"], _instant(entry["timestamp"]))
         exit_status = entry["upstream"].get("exit_status", 0)
@@ -146,10 +148,15 @@ def _regular_file(path: Path) -> Path:
     return path
 
 
-def _read_raw(path: Path, digest: str) -> bytes:
+def _read_raw(path: Path, digest: str, size: int) -> bytes:
+    """The raw copy's bytes, if they are still the recorded ones; `UsageError` if not.
+
+    Read no further than one byte past the recorded `size` (more is an altered copy), from
+    a regular file only: a FIFO put in its place would be waited on, a device read forever.
+    """
     try:
-        with path.open("rb") as stream:
-            raw = read_at_most(stream, MAX_RAW_BYTES)
+        with open_regular(path) as stream:
+            raw = read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
     except OSError as exc:
         raise UsageError(f"no raw copy {path}: {exc.strerror or exc}") from None
     if hashlib.sha256(raw).hexdigest() != digest:
