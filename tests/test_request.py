@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import without_waiting
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -365,3 +367,14 @@ def test_a_now_to_the_microsecond_is_kept_exactly(now: str, micro: int) -> None:
     request = make_request(now=now)
     assert request.now is not None
     assert request.now.microsecond == micro
+
+
+def test_a_context_file_that_is_a_named_pipe_nobody_writes_to_is_refused_at_once(
+    tmp_path: Path,
+) -> None:
+    """A FIFO context file is opened without waiting for a writer: with none, it is empty."""
+    fifo = tmp_path / "context.fifo"
+    os.mkfifo(fifo, 0o600)
+    refused = without_waiting(lambda: read_context_file(fifo))
+    assert isinstance(refused, UsageError)
+    assert "context.fifo" in str(refused)

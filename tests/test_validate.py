@@ -7,7 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import RunToolguard
+from conftest import RunToolguard, without_waiting
+
+from toolguard.schema import compile_schema
+from toolguard.validate import validate_files
 
 SCHEMA = {
     "type": "object",
@@ -145,3 +148,37 @@ def test_schema_true_is_a_strict_parser_check(run_toolguard: RunToolguard, tmp_p
         or (name.startswith("n_") and valid)
     ]
     assert wrong == []
+
+
+def test_a_named_pipe_nobody_writes_to_reads_as_empty_at_once(tmp_path: Path) -> None:
+    """A FIFO instance is opened without waiting for a writer: with none, it is empty (invalid)."""
+    fifo = tmp_path / "instance.fifo"
+    os.mkfifo(fifo, 0o600)
+    validator = compile_schema(True)
+    results = without_waiting(lambda: list(validate_files(validator, [fifo])))
+    assert isinstance(results, list)
+    assert [(r.valid, r.layer, r.reason) for r in results] == [(False, "parse", "empty")]
+
+
+def test_a_named_pipe_a_writer_filled_is_read_to_its_end(tmp_path: Path) -> None:
+    """What a writer put in a FIFO before validate opened it is read and validated."""
+    fifo = tmp_path / "instance.fifo"
+    os.mkfifo(fifo, 0o600)
+    holder = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # keeps what is written in the pipe
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(writer, b'{"a": 1}')
+        os.close(writer)
+        results = without_waiting(lambda: list(validate_files(compile_schema(SCHEMA), [fifo])))
+    finally:
+        os.close(holder)
+    assert isinstance(results, list)
+    assert [r.valid for r in results] == [True]
+
+
+def test_folders_given_as_instances_leave_no_descriptor_open(tmp_path: Path) -> None:
+    """Each folder fails to read; none keeps a descriptor (a long list would run out)."""
+    before = sum(1 for _ in Path("/proc/self/fd").iterdir())
+    results = list(validate_files(compile_schema(True), [tmp_path] * 50))
+    assert {r.message for r in results} == {"cannot read: Is a directory"}
+    assert sum(1 for _ in Path("/proc/self/fd").iterdir()) == before

@@ -3,11 +3,11 @@
 Every file toolguard creates (compiled schemas, contract artefacts, raw copies, the audit key,
 golden envelopes) is written here: to a private temporary name beside the target, then moved
 into place in one rename (or linked, when the first writer must win). Data files it reads
-(`--input`, `--context-file`, `validate`'s files) open through `open_data`, where `-` is
-standard input; files it is configured by (a contract, a schema, a key set, a fixture) through
-`open_regular`, which refuses a FIFO or a device instead of waiting on it; `open_at_once` opens
-a FIFO without waiting for a writer. The folders toolguard trusts on the way to the files it
-keeps are walked in `trusted_paths.py`.
+(`--context-file`, `validate`'s files) open through `open_data`, where `-` is standard input
+and a named pipe is not waited on; files it is configured by (a contract, a schema, a key
+set, a fixture) through `open_regular`, which refuses a FIFO or a device instead of waiting
+on it; `open_at_once` opens a FIFO without waiting for a writer. The folders toolguard trusts
+on the way to the files it keeps are walked in `trusted_paths.py`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
     """A data file opened for reading in binary, or standard input for `-` (left open after).
 
     Raises `OSError` like `open` when it cannot be read (stdin closed included). A stdin the
-    caller made non-blocking is read as if it blocked: nothing yet is not its end.
+    caller made non-blocking is read as if it blocked: nothing yet is not its end. A named
+    pipe is opened without waiting for a writer (`open_at_once`): one nobody writes to reads
+    as empty, as `audit summary` reads one, instead of blocking the command before any limit.
     """
     if is_stdin(path):
         if sys.stdin is None:
@@ -67,7 +69,12 @@ def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
         from toolguard.polled_input import waiting  # noqa: PLC0415 - a non-blocking stdin only
 
         return _Borrowed(waiting(stream))
-    return open(path, "rb")  # noqa: PTH123 - a str or a Path (no pathlib); the caller's `with` closes it
+    fd = open_at_once(path)
+    try:
+        return os.fdopen(fd, "rb")  # the caller's `with` closes it
+    except BaseException:  # a folder: `fdopen` refuses it, and leaves the descriptor open
+        os.close(fd)
+        raise
 
 
 def open_at_once(path: str | os.PathLike[str]) -> int:
