@@ -155,3 +155,21 @@ def test_audit_summary_shows_progress_on_a_terminal_and_nothing_on_a_pipe(
         json.loads(run_toolguard("audit", "summary", "--format", "json", log).stdout)["records"]
         == 1
     )
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_report_on_a_stdout_that_cannot_encode_a_character_escapes_it(
+    run_toolguard: RunToolguard, tmp_path: Path, encoding: str
+) -> None:
+    """A name stdout's encoding cannot spell is written escaped: never exit 4, never cut short."""
+    schema = tmp_path / "true.json"
+    schema.write_text("true")
+    instance = tmp_path / "r\u00e9sum\u00e9-\u20ac.json"
+    instance.write_text("{}")
+    run = run_toolguard(
+        "validate", schema, instance, instance, extra_env={"PYTHONIOENCODING": encoding}
+    )
+    assert (run.status, run.stderr) == (0, b"")
+    line = run.stdout.decode(encoding).splitlines()
+    assert len(line) == 2
+    assert line[0].endswith("-\\u20ac.json: valid")

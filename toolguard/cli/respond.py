@@ -242,7 +242,14 @@ def _failure(exc: BaseException) -> str | None:
 
 
 def watch_stdout() -> None:
-    """Make `sys.stdout` raise `OutputClosed` when it is closed or broken (`_Watched`)."""
+    """Make `sys.stdout` raise `OutputClosed` when it is closed or broken (`_Watched`).
+
+    A character its encoding cannot spell (`PYTHONIOENCODING=ascii`, a Latin-1 locale, and
+    a file name or a record's text holding one) is written as a backslash escape, as stderr
+    writes it, rather than ending a report half written with an internal error (exit 4).
+    """
+    with suppress(AttributeError, ValueError, OSError):  # closed, or not a text stream
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     sys.stdout = _Watched(sys.stdout)
 
 
@@ -261,7 +268,8 @@ class _Watched:
     and click's `echo` silently skips. `OutputClosed` is no `OSError`: it passes click by, and
     `main` says what happened and exits 4 (`emit`, for an envelope, says it its own way): a
     closed stdout, or what the system said (a full disk). An encoding error is a bug, raised
-    as it is. Everything else is the stream's own.
+    as it is (`watch_stdout` has the stream escape what it cannot encode). Everything else is
+    the stream's own.
     """
 
     def __init__(self, stream: Any) -> None:
