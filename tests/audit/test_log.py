@@ -479,6 +479,12 @@ def test_descriptor_names_write_to_the_descriptor_given() -> None:
     assert done.stdout == b"/dev/fd/5\n/proc/self/fd/5\n"
 
 
+@pytest.mark.parametrize("name", ["/dev/fd/\u0662", "/proc/self/fd/\uff12", "/dev/fd/2\n"])
+def test_a_descriptor_name_is_spelled_in_ascii_digits_only(name: str) -> None:
+    """`/dev/fd/` and another script's digit names a file (none), not descriptor 2."""
+    assert log.descriptor(Path(name)) is None
+
+
 def test_a_closed_descriptor_fails_closed() -> None:
     """A descriptor name whose descriptor is not open raises AuditError."""
     refused(Path("/dev/fd/987654"), "Bad file descriptor")

@@ -107,10 +107,13 @@ def test_a_duration_counts_back_from_now(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "bound",
-    ["yesterday", "24", "24w", "2026-03-01", "2026-03-01T12:00:00", "-1h", "2026-13-01T00:00:00Z"],
+    [
+        *("yesterday", "24", "24w", "2026-03-01", "2026-03-01T12:00:00", "-1h"),
+        *("2026-13-01T00:00:00Z", "\u0661h", "\uff12\uff14h", "1h\n", "\U0001d7d9d"),
+    ],
 )
 def test_a_bad_bound_is_a_usage_error(log: Path, bound: str) -> None:
-    """Neither RFC 3339 nor a duration: refused, naming the value."""
+    """Neither RFC 3339 nor a duration (ASCII digits only, nothing after): refused."""
     with pytest.raises(UsageError, match="neither an RFC 3339 date-time nor a duration"):
         summarize(log, since=bound)
 

@@ -39,7 +39,7 @@ from toolguard.trusted_paths import open_beside, refusal
 
 MAX_RECORD_BYTES = 4096  # PIPE_BUF on Linux: one write is atomic even into a pipe or FIFO
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_DESCRIPTOR = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/(\d{1,9}))|/proc/self/fd/(\d{1,9})")
+_DESCRIPTOR = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/([0-9]{1,9}))|/proc/self/fd/([0-9]{1,9})")
 
 
 def append(path: Path, line: bytes, *, fsync: bool = False) -> None:

@@ -20,7 +20,7 @@ from toolguard.audit import log, record
 from toolguard.errors import UsageError
 from toolguard.explain import screen
 
-_DURATION = re.compile(r"(\d{1,9})([smhd])")
+_DURATION = re.compile(r"([0-9]{1,9})([smhd])")  # NOTE: `\d` is any script's digit
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
 _STAMP_LENGTH = len("2026-01-01T00:00:00.000000Z")
 Row = tuple[str, str, str, str]  # tool, outcome, error code, layer ("-" where none)
