@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from toolguard.audit import record
 from toolguard.contract import load_contract
 from toolguard.errors import UsageError
 from toolguard.explain import render
-from toolguard.explain.summary import summarize
+from toolguard.explain.summary import Row, Summary, summarize
 from toolguard.pipeline import check_bytes
 from toolguard.request import make_request
 
@@ -204,3 +205,21 @@ def test_a_bound_out_of_the_date_range_is_a_usage_error(tmp_path: Path, bound: s
     log.write_bytes(b"")
     with pytest.raises(UsageError, match="out of the range"):
         summarize(log, since=bound)
+
+
+def test_the_text_table_shows_the_largest_rows_and_says_how_many_it_left_out() -> None:
+    """A log of thousands of tool names (forged, say) gets a table of bounded length, largest
+    counts first, and a line naming the rows and records left out; JSON still lists all."""
+    rows: Counter[Row] = Counter({(f"tool{n:05d}", "success", "-", "-"): 1 for n in range(5000)})
+    rows["busy", "failure", "INVALID_RESPONSE", "schema"] = 7
+    result = Summary(since=None, until=None, records=5007, malformed=0, rows=rows)
+    stream = io.StringIO()
+    render.summary(result, "text", stream)
+    text = stream.getvalue()
+    assert text.index("busy") < text.index("tool00000")
+    shown = render.MAX_TABLE_ROWS
+    assert text.count("tool0") == shown - 1
+    assert f"{5001 - shown} more rows ({5001 - shown} records)" in text
+    stream = io.StringIO()
+    render.summary(result, "json", stream)
+    assert len(json.loads(stream.getvalue())["rows"]) == 5001

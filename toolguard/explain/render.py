@@ -7,6 +7,7 @@ interpreted, whatever the log holds.
 
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -88,9 +89,23 @@ def summary(result: Summary, mode: str, stream: IO[str]) -> None:
     window = f"from {result.since or 'the start'} until {result.until or 'now'}"
     console.print(Text(f"{result.records} records {window}; {result.malformed} malformed lines"))
     table = Table(*(name.replace("_", " ") for name in _COLUMNS), "count")
-    for row, count in sorted(result.rows.items(), key=lambda item: (-item[1], item[0])):
+    largest = heapq.nsmallest(
+        MAX_TABLE_ROWS, result.rows.items(), key=lambda item: (-item[1], item[0])
+    )
+    for row, count in largest:
         table.add_row(*(Text(clean(value, 80)) for value in row), str(count))
     console.print(table)
+    left_out = len(result.rows) - len(largest)
+    if left_out:
+        records = result.records - sum(count for _, count in largest)
+        console.print(
+            Text(f"... {left_out} more rows ({records} records): --format json lists every row")
+        )
+
+
+# NOTE: a log anyone wrote may name a tool per record: a table of a million rows costs rich
+# minutes and gigabytes, and no one reads it. The largest rows are the story; JSON has all.
+MAX_TABLE_ROWS = 1000
 
 
 def pruned(folder: Path, result: Pruned | None, mode: str, stream: IO[str]) -> None:
