@@ -75,6 +75,26 @@ def test_validate_with_two_dashes_is_a_usage_error(run_toolguard: RunToolguard) 
     assert run.stdout == b""
 
 
+@pytest.mark.parametrize("spelling", ["./-", ".//-"])
+def test_a_file_named_dash_spelled_otherwise_is_that_file_not_stdin(
+    run_toolguard: RunToolguard, tmp_path: Path, spelling: str
+) -> None:
+    """Only `-` itself is stdin: `./-` (the usual way to name a file called `-`) is the file,
+    for validate's SCHEMA and INSTANCE, `audit summary` and `check --context-file`."""
+    (tmp_path / "-").write_text("[1")  # stdin holds valid JSON: the file does not
+    (tmp_path / "true.json").write_text("true")
+    validated = run_toolguard("validate", "true.json", spelling, stdin=b"{}", cwd=tmp_path)
+    assert (validated.status, b"truncated" in validated.stdout) == (1, True), validated.stdout
+    schema = run_toolguard("validate", spelling, "true.json", stdin=b"true", cwd=tmp_path)
+    assert schema.status == 3, schema.stderr
+    summary = run_toolguard("audit", "summary", "--format", "json", spelling, cwd=tmp_path)
+    assert json.loads(summary.stdout)["malformed"] == 1
+    checked = run_toolguard(
+        "check", CONTRACT, "--context-file", spelling, stdin=RESPONSE, cwd=tmp_path
+    )
+    assert (checked.status, b"not strict JSON" in checked.stderr) == (2, True), checked.stderr
+
+
 def test_audit_summary_reads_the_log_from_stdin(
     run_toolguard: RunToolguard, tmp_path: Path
 ) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import format_option
+from toolguard.cli.flags import format_option, named_path
 from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
@@ -22,7 +22,7 @@ from toolguard.files import is_stdin
 from toolguard.request import make_request
 
 # A data file: an existing file, or `-` for standard input.
-_DATA = click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
+_DATA = named_path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
 # NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
 _CONTRACT = click.Path(path_type=Path)
 
@@ -36,7 +36,7 @@ _CONTRACT = click.Path(path_type=Path)
     "--from",
     "response",
     metavar="RESPONSE",
-    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    type=named_path(dir_okay=False, allow_dash=True, path_type=Path),
     help="Draft the schema from a sample response (- for standard input).",
 )
 @click.option("--force", is_flag=True, help="Replace the files init writes (its old fixtures too).")
@@ -65,7 +65,7 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
 @click.command()
 @click.argument("schema_file", metavar="SCHEMA", type=_DATA)
 @click.argument(
-    "instances", metavar="INSTANCE...", nargs=-1, required=True, type=click.Path(path_type=Path)
+    "instances", metavar="INSTANCE...", nargs=-1, required=True, type=named_path(path_type=Path)
 )
 @click.option(
     "--refs",

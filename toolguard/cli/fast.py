@@ -15,7 +15,7 @@ import os
 import stat
 
 from toolguard.cli.flags import CHECK
-from toolguard.files import path_text
+from toolguard.files import absolute_text, path_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,4 +103,5 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
         return None
     if kind != "folder path" and not stat.S_ISREG(info.st_mode):
         return None  # a FIFO or a device: click accepts some; let it decide
-    return path_text(text)
+    shown = path_text(text)
+    return absolute_text(text) if shown == "-" else shown  # `./-` is a file: only `-` is stdin

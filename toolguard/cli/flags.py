@@ -10,7 +10,7 @@ path reads this table on every check.
 from __future__ import annotations
 
 from toolguard.errors import UsageError
-from toolguard.files import is_stdin
+from toolguard.files import absolute_text, is_stdin
 from toolguard.frozen import frozen, replace
 from toolguard.standins import cache
 
@@ -344,9 +344,18 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
     return decorate
 
 
+def named_path(**settings: Any) -> Any:
+    """Click's Path (`settings` as for it) for a path argument: see `_path_type`."""
+    return _path_type()(**settings)
+
+
 @cache
 def _path_type() -> Any:
-    """Click's Path, refusing what names no file: an empty path, or one holding a NUL."""
+    """Click's Path, refusing what names no file: an empty path, or one holding a NUL.
+
+    Only `-` itself is standard input: `./-`, the usual way to name a file called `-`, comes
+    back absolute, since `pathlib` spells it `-` and every reader would take it for stdin.
+    """
     import click  # noqa: PLC0415 - the fast path reads the table without click
 
     class NamedPath(click.Path):
@@ -354,7 +363,10 @@ def _path_type() -> Any:
             # NOTE: "" would be ".", the current folder: never what `--audit-log ""` meant.
             if isinstance(value, str) and (not value or "\0" in value):
                 self.fail("an empty path" if not value else "a path cannot hold a NUL", param, ctx)
-            return super().convert(value, param, ctx)
+            path = super().convert(value, param, ctx)
+            if value != "-" and str(path) == "-":
+                return self.coerce_path_result(absolute_text(value))
+            return path
 
     return NamedPath
 

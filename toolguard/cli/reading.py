@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import PRUNE, click_options, format_option
+from toolguard.cli.flags import PRUNE, click_options, format_option, named_path
 from toolguard.cli.respond import fail, guard
 from toolguard.errors import AuditError, ExitStatus, UsageError
 from toolguard.files import is_stdin
@@ -77,7 +77,7 @@ def audit() -> None:
 @click.argument(
     "log_file",
     metavar="FILE",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path, allow_dash=True),
+    type=named_path(exists=True, dir_okay=False, path_type=Path, allow_dash=True),
 )
 @click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
 @click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
