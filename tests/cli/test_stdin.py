@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -140,3 +142,18 @@ def test_audit_summary_waits_for_a_non_blocking_stdin_to_end(
     run = run_fed_late(argv, [text[:20], text[20:]])
     assert run.status == 0, run.stderr
     assert json.loads(run.stdout)["records"] == 2
+
+
+def test_check_input_that_is_a_named_pipe_nobody_writes_to_is_answered_at_once(
+    tmp_path: Path,
+) -> None:
+    """`--input FIFO` is a data file like `--context-file`: with no writer it reads as empty
+    (a failure envelope), where `open` waited for a writer for ever."""
+    fifo = tmp_path / "response.fifo"
+    os.mkfifo(fifo, 0o600)
+    argv = [sys.executable, "-m", "toolguard", "check", str(CONTRACT), "--input", str(fifo)]
+    done = subprocess.run(
+        [*argv, "--context", "change_id=CR-1042"], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["error"]["code"] == "INVALID_RESPONSE"

@@ -19,7 +19,7 @@ from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import load_contract
 from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
-from toolguard.files import is_stdin, path_text
+from toolguard.files import is_stdin, open_data, path_text
 from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
 from toolguard.request import (
     make_request,
@@ -32,6 +32,7 @@ from toolguard.standins import suppress
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+    from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import Any, BinaryIO, NoReturn, TypeVar
 
@@ -158,14 +159,17 @@ def build_request(flags: Mapping[str, Any]) -> Request:
     return make_request(flags["request_id"], context, flags["now"])
 
 
-def open_input(input_file: Path | str | None) -> BinaryIO:
-    """Where the response is read from: `--input FILE`, else stdin (`--input -` too)."""
+def open_input(input_file: Path | str | None) -> AbstractContextManager[BinaryIO]:
+    """Where the response is read from: `--input FILE`, else stdin (`--input -` too).
+
+    A file is a data file (`open_data`): a named pipe nobody writes to reads as empty.
+    """
     if input_file is None or is_stdin(input_file):
         if sys.stdin is None:
             raise UsageError("stdin is closed; pass the response with --input FILE")
         return sys.stdin.buffer
     try:
-        return open(input_file, "rb")  # noqa: PTH123 - a Path or text; closed by `with`
+        return open_data(input_file)
     except OSError as exc:
         raise UsageError(f"cannot open --input {path_text(input_file)}: {exc.strerror}") from None
 
