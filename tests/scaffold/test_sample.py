@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
+from pathlib import Path
 
 import pytest
+from conftest import without_waiting
 
 from toolguard.contract.names import MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import UsageError
-from toolguard.scaffold.sample import from_sample
+from toolguard.scaffold.sample import from_sample, read_sample
 from toolguard.shipped import shipped_schema
 
 
@@ -99,3 +102,10 @@ def test_a_sample_at_the_bounds_is_drafted() -> None:
     names = [f"m{n}" for n in range(MAX_PROJECTED - 1)] + ["k" * (MAX_POINTER_LENGTH - 1)]
     draft = from_sample("t", json.dumps(dict.fromkeys(names, 1)).encode(), "s.json")
     assert len(tomllib.loads(draft.contract)["projection"]) == MAX_PROJECTED
+
+
+def test_a_sample_that_is_a_named_pipe_nobody_writes_to_is_read_at_once(tmp_path: Path) -> None:
+    """`--from FIFO` is a data file: with no writer it reads as empty, never waited on."""
+    fifo = tmp_path / "sample.fifo"
+    os.mkfifo(fifo, 0o600)
+    assert without_waiting(lambda: read_sample(fifo)) == b""

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 
 from toolguard.contract.names import MAX_NAME_LENGTH, MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import Rejection, UsageError
+from toolguard.files import open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import escape
@@ -41,7 +42,7 @@ def read_sample(path: Path | None) -> bytes:
     try:
         if path is None:
             return _bounded(sys.stdin.buffer, "standard input")
-        with path.open("rb") as stream:
+        with open_data(path) as stream:  # a named pipe nobody writes to: empty, not waited on
             return _bounded(stream, str(path))
     except OSError as exc:
         raise UsageError(f"cannot read --from {path}: {exc.strerror}") from None
