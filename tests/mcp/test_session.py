@@ -8,7 +8,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,9 @@ from toolguard.mcp.session import run as session_run
 PROBE = Path(__file__).resolve().parents[1] / "data" / "mcp" / "probe" / "contract.toml"
 
 
-def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
-    """Its output is not read while the client lags: the grace for its end runs from when the
-    client caught up, so answers still in the exited server's pipe are not failed as lost.
-    """
+@contextmanager
+def exited_server_session() -> Iterator[tuple[_Session, int]]:
+    """A session whose server has exited, and the read end of its client's stdout."""
     child = subprocess.Popen(
         [sys.executable, "-c", "pass"],
         stdin=subprocess.PIPE,
@@ -41,19 +41,7 @@ def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
     try:
         with os.fdopen(write, "wb") as client_out:
             session = _Session(child, by_tool, Options(listed=listed), client_out, operator)
-            session.to_client.write(b"a" * (3 << 20) + b"\n")  # far behind: the server is unread
-            start = 1000.0
-            for step in range(5):  # the server has exited; the client reads nothing for long
-                session._look(start + DRAIN_GRACE * 2 * step)
-            assert not session.relay.done
-            os.set_blocking(read, False)
-            while session.to_client.full:  # the client catches up
-                os.read(read, 1 << 16)
-                session.to_client.flush()
-            session._look(start + DRAIN_GRACE * 8.5)  # half a grace since it lagged
-            assert not session.relay.done
-            session._look(start + DRAIN_GRACE * 9.5)  # a grace and a half
-            assert session.relay.done
+            yield session, read
             session.to_client.release()
     finally:
         os.close(read)
@@ -61,36 +49,37 @@ def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
             if stream is not None:
                 stream.close()
         operator.close()
+
+
+def test_a_server_gone_is_waited_for_while_the_client_lags() -> None:
+    """Its output is not read while the client lags: the grace for its end runs from when the
+    client caught up, so answers still in the exited server's pipe are not failed as lost.
+    """
+    with exited_server_session() as (session, read):
+        session.to_client.write(b"a" * (3 << 20) + b"\n")  # far behind: the server is unread
+        start = 1000.0
+        for step in range(5):  # the server has exited; the client reads nothing for long
+            session._look(start + DRAIN_GRACE * 2 * step)
+        assert not session.relay.done
+        os.set_blocking(read, False)
+        while session.to_client.full:  # the client catches up
+            os.read(read, 1 << 16)
+            session.to_client.flush()
+        session._look(start + DRAIN_GRACE * 8.5)  # half a grace since it lagged
+        assert not session.relay.done
+        session._look(start + DRAIN_GRACE * 9.5)  # a grace and a half
+        assert session.relay.done
 
 
 def test_a_client_that_reads_nothing_is_not_waited_for_without_end() -> None:
     """The server has exited and the client stops reading (its stdin open or closed): past a
     grace in which it took nothing, the session ends, as `drain` gives it up; never a hang."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", "pass"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    child.wait(30)
-    by_tool, listed = guards([load_contract(PROBE)], None, ())
-    read, write = os.pipe()
-    operator = OperatorChannel(io.StringIO(), "rich")
-    try:
-        with os.fdopen(write, "wb") as client_out:
-            session = _Session(child, by_tool, Options(listed=listed), client_out, operator)
-            session.to_client.write(b"a" * (3 << 20) + b"\n")  # the client never reads it
-            start = 1000.0
-            for step in range(80):  # 20 s of looks, four a second
-                session._look(start + step / 4)
-            assert session.relay.done
-            session.to_client.release()
-    finally:
-        os.close(read)
-        for stream in (child.stdin, child.stdout, child.stderr):
-            if stream is not None:
-                stream.close()
-        operator.close()
+    with exited_server_session() as (session, _):
+        session.to_client.write(b"a" * (3 << 20) + b"\n")  # the client never reads it
+        start = 1000.0
+        for step in range(80):  # 20 s of looks, four a second
+            session._look(start + step / 4)
+        assert session.relay.done
 
 
 def test_once_the_clients_grace_is_over_the_server_is_stopped_once(
