@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from first_import import by_the_scanner, watching
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import HOSTILE_FRAGMENTS, json_values, mutated_json_texts, same_json
@@ -148,19 +150,24 @@ def test_importing_it_imports_neither_json_nor_re() -> None:
 MALFORMED = ["[1 2]", '{"ok": 1 2}', '{"a" 1}', '"abc', "[1.]", "[1e]", "[-00]", '["a\\x"]', "[1,]"]
 
 
-def test_a_malformed_text_is_a_value_error_where_json_was_never_imported() -> None:
-    """CPython 3.11's scanner finds its exception class only in an imported `json.decoder`."""
-    probe = (
+@pytest.mark.parametrize("text", MALFORMED)
+def test_a_malformed_text_is_a_value_error_where_json_was_never_imported(text: str) -> None:
+    """CPython 3.11's scanner finds its exception class only in an imported `json.decoder`;
+    3.12 on imports it then. Either way a ValueError, and only that call imports `json`."""
+    probe = watching("json") + (
         "import sys, toolguard.json_codec as c\n"
-        f"for text in {MALFORMED!r}:\n"
-        "    try:\n"
-        "        c.loads(text)\n"
-        "    except ValueError:\n"
-        "        print('refused')\n"
-        "print('json' in sys.modules)\n"
+        "try:\n"
+        f"    c.loads({text!r})\n"
+        "except ValueError:\n"
+        "    print('refused')\n"
+        "print(('json' in sys.modules, FIRST_IMPORTERS))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=False, cwd=REPO
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.split() == ["refused"] * len(MALFORMED) + ["False"]
+    verdict, imports = done.stdout.splitlines()
+    assert verdict == "refused"
+    imported, first = ast.literal_eval(imports)
+    assert imported == bool(first)  # the probe saw the import, if there was one
+    assert [importer for importer in first if not by_the_scanner(importer)] == []

@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from first_import import by_the_scanner, watching
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "review_status"
 CHECK = ["check", str(EXAMPLE / "contract.toml"), "--context", "change_id=CR-1042"]
 # NOTE: the probe itself imports nothing a check might not (no `json`): arguments come as argv,
-# the answer goes out as a `repr`.
+# the answer goes out as a `repr`. It runs after `first_import.watching`'s source, which
+# defines `FIRST_IMPORTERS`.
 _PROBE = """
 import io, os, sys
 sys.argv = ["toolguard", *sys.argv[1:]]
@@ -36,7 +38,7 @@ try:
     main()
 except SystemExit as exit:
     status = exit.code
-stdout.write(repr((int(status or 0), sorted(sys.modules))))
+stdout.write(repr((int(status or 0), sorted(sys.modules), FIRST_IMPORTERS)))
 """
 # Never on the check path: the CLI framework and renderers, the schema compiler and its
 # checks, commands other than check, `run`'s process machinery, the audit writer when no
@@ -81,18 +83,29 @@ def _modules(
 ) -> tuple[int, set[str]]:
     """A check's exit status and the modules it imported; `response` (a file, or its bytes
     through a pipe) on stdin, if given."""
+    status, modules, _ = _probe(arguments, cache, response)
+    return status, modules
+
+
+def _probe(
+    arguments: list[str],
+    cache: Path,
+    response: Path | bytes | None = None,
+    watched: tuple[str, ...] = (),
+) -> tuple[int, set[str], list[tuple[str, str, int]]]:
+    """`_modules`, and who first imported each of the `watched` modules (`first_import`)."""
     environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)}
     for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
         environment.pop(name, None)
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *arguments],
+        [sys.executable, "-c", watching(*watched) + _PROBE, *arguments],
         input=response.read_bytes() if isinstance(response, Path) else response or b"",
         capture_output=True,
         env=environment,
         check=True,
     )
-    status, modules = ast.literal_eval(done.stdout.decode())
-    return status, set(modules)
+    status, modules, first = ast.literal_eval(done.stdout.decode())
+    return status, set(modules), first
 
 
 @pytest.fixture(scope="module")
@@ -121,10 +134,14 @@ def test_a_rejected_response_still_avoids_the_cli_and_the_compiler(warm_cache: P
 def test_a_malformed_response_is_rejected_not_an_internal_error(
     warm_cache: Path, response: bytes
 ) -> None:
-    """A warm check never imports `json`: its decoder's syntax errors are still rejections."""
-    status, modules = _modules(CHECK, warm_cache, response)
+    """A warm check never imports `json`: its decoder's syntax errors are still rejections.
+
+    Only `_json`'s scanner may load it, to build its error (CPython 3.12 on: `first_import`).
+    """
+    status, modules, first = _probe(CHECK, warm_cache, response, watched=("json",))
     assert status == 1
-    assert "json" not in modules
+    assert ("json" in modules) == bool(first)  # the probe saw the import, if there was one
+    assert [importer for importer in first if not by_the_scanner(importer)] == []
 
 
 @pytest.mark.parametrize(
