@@ -106,13 +106,11 @@ def accept(raw: bytes, text: str | None, limits: Limits) -> Any:
     return value
 
 
-# How many objects were frozen when this module was loaded: the interpreter's own. NOTE:
-# CPython 3.12's collector moves each immortal object it meets (its built-in types' base and
-# MRO tuples, some 375) to the permanent generation, so the count starts there, drops to 0 on
-# an unfreeze and comes back after the next full collection (3.11 and 3.13 keep it at 0):
-# compared with 0, 3.12 skipped `_count_as_old` for every document. A freeze moves every
-# tracked object, far more than that, so a count no higher means nobody froze since.
-_FROZEN_AT_LOAD = gc.get_freeze_count()
+# NOTE: CPython 3.12's collector keeps objects of its own frozen (the immortal built-in types'
+# base and MRO tuples: some 375; 3.11 and 3.13 none), so the freeze count is not 0 though
+# nobody froze anything. A freeze moves every tracked object, and even a bare interpreter
+# tracks some 4,000: a count below this bound is the interpreter's own, whenever it was made.
+_OWN_FROZEN = 1024
 
 
 def _count_as_old() -> None:
@@ -123,11 +121,11 @@ def _count_as_old() -> None:
     traverses the whole document, a fifth of json's own time on 10 MB, to find no cycle.
     `gc.freeze()` then `gc.unfreeze()` moves every tracked object to the oldest generation
     and resets the young count, in constant time. NOTE: not when something else froze
-    objects (a server before it forks): unfreezing would undo its freeze. What was frozen
-    before this module was loaded (`_FROZEN_AT_LOAD`) counts as the interpreter's, and goes
-    to the oldest generation with the rest, as any `gc.unfreeze()` moves it.
+    objects (a server before it forks, before or after loading toolguard): unfreezing would
+    undo its freeze. The interpreter's own frozen objects (`_OWN_FROZEN`) go to the oldest
+    generation with the rest, as any `gc.unfreeze()` moves them.
     """
-    if gc.get_freeze_count() <= _FROZEN_AT_LOAD:
+    if gc.get_freeze_count() < _OWN_FROZEN:
         gc.freeze()
         gc.unfreeze()
 
