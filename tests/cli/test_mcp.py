@@ -302,6 +302,25 @@ def test_a_call_the_server_never_answers_fails_after_the_timeout(tmp_path: Path)
     assert envelope_of(after)["outcome"] == "success"
 
 
+def test_a_call_the_client_cancels_is_recorded_and_the_session_goes_on(tmp_path: Path) -> None:
+    """The SDK gives up on a call (its `notifications/cancelled`): the audit trail keeps it as
+    `cancelled`, and the next call is answered."""
+
+    async def body(client: ClientSession) -> Any:
+        with anyio.move_on_after(1):
+            await client.call_tool("probe", {"zone": "UTC", "mode": "silent"})
+        return await client.call_tool("probe", {"zone": "UTC", "mode": "ok"})
+
+    log = tmp_path / "audit.jsonl"
+    after = talk(toolguard("--contract", PROBE, "--audit-log", log), body, tmp_path / "stderr")
+    assert envelope_of(after)["outcome"] == "success"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(record["outcome"], record.get("reason")) for record in records] == [
+        ("failure", "cancelled"),
+        ("success", None),
+    ]
+
+
 def test_a_server_that_stops_reading_its_input_ends_the_session(tmp_path: Path) -> None:
     """It closed its stdin and lives on: the next request cannot reach it, so the session ends
     as if it had exited (the call in flight fails, retryably), never a request left hanging."""

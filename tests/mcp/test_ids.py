@@ -68,3 +68,39 @@ def test_in_flight_requests_are_bounded() -> None:
     assert not flight.server_request((False, -1))
     assert flight.take((False, 0)) is not None
     assert flight.claim((False, -1), "ping")
+
+
+def test_an_abandoned_id_is_held_until_its_late_answer() -> None:
+    """Given up on, an id is not free: `late` names it once, then it is."""
+    flight = InFlight()
+    assert flight.claim((False, 1), "ping")
+    flight.settle((False, 1), Pending("ping"))
+    assert flight.take((False, 1)) is not None
+    flight.abandon((False, 1), "a ping")
+    assert flight.holds((False, 1))
+    assert not flight.claim((False, 1), "ping")
+    assert flight.late((False, 1)) == "a ping"
+    assert flight.late((False, 1)) is None
+    assert flight.claim((False, 1), "ping")
+
+
+def test_abandoned_ids_are_bounded() -> None:
+    """Past MAX_IN_FLIGHT abandoned ids, the oldest is forgotten (memory stays bounded)."""
+    from toolguard.mcp import ids  # noqa: PLC0415
+
+    flight = InFlight()
+    for number in range(ids.MAX_IN_FLIGHT + 1):
+        flight.abandon((False, number), str(number))
+    assert not flight.holds((False, 0))
+    assert flight.holds((False, 1))
+    assert flight.holds((False, ids.MAX_IN_FLIGHT))
+
+
+def test_a_timed_out_call_is_abandoned() -> None:
+    """take_expired leaves the call's id held: the server may still answer it."""
+    flight = InFlight()
+    flight.settle((False, 1), _pending(1, 0.2))
+    late, _ = flight.take_expired(time.monotonic() + 1)
+    assert [call.jsonrpc_id for call in late] == [1]
+    assert flight.holds((False, 1))
+    assert "timed out" in (flight.late((False, 1)) or "")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.mcp import ids
@@ -42,14 +43,16 @@ class Side:
 
 
 class Harness:
-    def __init__(self, to_server: Output | None = None, **options: Any) -> None:
+    def __init__(
+        self, to_server: Output | None = None, trail: AuditTrail | None = None, **options: Any
+    ) -> None:
         contract = load_contract(PROBE)
         self.client, self.server = Side(), Side()
         self.stderr = io.StringIO()
         self.operator = OperatorChannel(self.stderr, "rich")
         listed = {"probe": Listed(advertised_schema(contract.envelope_schema), None)}
         self.relay = Relay(
-            {"probe": Guard(contract, None)},
+            {"probe": Guard(contract, trail)},
             Options(listed=listed, **options),
             server=["server"],
             operator=self.operator,
@@ -119,15 +122,89 @@ def test_a_2026_call_gets_a_result_type(harness: Harness) -> None:
     assert harness.client.received()[0]["result"]["resultType"] == "complete"
 
 
+def _cancel(request_id: Any, **params: Any) -> dict[str, Any]:
+    body = {"requestId": request_id, **params}
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": body}
+
+
 def test_a_late_answer_to_a_cancelled_call_is_dropped(harness: Harness) -> None:
-    """The client cancels id 1 (passed on); the server's answer to it then goes nowhere."""
+    """The client cancels id 1 (passed on); the server's answer to it then goes nowhere, and
+    the operator is told which call it was for."""
     harness.from_client(_call(1))
-    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
-    harness.from_client(cancel)
+    harness.from_client(_cancel(1))
     harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
     assert harness.client.received() == []
-    assert harness.server.received()[-1] == cancel
-    assert "answers no request" in harness.notices()
+    assert harness.server.received()[-1] == _cancel(1)
+    notices = harness.notices()
+    assert "late answer to the probe call 1 (request req." in notices
+    assert "which the client cancelled" in notices
+
+
+def test_a_cancelled_call_is_recorded_and_answered_no_more(tmp_path: Path) -> None:
+    """The audit trail keeps the call the client gave up on (reason `cancelled`, its reason
+    quoted for the operator); the client is sent nothing, now or when the answer comes."""
+    log = tmp_path / "audit.jsonl"
+    trail = AuditTrail.build(TrailOptions(log=log), load_contract(PROBE))
+    harness = Harness(trail=trail)
+    harness.from_client(_call(7))
+    harness.from_client(_cancel(7, reason="user pressed stop"))
+    (record,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (record["outcome"], record["reason"], record["retryable"]) == (
+        "failure",
+        "cancelled",
+        True,
+    )
+    assert record["upstream"]["jsonrpc_id"] == 7
+    assert "the client cancelled the call: user pressed stop" in record["message"]
+    harness.from_server(_answer(7, {"zone": "UTC", "n": 2}))
+    assert harness.client.received() == []
+    assert len(log.read_text().splitlines()) == 1  # the late answer is no second record
+    assert "late answer to the probe call 7" in harness.notices()
+
+
+def test_cancelling_what_is_not_in_flight_records_nothing(tmp_path: Path) -> None:
+    """A cancellation for an answered call, or an id never seen, changes nothing."""
+    log = tmp_path / "audit.jsonl"
+    harness = Harness(trail=AuditTrail.build(TrailOptions(log=log), load_contract(PROBE)))
+    harness.from_client(_call(1))
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    harness.from_client(_cancel(1))
+    harness.from_client(_cancel(99))
+    assert len(log.read_text().splitlines()) == 1
+    harness.from_client(_call(1))  # answered, not given up on: its id is free again
+    assert harness.server.received()[-1]["method"] == "tools/call"
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_the_id_of_a_cancelled_request_is_not_used_again(guarded: bool) -> None:
+    """Until its late answer comes, a cancelled request's id is refused (MCP: an id is used
+    once per session): that answer must never be taken for a second request's."""
+    harness = Harness(allow_unguarded=frozenset({"other"}))
+    first = _call(3) if guarded else {**_call(3), "params": {"name": "other"}}
+    harness.from_client(first)
+    harness.from_client(_cancel(3))
+    harness.server.received()
+    harness.from_client(_call(3, zone="Europe/Paris"))
+    (refusal,) = harness.client.received()
+    assert refusal["error"]["code"] == -32600
+    assert refusal["id"] is None  # the id is ambiguous: it answers no request
+    assert harness.server.received() == []  # not forwarded
+    harness.from_server(_answer(3, {"zone": "UTC", "n": 2}))  # the late answer: dropped
+    assert harness.client.received() == []
+    harness.from_client(_call(3, zone="Europe/Paris"))  # now it can answer nothing else
+    assert harness.server.received()[-1]["params"]["arguments"] == {"zone": "Europe/Paris"}
+
+
+def test_a_timed_out_calls_id_waits_for_its_late_answer(harness: Harness) -> None:
+    """A call failed for its timeout is abandoned as a cancelled one: a late answer is named."""
+    harness.from_client(_call(5))
+    harness.relay.expire(float("inf"))
+    (failure,) = harness.client.received()
+    assert failure["result"]["structuredContent"]["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    harness.from_client(_call(5))
+    assert harness.client.received()[0]["error"]["code"] == -32600
+    harness.from_server(_answer(5, {"zone": "UTC", "n": 2}))
+    assert "late answer to the probe call 5" in harness.notices()
 
 
 def test_server_requests_keep_their_own_id_space(harness: Harness) -> None:

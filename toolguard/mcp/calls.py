@@ -34,6 +34,7 @@ _quoted = encode_basestring_ascii  # a JSON string, ASCII: `json.dumps` of a str
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # set on every 2026-07-28 request
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 _SHOWN = 512
+_ID_SHOWN = 64  # characters of a JSON-RPC id in a notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,12 @@ class Call:
     modern: bool  # a 2026-07-28 request: results carry `resultType`
     started: float  # perf_counter when it was forwarded
     deadline: float  # monotonic
+
+    def describe(self) -> str:
+        """The call, for the operator: its tool, JSON-RPC id and the request id it records."""
+        shown = repr(self.jsonrpc_id)
+        shown = shown if len(shown) <= _ID_SHOWN else f"{shown[:_ID_SHOWN]}..."
+        return f"the {self.tool} call {shown} (request {self.request.request_id})"
 
 
 class Refused(Exception):
@@ -194,7 +201,10 @@ def unreadable(call: Call, rejection: Rejection, line: bytes) -> Outcome:
 
 
 def lost(call: Call, reason: str, why: str) -> Outcome:
-    """No answer will come: a timeout, the server gone, an unreadable line of unknown id."""
+    """No answer will come: a timeout, the server gone, an unreadable line of unknown id.
+
+    Also a call the client cancelled: recorded, never sent.
+    """
     failure = UpstreamError(reason, why, code="UPSTREAM_UNAVAILABLE", retryable=True)
     return result.rejected(call.guard.contract, call.request, failure, None, None)
 

@@ -4,6 +4,11 @@ A response is matched to the request it answers, and taken: whoever takes an ent
 response, a timeout, the server's exit, a cancellation) is the only one who answers it, so no
 call is answered twice. A response nobody waits for (an unknown id, a late answer to a
 cancelled or timed-out call) finds nothing and is dropped. Only the relay's thread uses it.
+
+A request given up on (the client cancelled it, or its call timed out) may still be answered
+by the server. Its id stays abandoned, not free: a client that used it again (MCP forbids
+that within a session) would otherwise receive the first request's late answer as the
+second's. The abandoned ids are bounded too: past `MAX_IN_FLIGHT`, the oldest is forgotten.
 """
 
 from __future__ import annotations
@@ -30,17 +35,28 @@ class InFlight:
     def __init__(self) -> None:
         self._client: dict[IdKey, Pending] = {}
         self._server: set[IdKey] = set()
+        self._abandoned: dict[IdKey, str] = {}  # id -> what was given up on, oldest first
 
     def claim(self, key: IdKey, method: str) -> bool:
-        """Hold `key` for a client request being admitted; False if it (or too many) in flight."""
-        if key in self._client or len(self._client) >= MAX_IN_FLIGHT:
+        """Hold `key` for a client request being admitted; False if it is taken, or too many."""
+        if self.holds(key) or len(self._client) >= MAX_IN_FLIGHT:
             return False
         self._client[key] = Pending(method)
         return True
 
     def holds(self, key: IdKey) -> bool:
-        """Whether a client request with this id is in flight."""
-        return key in self._client
+        """Whether a client request with this id is in flight, or was given up on."""
+        return key in self._client or key in self._abandoned
+
+    def abandon(self, key: IdKey, what: str) -> None:
+        """The request `key` (taken) was given up on; `what` names it when a late answer comes."""
+        if len(self._abandoned) >= MAX_IN_FLIGHT:
+            del self._abandoned[next(iter(self._abandoned))]
+        self._abandoned[key] = what
+
+    def late(self, key: IdKey) -> str | None:
+        """What the answer `key` came too late for (the id is free again); None if nothing."""
+        return self._abandoned.pop(key, None)
 
     def settle(self, key: IdKey, pending: Pending | None) -> None:
         """The admitted request (forwarded next), or None: refused, the id is free again."""
@@ -59,11 +75,12 @@ class InFlight:
         return [call for key in keys if (call := self._client.pop(key).call) is not None]
 
     def take_expired(self, now: float) -> tuple[list[Call], float | None]:
-        """The guarded calls past their deadline at `now` (taken), and the next deadline."""
+        """The guarded calls past their deadline at `now` (taken, abandoned), and the next one."""
         calls = {key: p.call for key, p in self._client.items() if p.call is not None}
         late = [key for key, call in calls.items() if call.deadline <= now]
         for key in late:
             del self._client[key]
+            self.abandon(key, f"{calls[key].describe()}, which timed out")
         upcoming = [call.deadline for call in calls.values() if call.deadline > now]
         return [calls[key] for key in late], min(upcoming, default=None)
 

@@ -37,6 +37,7 @@ _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
 _NOTES_SHOWN = 32  # notes about one tool listing; the rest are counted
+_REASON_SHOWN = 512  # characters of a client's reason for a cancellation
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +105,9 @@ class Relay:
                 why = f"dropped a client {message.method} without an id: it is only a request"
                 self._notice("refused", why)
                 return
-            if message.method == "notifications/cancelled":
-                self._flight.take(_cancelled(message))  # type: ignore[arg-type]
             self._server.write(line)
+            if message.method == "notifications/cancelled":
+                self._client_cancelled(message)
         elif message.kind == "response":
             if self._flight.server_answered(message.key):
                 self._server.write(line)
@@ -121,12 +122,32 @@ class Relay:
             why = f"Invalid Request: {message.why}"
             self._client.write(error_line(request_id, jsonrpc.INVALID_REQUEST, why))
 
+    def _client_cancelled(self, message: Message) -> None:
+        """The client gave up on a request: a guarded call is recorded, and answered no more."""
+        key = _cancelled(message)
+        pending = self._flight.take(key) if key is not None else None
+        if pending is None:
+            return  # answered already, or never asked
+        assert key is not None
+        if pending.call is None:
+            self._flight.abandon(key, f"a {pending.method} request the client cancelled")
+            return
+        call = pending.call
+        self._flight.abandon(key, f"{call.describe()}, which the client cancelled")
+        reason = message.params.get("reason")
+        said = f": {reason[:_REASON_SHOWN]}" if isinstance(reason, str) and reason else ""
+        why = f"the client cancelled the call{said}; nothing was sent to it"
+        self._settle(call, calls.lost(call, "cancelled", why), None)
+
     def _client_request(self, message: Message, line: bytes) -> None:
         key, method, request_id = message.key, message.method or "", message.body["id"]
         assert key is not None
         if not self._flight.claim(key, method):
             if self._flight.holds(key):  # its id would be ambiguous: the first one's
-                why = "Invalid Request: a request with this id is in flight"
+                why = (
+                    "Invalid Request: a request with this id is in flight, or was cancelled "
+                    "and may still be answered (an id is used once in a session)"
+                )
                 self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
             else:
                 why = f"toolguard: too many requests in flight ({MAX_IN_FLIGHT})"
@@ -240,9 +261,14 @@ class Relay:
             self._client.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
 
     def _server_response(self, message: Message, line: bytes) -> None:
-        pending = self._flight.take(message.key)  # type: ignore[arg-type]
+        key: jsonrpc.IdKey = message.key  # type: ignore[assignment]
+        pending = self._flight.take(key)
         if pending is None:
-            self._notice("unknown_id", "dropped a server response that answers no request")
+            late = self._flight.late(key)
+            if late is not None:
+                self._notice("late_answer", f"dropped the server's late answer to {late}")
+            else:
+                self._notice("unknown_id", "dropped a server response that answers no request")
             return
         if pending.call is not None:
             self._answer(pending.call, message.body, line)
@@ -356,6 +382,12 @@ class Relay:
 
     def _deliver(self, call: Call, outcome: Outcome, line: bytes | None) -> None:
         """Record the outcome, then answer the client with its envelope as the tool's result."""
+        self._settle(call, outcome, line, answer=True)
+
+    def _settle(
+        self, call: Call, outcome: Outcome, line: bytes | None, *, answer: bool = False
+    ) -> None:
+        """Record the outcome, answer the client if `answer`, and tell the operator."""
         contract, request = call.guard.contract, call.request
         outcome = relayed(outcome, line, self._server_argv, call.started)
         # NOTE: as in `serve` and `check`: secret context values never reach the operator.
@@ -369,7 +401,8 @@ class Relay:
                 )
         except Exception:  # noqa: BLE001 - the client still gets an envelope
             outcome = internal(contract, request, f"internal error: {trace()}")
-        self._client.write(calls.answer_line(call, outcome.envelope))
+        if answer:
+            self._client.write(calls.answer_line(call, outcome.envelope))
         self._operator.render(outcome.diagnostics)
         if warning is not None:
             stream = self._operator.stream
