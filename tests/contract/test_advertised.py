@@ -1,5 +1,6 @@
 """advertised.py: the envelope schema as published loads in python-jsonschema (the MCP Python
-SDK's validator) and never refuses an envelope toolguard accepts.
+SDK's validator) and never refuses an envelope toolguard accepts, nor in a draft-07 reading
+(the TypeScript SDK's ajv).
 """
 
 from __future__ import annotations
@@ -161,6 +162,55 @@ def test_python_jsonschema_accepts_whatever_toolguard_accepts(
         return  # toolguard refuses it: the published schema may do as it likes
     published = advertised_schema(schema)
     assert jsonschema.Draft202012Validator(published).is_valid(instance)
+
+
+# Where a Draft 7 reader (the MCP TypeScript SDK's default: ajv's draft-07 class, which reads
+# a 2020-12 schema by draft-07's rules) would refuse what toolguard accepts.
+TUPLE = {"type": "array", "prefixItems": [{"type": "string"}]}
+DRAFT_7_CASES = [
+    ({**TUPLE, "items": False}, ["a"]),
+    ({**TUPLE, "items": {"type": "integer"}}, ["a", 1]),
+    ({"type": "array", "contains": {"const": 5}, "minContains": 0}, [1]),
+    ({"not": {"type": "object", "dependentRequired": {"a": ["b"]}}}, {"a": 1}),
+    ({"not": TUPLE}, [1]),
+    ({"oneOf": [{"unevaluatedProperties": False}, {"required": ["a"]}]}, {"a": 1}),
+]
+
+
+@pytest.mark.parametrize(("node", "value"), DRAFT_7_CASES, ids=lambda case: json.dumps(case)[:40])
+def test_a_draft_7_reader_accepts_whatever_toolguard_accepts(
+    node: dict[str, Any], value: Any
+) -> None:
+    """`items` beside `prefixItems` reads as every item's schema in draft-07, `minContains`
+    is unknown there, and keywords it does not know read as nothing under `not` or `oneOf`."""
+    schema = _envelope_like(node)
+    instance = {"data": {"v": value}}
+    compile_schema(copy.deepcopy(schema), formats=False).validate(instance)  # toolguard accepts
+    published = advertised_schema(schema)
+    assert jsonschema.Draft7Validator(published).is_valid(instance)
+    assert jsonschema.Draft202012Validator(published).is_valid(instance)
+
+
+def _formats(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        own = [node["format"]] if "format" in node else []
+        return own + [found for item in node.values() for found in _formats(item)]
+    return [found for item in node for found in _formats(item)] if isinstance(node, list) else []
+
+
+def test_a_format_is_not_published() -> None:
+    """Validators that assert formats read them their own way (ajv-formats, the TypeScript
+    SDK's, refuses the email `a@localhost`, which toolguard accepts): none is published."""
+    schema = _envelope_like({"type": "string", "format": "email", "maxLength": 64})
+    schema["$defs"]["data"]["properties"]["w"] = {"items": {"format": "date"}}
+    instance = {"data": {"v": "a@localhost", "w": ["2024-02-29"]}}
+    compile_schema(copy.deepcopy(schema)).validate(instance)  # toolguard accepts
+    published = advertised_schema(schema)
+    assert _formats(published) == []
+    assert published["$defs"]["payload0"] == {"type": "string", "maxLength": 64}
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    assert jsonschema.Draft202012Validator(published, format_checker=checker).is_valid(instance)
+    assert schema["$defs"]["payload0"]["format"] == "email"  # the original is untouched
 
 
 # Numbers where doubles and the numbers written part: fractional divisors, 17 digits, 2**53.

@@ -10,6 +10,12 @@ looser, never stricter: a numeric keyword is dropped or widened where a looser s
 exact reading (a pattern read otherwise; a number under `not`) is published as `{}` (any
 value). toolguard itself still validates with the exact schema. For most contracts nothing
 changes and the published schema is the envelope schema itself.
+
+The MCP TypeScript SDK validates with ajv's default class, which reads every schema by
+draft-07's rules, and asserts formats with ajv-formats' own definitions. So `format` is never
+published (each validator that asserts one reads it its own way), and a definition draft-07
+would read as refusing more (`items` beside `prefixItems`, `minContains: 0`, a keyword it does
+not know under `not`, `if` or `oneOf`) is published as `{}` too.
 """
 
 from __future__ import annotations
@@ -35,6 +41,17 @@ _POSITIVE = (
 )
 # ...while here it can also refuse: only an exact reading is safe.
 _EXACT = ("not", "if")
+# Assertions draft-07 does not know: it reads them as nothing, which under `not` refuses more.
+_NEWER = (
+    "prefixItems",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "minContains",
+    "maxContains",
+    "$dynamicRef",
+)
 
 
 def advertised_schema(envelope_schema: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +108,12 @@ def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
         needs.other |= exact
         needs.changed |= not exact and loosen_numbers(node)
     needs.annotated |= "unevaluatedProperties" in node or "unevaluatedItems" in node
+    needs.other |= _draft_7_refuses_more(node) or (exact and any(key in node for key in _NEWER))
+    if "format" in node:
+        # NOTE: each validator that asserts formats reads them its own way (ajv-formats
+        # refuses the email `a@localhost`): not published; where exactness matters, nothing is.
+        needs.other |= exact
+        needs.changed |= not exact and node.pop("format", None) is not None
     if isinstance(node.get("pattern"), str):
         needs.note(python_reading(node["pattern"]), exact=exact)
     for key in _members(node, "patternProperties"):
@@ -113,6 +136,16 @@ def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
         _walk(node.get(key), exact=True, needs=needs)
     for child in _items(node, "oneOf"):  # a looser branch can make two branches match
         _walk(child, exact=True, needs=needs)
+
+
+def _draft_7_refuses_more(node: dict[str, Any]) -> bool:
+    """Whether draft-07's reading of `node` (ajv's default) refuses what 2020-12's accepts.
+
+    Draft-07 holds every item to `items` (2020-12: the items after `prefixItems`), and does
+    not know `minContains` (0 lets `contains` match nothing).
+    """
+    tuple_items = "prefixItems" in node and "items" in node
+    return tuple_items or ("contains" in node and node.get("minContains") == 0)
 
 
 def _members(node: dict[str, Any], key: str) -> dict[str, Any]:
