@@ -16,7 +16,7 @@ from strategies import first_refused, hidden_prone_text
 import toolguard.adapters.strict_json
 import toolguard.result
 from toolguard import Contract, Diagnostics, Outcome, UsageError, frozen, load_contract
-from toolguard.errors import ExitStatus
+from toolguard.errors import ContextError, ExitStatus
 from toolguard.pipeline import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -253,10 +253,13 @@ def test_missing_context_is_a_usage_error_even_for_oversized_input(job_run: Cont
 @pytest.mark.parametrize(
     ("context", "message"),
     [
-        ({}, "missing request context: project_id, project_runs (use --context K=V)"),
-        ({"project_runs": ["run_7Hc2mQ9xLp4T"]}, "missing request context: project_id "),
-        ({"project_id": "bluebird", "project_runs": "run_7Hc2mQ9xLp4T"}, "must be a list"),
-        ({"project_id": ["bluebird"]}, "missing request context: project_runs "),
+        ({}, "missing request context: project_id, project_runs"),
+        ({"project_runs": ["run_7Hc2mQ9xLp4T"]}, "missing request context: project_id"),
+        (
+            {"project_id": "bluebird", "project_runs": "run_7Hc2mQ9xLp4T"},
+            "context 'project_runs' must be a list for rule 'run_belongs_to_project'",
+        ),
+        ({"project_id": ["bluebird"]}, "missing request context: project_runs"),
     ],
     ids=["none", "one-missing", "wrong-shape", "missing-before-shape"],
 )
@@ -264,8 +267,21 @@ def test_missing_context_names_every_missing_key_before_any_shape(
     job_run: Contract, context: dict[str, Any], message: str
 ) -> None:
     """Every missing key, sorted, in one message; a value of the wrong shape only after."""
-    with pytest.raises(UsageError, match=re.escape(message)):
+    with pytest.raises(UsageError, match=f"^{re.escape(message)}$"):
         check(job_run, b"{}", request_id=REQUEST_ID, context=context)
+
+
+@pytest.mark.parametrize("context", [{}, {"project_id": "bluebird", "project_runs": "run_7"}])
+def test_a_context_error_names_no_flag_of_one_way_in(
+    job_run: Contract, context: dict[str, Any]
+) -> None:
+    """The library's caller passes `context=`: the message says what is needed, not a flag.
+
+    Each way in (check's flags, a fixture's context.json, a serve request) adds its own hint.
+    """
+    with pytest.raises(ContextError) as raised:
+        check(job_run, b"{}", request_id=REQUEST_ID, context=context)
+    assert "--" not in str(raised.value)
 
 
 @pytest.mark.parametrize(

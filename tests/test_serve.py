@@ -427,6 +427,18 @@ def test_handle_refuses_without_quoting_the_line(review: Contract) -> None:
     assert "unknown contract" in answer.refused
 
 
+def test_a_request_without_the_context_a_rule_reads_says_where_to_give_it(
+    review: Contract,
+) -> None:
+    """The refusal names the request's `context` member, not a flag `serve` does not have."""
+    answer = Server([review]).handle(request(OK, "req.lib.0003", context={}))
+    assert json.loads(answer.line) == {**BAD_REQUEST, "request_id": "req.lib.0003"}
+    assert answer.refused is not None
+    assert answer.refused.endswith(
+        'missing request context: change_id (give it in the request\'s "context")'
+    )
+
+
 def test_several_contracts_need_a_name(review: Contract, job: Contract) -> None:
     answer = Server([review, job]).handle(request(OK, "req.lib.0003"))
     assert answer.refused == "request names no contract, and several are loaded"

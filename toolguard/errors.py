@@ -103,6 +103,14 @@ class UsageError(ToolguardError):
     exit_status = ExitStatus.USAGE
 
 
+class ContextError(UsageError):
+    """Raised when the request context lacks a value a rule reads, or holds it in another shape.
+
+    The message says what the rules need, not how to give it: each way in (`check`'s flags,
+    a fixture's `context.json`, a `serve` request's `context`) adds its own hint.
+    """
+
+
 @frozen
 class Problem:
     """One thing wrong in a contract: its dotted field, what is wrong, and where (from 1)."""

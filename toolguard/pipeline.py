@@ -14,6 +14,7 @@ import time
 from toolguard import error_documents, result, signals
 from toolguard.digest import sha256_hex
 from toolguard.errors import (
+    ContextError,
     ProjectionError,
     Rejection,
     RuleViolation,
@@ -203,12 +204,12 @@ def require_context(contract: Contract, request: Request) -> None:
             if key not in context:
                 needed = {name for each in contract.rules for name in each.context_keys}
                 missing = ", ".join(sorted(needed - context.keys()))
-                raise UsageError(f"missing request context: {missing} (use --context K=V)")
+                raise ContextError(f"missing request context: {missing}")
     for rule in contract.rules:
         for key in rule.context_keys:
             if not isinstance(context[key], rule.context_shape):
-                shape = "a list (use --context-file)" if rule.context_shape is list else "a scalar"
-                raise UsageError(f"context {key!r} must be {shape} for rule {rule.name!r}")
+                shape = "a list" if rule.context_shape is list else "a scalar"
+                raise ContextError(f"context {key!r} must be {shape} for rule {rule.name!r}")
 
 
 def check_attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:

@@ -23,7 +23,7 @@ from toolguard import envelope, report, signals
 from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
-from toolguard.errors import ContractError, ExitStatus, Rejection, UsageError
+from toolguard.errors import ContextError, ContractError, ExitStatus, Rejection, UsageError
 from toolguard.framing import Lines
 from toolguard.limits import Limits
 from toolguard.operator_channel import OperatorChannel
@@ -193,7 +193,8 @@ class Server:
             require_context(contract, request)
         except UsageError as exc:
             echo = given if isinstance(given, str) and REQUEST_ID.fullmatch(given) else None
-            raise _BadRequest(str(exc), echo) from None
+            hint = ' (give it in the request\'s "context")' if isinstance(exc, ContextError) else ""
+            raise _BadRequest(f"{exc}{hint}", echo) from None
         return contract, raw, request
 
     def _contract(self, name: Any) -> Contract:

@@ -189,7 +189,9 @@ def test_missing_required_context_is_a_usage_error(run_toolguard: Any) -> None:
     )
     assert run.status == 2
     assert run.stdout == b""
-    assert "project_runs" in one_error_line(run.stderr)
+    line = one_error_line(run.stderr)
+    assert "missing request context: project_runs" in line
+    assert "--context K=V, --context-json K=JSON or --context-file FILE" in line
 
 
 def test_context_file_that_is_not_an_object_is_a_usage_error(

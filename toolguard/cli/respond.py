@@ -18,7 +18,7 @@ from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import load_contract
-from toolguard.errors import ContractError, ExitStatus, ToolguardError, UsageError
+from toolguard.errors import ContextError, ContractError, ExitStatus, ToolguardError, UsageError
 from toolguard.files import is_stdin, open_data, path_text
 from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
 from toolguard.request import (
@@ -28,6 +28,8 @@ from toolguard.request import (
     read_context_file,
 )
 from toolguard.standins import suppress
+
+CONTEXT_FLAGS = "give it with --context K=V, --context-json K=JSON or --context-file FILE"
 
 TYPE_CHECKING = False  # NOTE: a check imports neither `typing` nor `pathlib`
 if TYPE_CHECKING:
@@ -90,6 +92,8 @@ def _respond(  # noqa: PLR0913 - what `check` and `run` each decide, passed once
     audit = guard(lambda: AuditTrail.build(trail_options(flags), loaded), mode)
     try:
         outcome = produce(loaded, request)
+    except ContextError as exc:
+        fail(UsageError(f"{exc} ({CONTEXT_FLAGS})"), mode)
     except ToolguardError as exc:
         fail(exc, mode)
     except RunInterrupted as stopped:
