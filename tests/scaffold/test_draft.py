@@ -58,6 +58,18 @@ def test_scalars_get_a_type_a_bound_and_a_decision(values: list[Any], expected: 
     assert schema_for(values) == expected
 
 
+def test_a_decision_quotes_nothing_from_another_tool() -> None:
+    """A status or an e-mail address is not told to match some other tool's identifier.
+
+    The hint is the same for every identifier-like string, so it holds no example value that
+    a reader would take for one drawn from the sample.
+    """
+    drafted = draft_schema({"status": "open", "owner": "ada@example.com"}, "t", "d")
+    comments = [member["$comment"] for member in drafted["properties"].values()]
+    assert comments == [DECIDE_IDENTIFIER, DECIDE_IDENTIFIER]
+    assert not any(character in DECIDE_IDENTIFIER for character in "^$[]")
+
+
 def test_several_types_at_one_place_become_an_any_of_to_decide() -> None:
     """A string and an integer in one array: an anyOf, marked for the author."""
     schema = schema_for([["a", 1]])["items"]

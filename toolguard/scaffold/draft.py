@@ -24,7 +24,7 @@ _IDENTIFIER_CHARACTERS = frozenset(
 _TYPE_ORDER = ("object", "array", "string", "integer", "number", "boolean", "null")
 
 DECIDE_TEXT = "decide: free text reaches the agent as data (lint TG019); a pattern? an enum?"
-DECIDE_IDENTIFIER = "decide: an identifier? an anchored pattern (^TCK-[0-9]{1,10}$); or an enum"
+DECIDE_IDENTIFIER = "decide: a few values? an enum; an identifier? an anchored, bounded pattern"
 DECIDE_DATE_TIME = "decide: a timestamp; if it says when this was true, a `fresh` rule keeps it new"
 DECIDE_NUMBER = "decide: a range? add minimum and maximum"
 DECIDE_NULL = "decide: null in the sample; what type is it when set? (a type list or an anyOf)"
