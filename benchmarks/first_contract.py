@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -32,7 +32,7 @@ TICKET = """{
 ANSWER = '{"id": "%s", "state": "failed", "observed_at": "2026-03-14T09:28:00Z"}'
 CHECK = (
     "echo '%s' | toolguard check ticket_status/contract.toml --context id=item-1042 "
-    "--now 2026-03-14T09:30:00Z --request-id req.walk.0001"
+    "--now 2026-03-14T09:30:00Z --request-id req.walk.%s"
 )
 
 
@@ -90,8 +90,8 @@ WALK: list[str | Callable[[Path], None]] = [
     "toolguard init ticket_status",
     "toolguard test ticket_status",
     "toolguard lint ticket_status/contract.toml",
-    CHECK % (ANSWER % "item-1042"),
-    CHECK % (ANSWER % "item-1043"),
+    CHECK % (ANSWER % "item-1042", "0001"),
+    CHECK % (ANSWER % "item-1043", "0002"),
     lambda folder: (folder / "ticket.json").write_text(TICKET),
     "toolguard init tickets --from ticket.json",
     "cat tickets/contract.toml",
@@ -99,15 +99,43 @@ WALK: list[str | Callable[[Path], None]] = [
     "toolguard lint tickets/contract.toml",
     edit_the_draft,
     "toolguard test tickets",
-    "toolguard test tickets --update",
+    "toolguard test tickets --update | tail -1",
     add_a_near_miss,
     "toolguard test tickets",
     "toolguard lint tickets/contract.toml",
     commit_and_drop_pending,
     "toolguard diff --against HEAD tickets/contract.toml",
     bump_the_major_version,
-    "toolguard diff --against HEAD tickets/contract.toml",
+    "toolguard diff --against HEAD tickets/contract.toml | tail -1",
 ]
+
+
+def walk(
+    folder: Path, env: dict[str, str]
+) -> Iterator[tuple[str, subprocess.CompletedProcess[bytes], float]]:
+    """Each command of the walk run in `folder`, the edits made between them, with its time.
+
+    tests/test_docs.py runs it too: what each command prints is what the page shows.
+    """
+    for step in WALK:
+        if callable(step):
+            step(folder)
+            continue
+        started = time.perf_counter()
+        done = subprocess.run(
+            step, shell=True, cwd=folder, env=env, capture_output=True, check=False
+        )
+        yield step, done, time.perf_counter() - started
+
+
+def environment(private: Path) -> dict[str, str]:
+    """The installed `toolguard` first on PATH, a cold compile cache, a 120-column terminal."""
+    return {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        "TOOLGUARD_CACHE_DIR": str(private / "cache"),  # a newcomer's cold cache
+        "COLUMNS": "120",
+    }
 
 
 def main() -> None:
@@ -115,21 +143,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as private:
         folder = Path(private, "walk")
         folder.mkdir()
-        env = {
-            **os.environ,
-            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
-            "TOOLGUARD_CACHE_DIR": str(Path(private, "cache")),  # a newcomer's cold cache
-            "COLUMNS": "120",
-        }
-        for step in WALK:
-            if callable(step):
-                step(folder)
-                continue
-            started = time.perf_counter()
-            done = subprocess.run(
-                step, shell=True, cwd=folder, env=env, capture_output=True, check=False
-            )
-            elapsed = time.perf_counter() - started
+        for step, done, elapsed in walk(folder, environment(Path(private))):
             total += elapsed
             print(f"{elapsed:6.2f} s  exit {done.returncode}  {step[:80]}")
     commands = sum(isinstance(step, str) for step in WALK)

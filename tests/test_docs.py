@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -110,6 +111,44 @@ def test_the_output_of_test_examples_in_the_docs_is_the_real_one() -> None:
     assert len(pieces) == 2
     assert pieces[0] in printed
     assert printed.rstrip("\n").endswith(pieces[-1])
+
+
+def _shown_commands(text: str) -> list[tuple[str, str]]:
+    """Each `$ command` block of a page: the command (continuations joined) and what it shows."""
+    shown = []
+    for block in re.findall(r"^```\n(\$ .*?)^```$", text, re.MULTILINE | re.DOTALL):
+        lines = block.splitlines()
+        command = lines.pop(0).removeprefix("$ ")
+        while command.endswith("\\"):
+            command = command.removesuffix("\\") + lines.pop(0)
+        shown.append((" ".join(command.split()), "\n".join(lines)))
+    return shown
+
+
+def _clockless(text: str) -> str:
+    return re.sub(r"^  time: [0-9.]+ ms$", "  time: N ms", text, flags=re.MULTILINE)
+
+
+def test_the_first_contract_walk_prints_what_the_page_shows(tmp_path: Path) -> None:
+    """docs/first-contract.md, run as `benchmarks/first_contract.py` walks it: each command
+    prints what its block shows (stdout, then stderr where the block shows it; times aside).
+
+    NOTE: about fifteen processes; the walk is the page a newcomer reads first.
+    """
+    spec = importlib.util.spec_from_file_location("walk", ROOT / "benchmarks/first_contract.py")
+    assert spec
+    assert spec.loader
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    shown = _shown_commands(_read("first-contract.md"))
+    folder = tmp_path / "walk"
+    folder.mkdir()
+    ran = list(walk.walk(folder, walk.environment(tmp_path)))
+    assert [" ".join(command.split()) for command, _, _ in ran] == [c for c, _ in shown]
+    for (command, done, _), (_, expected) in zip(ran, shown, strict=True):
+        out = done.stdout.decode().rstrip("\n")
+        both = _clockless((done.stdout + done.stderr).decode().rstrip("\n"))
+        assert _clockless(expected) in (out, both), f"{command}\n{out}"
 
 
 def test_the_floor_plan_in_the_docs_is_the_import_contract() -> None:
