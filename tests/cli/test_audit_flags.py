@@ -509,6 +509,9 @@ def test_explain_finds_the_record_among_noise(contract: Path, tmp_path: Path) ->
     assert f"request {ID}: 1 record\n" in text
     assert "failure INVALID_RESPONSE (retryable: false)" in text
     assert "/properties/decision/enum" in text
+    # where the record starts in the log, said so (a bare "byte N" read as a parse offset)
+    start = log.read_bytes().index(b'{"format"', log.read_bytes().index(b"z" * 100))
+    assert f"(log byte {start})\n" in text
 
 
 def test_explain_of_an_absent_request_exits_1(contract: Path, tmp_path: Path) -> None:

@@ -53,12 +53,16 @@ def explain(
         table.add_column(overflow="fold")
         for label, value in _rows(entry, rechecks.get(offset)):
             table.add_row(Text(label), Text(clean(str(value))))
-        console.print(Text(f"\n{_headline(entry)} (byte {offset})", style="bold"))
+        # NOTE: where the record starts in the log, not a parse offset: said so.
+        console.print(Text(f"\n{_headline(entry)} (log byte {offset})", style="bold"))
         console.print(table)
     if found.malformed:
         where = ", ".join(str(offset) for offset in found.malformed[:10])
         console.print(
-            Text(f"\n{len(found.malformed)} matching line(s) are not valid records: {where}")
+            Text(
+                f"\n{len(found.malformed)} matching line(s) are not valid records "
+                f"(at log byte {where})"
+            )
         )
 
 
