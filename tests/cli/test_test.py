@@ -68,7 +68,11 @@ def test_an_empty_and_a_missing_folder_fail_the_run(run_toolguard: RunToolguard)
     problems = [problem for c in document["contracts"] for problem in c["problems"]]
     assert problems == [
         {"where": "fixtures/reject/", "message": "holds no fixture"},
-        {"where": "fixtures/reject/", "message": "is missing"},
+        {
+            "where": "fixtures/reject/",
+            "message": "is missing: it holds responses it must refuse "
+            "(NAME.json, NAME.expect.toml)",
+        },
     ]
 
 
