@@ -13,14 +13,14 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import number_texts
 
 from toolguard.contract import load_contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.contract.find import contract_paths, variant
-from toolguard.errors import Rejection, ValidationError
+from toolguard.errors import Rejection, SchemaError, ValidationError
 from toolguard.parse import parse
 from toolguard.schema import compile_schema
 
@@ -174,6 +174,9 @@ DRAFT_7_CASES = [
     ({"not": {"type": "object", "dependentRequired": {"a": ["b"]}}}, {"a": 1}),
     ({"not": TUPLE}, [1]),
     ({"oneOf": [{"unevaluatedProperties": False}, {"required": ["a"]}]}, {"a": 1}),
+    # Draft-07 ignores what stands beside a `$ref`: `not` then refuses every string.
+    ({"not": {"$ref": "#/$defs/payload1", "maxLength": 1}}, "abc"),
+    ({"oneOf": [{"$ref": "#/$defs/payload1", "maxLength": 1}, {"minLength": 2}]}, "abc"),
 ]
 
 
@@ -182,8 +185,10 @@ def test_a_draft_7_reader_accepts_whatever_toolguard_accepts(
     node: dict[str, Any], value: Any
 ) -> None:
     """`items` beside `prefixItems` reads as every item's schema in draft-07, `minContains`
-    is unknown there, and keywords it does not know read as nothing under `not` or `oneOf`."""
+    is unknown there, and keywords it does not know (or that stand beside a `$ref`) read as
+    nothing under `not` or `oneOf`."""
     schema = _envelope_like(node)
+    schema["$defs"]["payload1"] = {"type": "string"}
     instance = {"data": {"v": value}}
     compile_schema(copy.deepcopy(schema), formats=False).validate(instance)  # toolguard accepts
     published = advertised_schema(schema)
@@ -332,3 +337,103 @@ def test_every_example_envelope_toolguard_accepts_is_valid_as_published(
         return
     published = advertised_schema(schema)
     assert jsonschema.Draft202012Validator(published).is_valid(json.loads(line))
+
+
+# A differential over generated schemas: every 2020-12 keyword toolguard reads, anywhere.
+_KEYS = st.sampled_from(["a", "b"])
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.sampled_from([0, 1, 2, -1, 1.0, 0.5, 0.1])
+    | st.sampled_from(["", "a", "ab", "1", "é", "a@b"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=2),
+    max_leaves=6,
+)
+_COUNTS = st.integers(0, 2)
+_TYPES = ["string", "integer", "number", "array", "object", "null", "boolean"]
+_ASSERTIONS = st.one_of(
+    st.booleans(),
+    st.sampled_from(_TYPES).map(lambda kind: {"type": kind}),
+    _VALUES.map(lambda value: {"const": value}),
+    st.lists(_VALUES, min_size=1, max_size=2).map(lambda values: {"enum": values}),
+    st.tuples(st.sampled_from(["minLength", "maxLength", "minItems", "maxItems"]), _COUNTS).map(
+        lambda pair: dict([pair])
+    ),
+    st.sampled_from(["^a", "^\\d+$", "^\\w*$", "b"]).map(lambda pattern: {"pattern": pattern}),
+    st.tuples(
+        st.sampled_from(["minimum", "exclusiveMaximum", "multipleOf"]), st.sampled_from([1, 0.5])
+    ).map(lambda pair: dict([pair])),
+    st.sampled_from(
+        [
+            {"uniqueItems": True},
+            {"required": ["a"]},
+            {"maxProperties": 1},
+            {"dependentRequired": {"a": ["b"]}},
+            {"format": "email"},
+            {"$ref": "#/$defs/payload1"},
+        ]
+    ),
+)
+
+
+def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    some = st.lists(inner, min_size=1, max_size=2)
+    optional = st.none() | _COUNTS
+    return st.one_of(
+        st.tuples(st.sampled_from(["allOf", "anyOf", "oneOf", "prefixItems"]), some).map(
+            lambda pair: dict([pair])
+        ),
+        st.tuples(
+            st.sampled_from(
+                [
+                    "not",
+                    "items",
+                    "additionalProperties",
+                    "propertyNames",
+                    "unevaluatedItems",
+                    "unevaluatedProperties",
+                ]
+            ),
+            inner,
+        ).map(lambda pair: dict([pair])),
+        st.tuples(inner, inner, inner).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
+        st.tuples(inner, optional, optional).map(
+            lambda t: {"contains": t[0]}
+            | ({} if t[1] is None else {"minContains": t[1]})
+            | ({} if t[2] is None else {"maxContains": t[2]})
+        ),
+        st.dictionaries(_KEYS, inner, min_size=1, max_size=2).map(lambda d: {"properties": d}),
+        inner.map(lambda node: {"patternProperties": {"^a": node}}),
+        inner.map(lambda node: {"dependentSchemas": {"a": node}}),
+        # two schemas in one (`$ref` beside other keywords, `items` beside `prefixItems`...)
+        st.tuples(inner, inner).map(
+            lambda t: t[0] if isinstance(t[0], bool) or isinstance(t[1], bool) else t[1] | t[0]
+        ),
+    )
+
+
+_SCHEMAS = st.recursive(_ASSERTIONS, _applicators, max_leaves=5)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node=_SCHEMAS, target=_SCHEMAS, values=st.lists(_VALUES, min_size=1, max_size=8))
+def test_no_reader_refuses_what_toolguard_accepts(node: Any, target: Any, values: list[Any]) -> None:
+    """For generated schemas and values: the published schema loads in both readers, and what
+    toolguard accepts, a 2020-12 reader and a draft-07 reader accept too."""
+    schema = _envelope_like(node)
+    schema["$defs"]["payload1"] = target
+    try:
+        exact = compile_schema(copy.deepcopy(schema), formats=False)
+    except SchemaError:
+        return  # a schema toolguard refuses is never published
+    published = advertised_schema(schema)
+    readers = [jsonschema.Draft202012Validator, jsonschema.Draft7Validator]
+    for reader in readers:
+        reader.check_schema(published)
+    for value in values:
+        instance = {"data": {"v": value}}
+        try:
+            exact.validate(instance)
+        except ValidationError:
+            continue
+        assert all(reader(published).is_valid(instance) for reader in readers), value

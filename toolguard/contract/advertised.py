@@ -52,6 +52,10 @@ _NEWER = (
     "maxContains",
     "$dynamicRef",
 )
+# What a `$ref` may stand beside without asserting anything (draft-07 ignores its siblings).
+_NOT_ASSERTING = frozenset(
+    {"$ref", "$comment", "title", "description", "default", "examples", "deprecated"}
+)
 
 
 def advertised_schema(envelope_schema: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +112,7 @@ def _walk(node: Any, *, exact: bool, needs: _Needs) -> None:
         needs.other |= exact
         needs.changed |= not exact and loosen_numbers(node)
     needs.annotated |= "unevaluatedProperties" in node or "unevaluatedItems" in node
-    needs.other |= _draft_7_refuses_more(node) or (exact and any(key in node for key in _NEWER))
+    needs.other |= _draft_7_refuses_more(node) or (exact and _draft_7_reads_less(node))
     if "format" in node:
         # NOTE: each validator that asserts formats reads them its own way (ajv-formats
         # refuses the email `a@localhost`): not published; where exactness matters, nothing is.
@@ -146,6 +150,16 @@ def _draft_7_refuses_more(node: dict[str, Any]) -> bool:
     """
     tuple_items = "prefixItems" in node and "items" in node
     return tuple_items or ("contains" in node and node.get("minContains") == 0)
+
+
+def _draft_7_reads_less(node: dict[str, Any]) -> bool:
+    """Whether draft-07 reads less of `node` than 2020-12: where it stands exact, it refuses more.
+
+    Draft-07 does not know the newer keywords, and ignores every keyword beside a `$ref`
+    (python-jsonschema's Draft7Validator does; ajv applies them).
+    """
+    beside_ref = "$ref" in node and any(key not in _NOT_ASSERTING for key in node)
+    return beside_ref or any(key in node for key in _NEWER)
 
 
 def _members(node: dict[str, Any], key: str) -> dict[str, Any]:
