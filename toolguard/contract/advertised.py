@@ -15,7 +15,8 @@ The MCP TypeScript SDK validates with ajv's default class, which reads every sch
 draft-07's rules, and asserts formats with ajv-formats' own definitions. So `format` is never
 published (each validator that asserts one reads it its own way), and a definition draft-07
 would read as refusing more (`items` beside `prefixItems`, `minContains: 0`, a keyword it does
-not know under `not`, `if` or `oneOf`) is published as `{}` too.
+not know, or one beside a `$ref`, which draft-07 ignores, under `not`, `if` or `oneOf`) is
+published as `{}` too.
 """
 
 from __future__ import annotations
