@@ -398,9 +398,11 @@ def _applicators(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         ).map(lambda pair: dict([pair])),
         st.tuples(inner, inner, inner).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
         st.tuples(inner, optional, optional).map(
-            lambda t: {"contains": t[0]}
-            | ({} if t[1] is None else {"minContains": t[1]})
-            | ({} if t[2] is None else {"maxContains": t[2]})
+            lambda t: (
+                {"contains": t[0]}
+                | ({} if t[1] is None else {"minContains": t[1]})
+                | ({} if t[2] is None else {"maxContains": t[2]})
+            )
         ),
         st.dictionaries(_KEYS, inner, min_size=1, max_size=2).map(lambda d: {"properties": d}),
         inner.map(lambda node: {"patternProperties": {"^a": node}}),
@@ -417,7 +419,9 @@ _SCHEMAS = st.recursive(_ASSERTIONS, _applicators, max_leaves=5)
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(node=_SCHEMAS, target=_SCHEMAS, values=st.lists(_VALUES, min_size=1, max_size=8))
-def test_no_reader_refuses_what_toolguard_accepts(node: Any, target: Any, values: list[Any]) -> None:
+def test_no_reader_refuses_what_toolguard_accepts(
+    node: Any, target: Any, values: list[Any]
+) -> None:
     """For generated schemas and values: the published schema loads in both readers, and what
     toolguard accepts, a 2020-12 reader and a draft-07 reader accept too."""
     schema = _envelope_like(node)

@@ -104,3 +104,18 @@ def test_a_timed_out_call_is_abandoned() -> None:
     assert [call.jsonrpc_id for call in late] == [1]
     assert flight.holds((False, 1))
     assert "timed out" in (flight.late((False, 1)) or "")
+
+
+def test_a_long_method_is_held_clipped() -> None:
+    """Whatever a client names its requests, what 4,096 of them (in flight or abandoned) hold
+    stays small, and a clipped method equals no method toolguard acts on."""
+    flight = InFlight()
+    method = "tools/list" + "x" * (1 << 20)
+    assert flight.claim((False, 1), method)
+    flight.settle((False, 1), Pending(method))
+    held = flight.take((False, 1))
+    assert held is not None
+    assert len(held.method) < 300
+    assert held.method.startswith("tools/list")
+    assert held.method.endswith("...")
+    assert Pending("tools/list").method == "tools/list"

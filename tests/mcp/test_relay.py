@@ -178,7 +178,8 @@ def test_cancelling_what_is_not_in_flight_records_nothing(tmp_path: Path) -> Non
 @pytest.mark.parametrize("guarded", [True, False])
 def test_the_id_of_a_cancelled_request_is_not_used_again(guarded: bool) -> None:
     """Until its late answer comes, a cancelled request's id is refused (MCP: an id is used
-    once per session): that answer must never be taken for a second request's."""
+    once per session): that answer must never be taken for a second request's. The refusal
+    carries the id: the client awaits no other answer with it, so it answers this request."""
     harness = Harness(allow_unguarded=frozenset({"other"}))
     first = _call(3) if guarded else {**_call(3), "params": {"name": "other"}}
     harness.from_client(first)
@@ -187,12 +188,53 @@ def test_the_id_of_a_cancelled_request_is_not_used_again(guarded: bool) -> None:
     harness.from_client(_call(3, zone="Europe/Paris"))
     (refusal,) = harness.client.received()
     assert refusal["error"]["code"] == -32600
-    assert refusal["id"] is None  # the id is ambiguous: it answers no request
+    assert refusal["id"] == 3
     assert harness.server.received() == []  # not forwarded
     harness.from_server(_answer(3, {"zone": "UTC", "n": 2}))  # the late answer: dropped
     assert harness.client.received() == []
     harness.from_client(_call(3, zone="Europe/Paris"))  # now it can answer nothing else
     assert harness.server.received()[-1]["params"]["arguments"] == {"zone": "Europe/Paris"}
+
+
+@pytest.mark.parametrize(
+    ("late", "shape"),
+    [
+        (b'{"jsonrpc":"2.0","id":3,"result":{"a":1,"a":2}}\n', "unreadable: duplicate_member"),
+        (b'{"jsonrpc":"2.0","id":3,"result":5}\n', "not JSON-RPC: result is not an object"),
+    ],
+    ids=["unreadable", "malformed"],
+)
+def test_a_late_answer_of_any_shape_is_named_and_frees_the_id(
+    harness: Harness, late: bytes, shape: str
+) -> None:
+    """A cancelled call's late answer that is unreadable or malformed is still its late answer:
+    reported as such (not as a line for no request), and the id is free again."""
+    harness.from_client(_call(3))
+    harness.from_client(_cancel(3))
+    harness.relay.from_server(late, False)
+    assert harness.client.received() == []
+    harness.from_client(_call(3, zone="Europe/Paris"))
+    assert harness.server.received()[-1]["params"]["arguments"] == {"zone": "Europe/Paris"}
+    notices = harness.notices()
+    assert "late answer to the probe call 3 (request req." in notices
+    assert f"which the client cancelled ({shape})" in notices
+
+
+def test_calls_failed_by_an_unreadable_line_keep_their_ids_until_answered(
+    harness: Harness,
+) -> None:
+    """An unreadable line of unknown id fails every call in flight, yet may have answered none:
+    each id stays taken, and the server's real answer later is named as a late one."""
+    harness.from_client(_call(4))
+    harness.relay.from_server(b'{"jsonrpc":"2.0","id":[4],"result":{"a":1,"a":2}}\n', False)
+    (failure,) = harness.client.received()
+    assert failure["result"]["isError"] is True
+    harness.from_client(_call(4))
+    assert harness.client.received()[0]["error"]["code"] == -32600
+    assert harness.server.received()[-1]["id"] == 4  # the first call only
+    harness.from_server(_answer(4, {"zone": "UTC", "n": 2}))
+    assert harness.client.received() == []
+    assert "late answer to the probe call 4 (request req." in harness.notices()
 
 
 def test_a_timed_out_calls_id_waits_for_its_late_answer(harness: Harness) -> None:

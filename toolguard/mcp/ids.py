@@ -5,8 +5,8 @@ response, a timeout, the server's exit, a cancellation) is the only one who answ
 call is answered twice. A response nobody waits for (an unknown id, a late answer to a
 cancelled or timed-out call) finds nothing and is dropped. Only the relay's thread uses it.
 
-A request given up on (the client cancelled it, or its call timed out) may still be answered
-by the server. Its id stays abandoned, not free: a client that used it again (MCP forbids
+A request given up on (the client cancelled it, its call timed out, or an unreadable line
+that may have been its answer failed it) may still be answered by the server. Its id stays abandoned, not free: a client that used it again (MCP forbids
 that within a session) would otherwise receive the first request's late answer as the
 second's. The abandoned ids are bounded too: past `MAX_IN_FLIGHT`, the oldest is forgotten.
 """
@@ -19,14 +19,24 @@ from toolguard.mcp.calls import Call
 from toolguard.mcp.jsonrpc import IdKey
 
 MAX_IN_FLIGHT = 4096  # requests each side may have in flight: memory stays bounded
+_METHOD_HELD = 256  # characters of a request's method held while it is in flight
 
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """A client request in flight: its method, and the guarded call it is, if it is one."""
+    """A client request in flight: its method, and the guarded call it is, if it is one.
+
+    NOTE: a method longer than `_METHOD_HELD` is held clipped (and marked, so it equals no
+    method toolguard acts on): 4,096 requests in flight, or abandoned, hold little whatever
+    the client names them.
+    """
 
     method: str
     call: Call | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.method) > _METHOD_HELD:
+            object.__setattr__(self, "method", f"{self.method[:_METHOD_HELD]}...")
 
 
 class InFlight:
@@ -47,6 +57,10 @@ class InFlight:
     def holds(self, key: IdKey) -> bool:
         """Whether a client request with this id is in flight, or was given up on."""
         return key in self._client or key in self._abandoned
+
+    def abandoned(self, key: IdKey) -> bool:
+        """Whether `key` is held only for a late answer: no request with it awaits one."""
+        return key in self._abandoned and key not in self._client
 
     def abandon(self, key: IdKey, what: str) -> None:
         """The request `key` (taken) was given up on; `what` names it when a late answer comes."""
@@ -69,10 +83,18 @@ class InFlight:
         """The request `key` answers, no longer in flight; None if there is none."""
         return self._client.pop(key, None)
 
-    def take_calls(self) -> list[Call]:
-        """Every guarded call in flight, no longer in flight (no answer will come)."""
+    def take_calls(self, given_up: str | None = None) -> list[Call]:
+        """Every guarded call in flight, no longer in flight.
+
+        With `given_up` (why, for the operator), the server may still answer them: each id is
+        abandoned. Without it (the server has gone), no answer will come.
+        """
         keys = [key for key, pending in self._client.items() if pending.call is not None]
-        return [call for key in keys if (call := self._client.pop(key).call) is not None]
+        taken = [call for key in keys if (call := self._client.pop(key).call) is not None]
+        if given_up is not None:
+            for key, call in zip(keys, taken, strict=True):
+                self.abandon(key, f"{call.describe()}, {given_up}")
+        return taken
 
     def take_expired(self, now: float) -> tuple[list[Call], float | None]:
         """The guarded calls past their deadline at `now` (taken, abandoned), and the next one."""

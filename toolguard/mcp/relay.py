@@ -143,11 +143,16 @@ class Relay:
         key, method, request_id = message.key, message.method or "", message.body["id"]
         assert key is not None
         if not self._flight.claim(key, method):
-            if self._flight.holds(key):  # its id would be ambiguous: the first one's
+            if self._flight.abandoned(key):
+                # NOTE: the client awaits no other answer with this id: the refusal is this
+                # request's. The first one's late answer is still dropped when it comes.
                 why = (
-                    "Invalid Request: a request with this id is in flight, or was cancelled "
-                    "and may still be answered (an id is used once in a session)"
+                    "Invalid Request: this id was used by a request given up on (cancelled, "
+                    "or timed out) that may still be answered: an id is used once in a session"
                 )
+                self._client.write(error_line(request_id, jsonrpc.INVALID_REQUEST, why))
+            elif self._flight.holds(key):  # its id would be ambiguous: the first one's
+                why = "Invalid Request: a request with this id is in flight"
                 self._client.write(error_line(None, jsonrpc.INVALID_REQUEST, why))
             else:
                 why = f"toolguard: too many requests in flight ({MAX_IN_FLIGHT})"
@@ -251,9 +256,8 @@ class Relay:
         elif isinstance(value, list) and meant_as_message(line):
             self._fail_in_flight("a batch from the server (not read)", line)
         elif (pending := self._flight.take(message.key) if message.key else None) is None:
-            self._notice(
-                "not_jsonrpc", f"dropped a server line that is not JSON-RPC: {message.why}"
-            )
+            why = f"dropped a server line that is not JSON-RPC: {message.why}"
+            self._no_request(message.key, "not_jsonrpc", why, f" (not JSON-RPC: {message.why})")
         elif pending.call is not None:
             self._deliver(pending.call, calls.malformed(pending.call, message.why or ""), line)
         else:
@@ -264,11 +268,7 @@ class Relay:
         key: jsonrpc.IdKey = message.key  # type: ignore[assignment]
         pending = self._flight.take(key)
         if pending is None:
-            late = self._flight.late(key)
-            if late is not None:
-                self._notice("late_answer", f"dropped the server's late answer to {late}")
-            else:
-                self._notice("unknown_id", "dropped a server response that answers no request")
+            self._no_request(key, "unknown_id", "dropped a server response that answers no request")
             return
         if pending.call is not None:
             self._answer(pending.call, message.body, line)
@@ -337,9 +337,8 @@ class Relay:
         elif key is None:
             self._fail_in_flight(f"an unreadable server line ({failure.reason})", line)
         elif (pending := self._flight.take(key)) is None:
-            self._notice(
-                "unknown_id", f"dropped an unreadable line for no request ({failure.reason})"
-            )
+            why = f"dropped an unreadable line for no request ({failure.reason})"
+            self._no_request(key, "unknown_id", why, f" (unreadable: {failure.reason})")
         elif pending.call is not None:
             self._deliver(pending.call, calls.unreadable(pending.call, failure, line), line)
         else:
@@ -349,10 +348,27 @@ class Relay:
             why = "toolguard: the server's response was unreadable"
             self._client.write(error_line(lead["id"], jsonrpc.INTERNAL_ERROR, why))
 
+    def _no_request(
+        self, key: jsonrpc.IdKey | None, event: str, dropped: str, shape: str = ""
+    ) -> None:
+        """A server line whose id no request awaits: a late answer to one given up on, or not.
+
+        Whatever its `shape` (a response; an unreadable or malformed line), it frees that id.
+        """
+        late = self._flight.late(key) if key is not None else None
+        if late is not None:
+            self._notice("late_answer", f"dropped the server's late answer to {late}{shape}")
+        else:
+            self._notice(event, dropped)
+
     def _fail_in_flight(self, what: str, line: bytes) -> None:
-        """A line that may have answered any guarded call in flight: each fails (retryable)."""
-        lost = self._flight.take_calls()
+        """A line that may have answered any guarded call in flight: each fails (retryable).
+
+        The server may still answer them (the line may have answered none): their ids stay
+        taken until it does, as a cancelled call's.
+        """
         why = f"{what} may have been the answer"
+        lost = self._flight.take_calls(given_up=f"failed as {what} may have been its answer")
         self._notice("unreadable", f"{why}: failing {len(lost)} guarded call(s) in flight")
         for call in lost:
             self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
