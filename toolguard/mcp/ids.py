@@ -6,9 +6,10 @@ call is answered twice. A response nobody waits for (an unknown id, a late answe
 cancelled or timed-out call) finds nothing and is dropped. Only the relay's thread uses it.
 
 A request given up on (the client cancelled it, its call timed out, or an unreadable line
-that may have been its answer failed it) may still be answered by the server. Its id stays abandoned, not free: a client that used it again (MCP forbids
-that within a session) would otherwise receive the first request's late answer as the
-second's. The abandoned ids are bounded too: past `MAX_IN_FLIGHT`, the oldest is forgotten.
+that may have been its answer failed it) may still be answered by the server. Its id stays
+abandoned, not free: a client that used it again (MCP forbids that within a session) would
+otherwise receive the first request's late answer as the second's. The abandoned ids are
+bounded too: past `MAX_IN_FLIGHT`, the oldest is forgotten.
 """
 
 from __future__ import annotations
