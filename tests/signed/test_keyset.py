@@ -6,9 +6,9 @@ import base64
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519
 from joserfc import jwk
-from jwt.algorithms import ECAlgorithm
+from jwt.algorithms import ECAlgorithm, OKPAlgorithm
 from signing import ed25519_signer, es256_signer, key_set, rs256_signer
 
 from toolguard.signed.jose import import_keys
@@ -154,8 +154,39 @@ BAD_MATERIAL = [
     ({**RSA, "e": "AQ"}, ("RS256",), "public exponent"),
     ({**RSA, "e": _b64((65536).to_bytes(3, "big"))}, ("RS256",), "public exponent"),
 ]
-# What the library lets through and RFC 7518 does not: refused here as well.
+P25519, P448 = 2**255 - 19, 2**448 - 2**224 - 1
+# The y of an Ed25519 point of order 8 (libsodium's list of small-order points).
+Y8 = 2707385501144840649318225287225658788936804267575313519463743609750303402022
+
+
+def _edwards(crv: str, y: int, sign: int = 0) -> dict[str, Any]:
+    """An OKP key whose encoding holds `y` (and x's sign bit), as RFC 8032 spells it."""
+    size = 32 if crv == "Ed25519" else 57
+    encoded = (y | sign << (8 * size - 1)).to_bytes(size, "little")
+    return {"kty": "OKP", "crv": crv, "kid": "weak", "x": _b64(encoded)}
+
+
+# Ed25519 keys of small order, spelled canonically or not: OpenSSL imports them all, and with
+# the identity a signature (R = identity, S = 0) verifies for any claims.
+SMALL_ORDER_ED25519 = [
+    pytest.param(_edwards("Ed25519", y, sign), id=f"Ed25519-{name}")
+    for name, y, sign in [
+        ("identity", 1, 0),
+        ("order-2", P25519 - 1, 0),
+        ("order-4", 0, 1),
+        ("order-8", Y8, 0),
+        ("order-8-negated", P25519 - Y8, 1),
+        ("identity-spelled-as-p+1", P25519 + 1, 0),
+    ]
+]
+# What the library lets through and RFC 7518 or RFC 8032 does not: refused here as well.
 STRICTER = [
+    *((param.values[0], ("EdDSA",), "public key is (a point of small order|not canonical)")
+      for param in SMALL_ORDER_ED25519),
+    (_edwards("Ed448", 1), ("Ed448",), "an Ed448 public key is a point of small order"),
+    (_edwards("Ed448", P448 - 1), ("Ed448",), "an Ed448 public key is a point of small order"),
+    (_edwards("Ed448", 5 | 1 << 448), ("Ed448",), "an Ed448 public key is not canonical"),
+    (_edwards("Ed25519", P25519 + 2), ("EdDSA",), "an Ed25519 public key is not canonical"),
     ({**EC, "x": _b64(b"\0" + _bytes(EC["x"]))}, ("ES256",), "coordinate is 32 bytes long"),
     (
         {
@@ -185,6 +216,23 @@ def test_the_library_refuses_the_same_material(
     del listed, why
     with pytest.raises(Exception):  # noqa: B017 - joserfc and cryptography raise many kinds
         jwk.import_key(key).get_op_key("verify")
+
+
+@pytest.mark.parametrize("key", SMALL_ORDER_ED25519[:1])
+def test_a_small_order_ed25519_key_would_verify_a_forgery(key: dict[str, Any]) -> None:
+    """Why such keys are refused: the library, given the identity, verifies any claims."""
+    imported = jwk.import_key(key)
+    forged = _bytes(key["x"]) + bytes(32)  # R = the identity, S = 0
+    assert imported.get_op_key("verify").verify(forged, b"any claims at all") is None
+
+
+@pytest.mark.parametrize("private", [ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey])
+def test_real_edwards_keys_pass(private: Any) -> None:
+    """The canonical and small-order checks let through keys the library makes."""
+    listed = ("Ed25519",) if private is ed25519.Ed25519PrivateKey else ("Ed448",)
+    for _ in range(8):
+        key = OKPAlgorithm.to_jwk(private.generate().public_key(), as_dict=True)
+        assert len(import_keys(read(key, listed=listed)).keys) == 1
 
 
 @pytest.mark.parametrize("curve", [ec.SECP256R1(), ec.SECP384R1(), ec.SECP521R1()])

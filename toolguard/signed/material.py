@@ -1,19 +1,52 @@
 """Whether a public key's material is a key at all: the one place that says, without the library.
 
 The loader and `toolguard lint` (which runs without the `signed` extra) both judge a key set
-through `keyset.py`, which asks here: an Ed25519 or Ed448 key of the wrong length, an EC
-point whose coordinates are not the curve's full size or that is not on the curve, an RSA
-exponent or modulus the arithmetic cannot use. Pure integer arithmetic on the curve
-equations (FIPS 186-5 / SEC 2 constants), so lint needs no JOSE library to refuse what the
-library would refuse. The library still imports each key when the rule is built.
+through `keyset.py`, which asks here: an Ed25519 or Ed448 key of the wrong length, spelled
+non-canonically, or of small order; an EC point whose coordinates are not the curve's full
+size or that is not on the curve; an RSA exponent or modulus the arithmetic cannot use. Pure
+integer arithmetic on the curve equations (RFC 8032, FIPS 186-5 / SEC 2 constants), so lint
+needs no JOSE library to refuse what the library would refuse. The library still imports each
+key when the rule is built.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# RFC 8032 §5.1.5 and §5.2.5: the encoded public key's length.
-_EDWARDS_BYTES = {"Ed25519": 32, "Ed448": 57}
+
+@dataclass(frozen=True, slots=True)
+class _Edwards:
+    """An Edwards curve's public key encoding (RFC 8032 §5.1.2, §5.2.2) and its weak points."""
+
+    size: int  # bytes: the y coordinate, little-endian, with x's sign in the top bit
+    p: int
+    small_order: frozenset[int]  # the y of each point of order 1 to 8 (the cofactor's)
+
+    def refusal(self, encoded: bytes) -> str | None:
+        """Why `encoded` is no usable public key of this curve, or None."""
+        if len(encoded) != self.size:
+            return f"public key is {self.size} bytes long, this one {len(encoded)}"
+        y = int.from_bytes(encoded, "little") & ~(1 << (8 * self.size - 1))
+        if y >= self.p:
+            return "public key is not canonical: its y is not below the field prime"
+        # NOTE: with a key of small order, a signature (R = identity, S = 0) verifies for a
+        # share of all messages (for the identity, all of them), and OpenSSL's Ed25519 does
+        # not check: such a "key" would accept forged tokens, so it is no key.
+        if y in self.small_order:
+            return "public key is a point of small order, which verifies forged signatures"
+        return None
+
+
+_P25519 = 2**255 - 19
+_P448 = 2**448 - 2**224 - 1
+# The y of Ed25519's order-8 points (libsodium's blacklist); 0, 1 and p - 1 are orders 4, 1, 2.
+_Y8 = 2707385501144840649318225287225658788936804267575313519463743609750303402022
+_EDWARDS = {
+    "Ed25519": _Edwards(32, _P25519, frozenset({0, 1, _P25519 - 1, _Y8, _P25519 - _Y8})),
+    # Ed448 holds its y in 56 bytes and x's sign in the top bit of the 57th (whose other bits
+    # are zero, so they count towards y here and make it too large); cofactor 4.
+    "Ed448": _Edwards(57, _P448, frozenset({0, 1, _P448 - 1})),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +96,10 @@ _CURVES = {
 def refusal(kty: str, crv: str | None, members: dict[str, bytes]) -> str | None:
     """Why the decoded public `members` of a key of `kty`/`crv` are no key, or None if sound."""
     if kty == "OKP":
-        size = _EDWARDS_BYTES.get(crv or "")
-        found = len(members["x"])
-        if size is not None and found != size:
-            return f"an {crv} public key is {size} bytes long, this one {found}"
+        edwards = _EDWARDS.get(crv or "")
+        why = edwards.refusal(members["x"]) if edwards is not None else None
+        if why is not None:
+            return f"an {crv} {why}"
     elif kty == "EC":
         curve = _CURVES.get(crv or "")
         if curve is None:
