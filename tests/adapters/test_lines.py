@@ -458,3 +458,76 @@ def test_property_inputs_reach_accepted_documents() -> None:
         settings=settings(max_examples=1000, database=None, phases=[Phase.generate]),
     )
     assert accepted_records(found) >= 2
+
+
+# --- where a rejection is: what the operator reads --------------------------------------
+
+REAL = ROOT / "tests" / "data" / "real_outputs"  # captured from real commands on Debian 12
+
+
+def test_a_record_line_that_does_not_match_is_named_by_its_number_and_offset() -> None:
+    """The operator is told which line (counted as an editor does) and where it starts."""
+    raw = DF_TEXT + b"map auto_home 0 0 0 100% /System/Volumes/Data/home\n"
+    error = rejection(raw)
+    assert (type(error), error.reason) == (ParseError, "line_mismatch")
+    assert error.message.startswith("line 4: does not match text.line '^(?<filesystem>")
+    assert error.message.endswith("'map auto_home 0 0 0 100% /System/Volumes/Data/home'")
+    assert error.offset == len(DF_TEXT)
+
+
+def test_a_header_that_does_not_match_names_the_header_pattern() -> None:
+    """Real `df` without -P: line 1 is named, and so is text.header, the key to fix."""
+    error = rejection((REAL / "df_without_p.txt").read_bytes())
+    assert (type(error), error.reason) == (ParseError, "line_mismatch")
+    assert error.message.startswith("line 1: does not match text.header '^Filesystem +1024-")
+    assert error.offset == 0
+
+
+def test_a_typed_group_that_fails_names_its_line() -> None:
+    """A group refused by its type, or by a budget, names the line it is on."""
+    error = rejection(DF_TEXT.replace(b"24683584        0", b"24683584 99999999999999999999"))
+    assert (type(error), error.reason) == (LimitExceeded, "integer_too_long")
+    assert error.message == "line 3: group 'used_kb' is over the integer budget"
+    assert error.offset == DF_TEXT.index(b"tmpfs")
+
+
+def test_crlf_from_a_pseudo_terminal_is_refused_with_what_to_change() -> None:
+    """Real `ssh -tt host df -P`: refused (nothing is stripped), and the message says why."""
+    raw = (REAL / "df_p_over_ssh_tt.txt").read_bytes()
+    error = rejection(raw)
+    assert (type(error), error.reason) == (ParseError, "control_character")
+    assert error.message.startswith("a carriage return (U+000D) ends line 1: CRLF line endings")
+    assert "ssh -t" in error.message
+    assert error.offset == raw.index(b"\r\n")
+
+
+def test_a_hidden_character_is_named_with_its_line_and_column() -> None:
+    """Real `ls -l` of names holding ESC and U+202E: the first is placed by line and column."""
+    raw = (REAL / "ls_l_hostile_names.txt").read_bytes()
+    error = rejection(raw, adapter("^(?<line>.*)$"))
+    assert (type(error), error.reason) == (ParseError, "control_character")
+    column = raw.split(b"\n")[2].index(b"\x1b") + 1
+    assert error.message == f"character U+001B at line 3, column {column}"
+    assert error.offset == raw.index(b"\x1b")
+    after = raw.replace(b"\x1b", b"")
+    message = rejection(after, adapter("^(?<line>.*)$")).message
+    assert message.startswith("character U+202E RIGHT-TO-LEFT OVERRIDE at line 4, column ")
+
+
+def test_invalid_utf8_and_a_missing_final_newline_name_their_line() -> None:
+    """Byte offsets for bad UTF-8 and truncation, with the line they fall on."""
+    error = rejection(DF_TEXT.replace(b"tmpfs", b"tmp\xfffs"))
+    assert error.message == f"output is not UTF-8 at byte {DF_TEXT.index(b'tmpfs') + 3} (line 3)"
+    assert error.offset == DF_TEXT.index(b"tmpfs") + 3
+    error = rejection(DF_TEXT[:-1])
+    assert error.message == "line 3, the last, has no final newline (truncated?)"
+    assert error.offset == len(DF_TEXT) - 1
+
+
+def test_a_line_count_out_of_bounds_names_the_keys_to_change() -> None:
+    """Too many or too few record lines: the message names min_lines and max_lines."""
+    error = rejection(DF_TEXT, adapter(DF_LINE, DF_HEADER, DF_TYPES, max_lines=1))
+    assert error.message == "2 record lines, expected 1 to 1 ([text] min_lines to max_lines)"
+    raw = b"".join(b"%d\n" % index for index in range(4))
+    error = rejection(raw, adapter("^(?<n>[0-9]+)$"), Limits(max_container_items=3))
+    assert error.message == "4 record lines: over max_container_items=3"

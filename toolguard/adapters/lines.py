@@ -45,18 +45,21 @@ class LinePattern:
     source: str
     compiled: Matcher
     names: tuple[str | None, ...]
+    where: str = "text.line"  # the contract key, for the operator told a line does not match
 
     @classmethod
     def compile(cls, source: str, where: str) -> LinePattern:
         """Translate an ECMA-262 pattern (a `SchemaError` at `where` if it cannot be)."""
         translated, names = translate_groups(source, where)
-        return cls(source, Matcher(translated), names)
+        return cls(source, Matcher(translated), names, where)
 
     def fields(self, line: str, types: Mapping[str, GroupType], limits: Limits) -> dict[str, Any]:
         """The named groups of a full match, typed; a group that took no part is left out."""
         groups = self.compiled.groups(line)  # RE2: time linear in the line, whatever the pattern
         if groups is None:
-            raise ParseError("line_mismatch", f"line does not match {self.source!r}: {line!r}")
+            raise ParseError(
+                "line_mismatch", f"does not match {self.where} {self.source!r}: {line!r}"
+            )
         record: dict[str, Any] = {}
         for name, value in zip(self.names, groups, strict=True):
             if name is not None and value is not None:
@@ -123,23 +126,50 @@ class TextAdapter:
         lines = _lines(raw)
         types = self.types or {}
         document: dict[str, Any] = {}
+        first = 0  # the index of the first record line
         if self.header is not None:
             if not lines:
                 raise ParseError("missing_header", "output is empty: the header line is missing")
-            header = self.header.fields(lines.pop(0), types, limits)
+            header = _read_line(self.header, lines, 0, types, limits)
             if header:
                 document["header"] = header
-        if len(lines) > limits.max_container_items:  # `records` is an array like any other
+            first = 1
+        count = len(lines) - first
+        if count > limits.max_container_items:  # `records` is an array like any other
             raise LimitExceeded(
-                "container_too_large", f"array has over {limits.max_container_items} items"
+                "container_too_large",
+                f"{count} record lines: over max_container_items={limits.max_container_items}",
             )
-        if not self.min_lines <= len(lines) <= self.max_lines:
+        if not self.min_lines <= count <= self.max_lines:
             raise ParseError(
                 "line_count",
-                f"{len(lines)} record lines, expected {self.min_lines} to {self.max_lines}",
+                f"{count} record lines, expected {self.min_lines} to {self.max_lines}"
+                " ([text] min_lines to max_lines)",
             )
-        document["records"] = [self.line.fields(line, types, limits) for line in lines]
+        document["records"] = [
+            _read_line(self.line, lines, index, types, limits) for index in range(first, len(lines))
+        ]
         return document
+
+
+def _read_line(
+    pattern: LinePattern,
+    lines: list[str],
+    index: int,
+    types: Mapping[str, GroupType],
+    limits: Limits,
+) -> dict[str, Any]:
+    """The fields of `lines[index]`; a rejection names the line and carries its byte offset.
+
+    Lines are numbered from 1, the header included, as an editor or `sed -n Np` counts them.
+    """
+    try:
+        return pattern.fields(lines[index], types, limits)
+    except (ParseError, LimitExceeded) as error:
+        offset = sum(len(line.encode("utf-8")) + 1 for line in lines[:index])  # a rejection only
+        raise type(error)(
+            error.reason, f"line {index + 1}: {error.message}", offset=offset
+        ) from None
 
 
 def _lines(raw: bytes) -> list[str]:
@@ -153,15 +183,43 @@ def strict_text(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ParseError("bad_utf8", f"output is not UTF-8 at byte {exc.start}") from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ParseError(
+            "bad_utf8", f"output is not UTF-8 at byte {exc.start} (line {line})", offset=exc.start
+        ) from None
     if text and not text.endswith("\n"):
-        raise ParseError("unterminated_line", "the last line has no final newline (truncated?)")
-    for offset, char in enumerate(text):
+        last = text.count("\n") + 1
+        raise ParseError(
+            "unterminated_line",
+            f"line {last}, the last, has no final newline (truncated?)",
+            offset=len(raw),
+        )
+    for index, char in enumerate(text):
         if char not in "\n\t" and is_hidden(char):
-            raise ParseError(
-                "control_character", f"character U+{ord(char):04X} at character {offset}"
-            )
+            raise _hidden(text, index)
     return text
+
+
+def _hidden(text: str, index: int) -> ParseError:
+    """The rejection of the hidden character `text[index]`: where it is, and what it likely is.
+
+    A carriage return before each newline is the usual honest case: a pseudo-terminal (`ssh
+    -t`) writes CRLF. Saying so tells the operator what to change; nothing is stripped.
+    """
+    import unicodedata  # noqa: PLC0415 - a rejection only
+
+    char = text[index]
+    line = text.count("\n", 0, index) + 1
+    if text.startswith("\r\n", index):
+        message = (
+            f"a carriage return (U+000D) ends line {line}: CRLF line endings, as a pseudo-terminal"
+            " writes them (ssh -t); the text must end its lines with a newline alone"
+        )
+    else:
+        named = f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()  # controls: no name
+        column = index - text.rfind("\n", 0, index)
+        message = f"character {named} at line {line}, column {column}"
+    return ParseError("control_character", message, offset=len(text[:index].encode("utf-8")))
 
 
 def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
