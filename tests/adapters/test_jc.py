@@ -27,6 +27,7 @@ from toolguard.pipeline import check
 jc = pytest.importorskip("jc", reason="jc is not installed (pip install 'toolguard-cli[jc]')")
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "disk_usage"
+REAL = Path(__file__).resolve().parents[1] / "data" / "real_outputs"
 REGRESSIONS = Path(__file__).resolve().parents[1] / "data" / "fuzz" / "pipeline_check"
 CONTRACT = EXAMPLE / "contract.jc.toml"
 REQUEST_ID = "req.fixture.0001"
@@ -70,6 +71,17 @@ def test_an_empty_jc_result_is_a_rejection() -> None:
     assert jc.parse("ifconfig", GARBAGE, quiet=True) == []
     with pytest.raises(Rejection, match="found nothing"):
         JcAdapter("ifconfig")(GARBAGE.encode(), Limits())
+
+
+def test_a_jc_parser_that_raises_says_it_could_not_read_the_output() -> None:
+    """macOS's `df -P` has a file system named with a space: jc's `df` raises, and the message
+    says jc could not read the output, not just an exception's name."""
+    text = (REAL / "df_p.txt").read_bytes()  # real `df -P` on Debian 12
+    text += b"map auto_home 0 0 0 100% /System/Volumes/Data/home\n"
+    with pytest.raises(Rejection) as caught:
+        JcAdapter("df")(text, Limits())
+    assert caught.value.reason == "jc_failed"
+    assert caught.value.message.startswith("jc df could not read the output: it raised ")
 
 
 def test_jc_results_are_held_to_the_contract_limits() -> None:

@@ -163,7 +163,7 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
         return child.stdout
     if status == _FAILED:
         name = child.stdout.decode("ascii", "replace")
-        raise ParseError("jc_failed", f"jc {parser}: {name}")
+        raise ParseError("jc_failed", f"jc {parser} could not read the output: it raised {name}")
     if status == _EMPTY:
         raise ParseError("jc_empty", f"jc {parser} found nothing in the output")
     if status == _NOT_JSON:
