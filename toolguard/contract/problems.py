@@ -46,7 +46,8 @@ WORDS = {
     "(letters, digits and '_', not starting with a digit), with an optional trailing '*' "
     "for a prefix",
     "/properties/text/properties/jc/pattern": "must be a jc parser name: a lower-case letter, "
-    "then lower-case letters, digits or '_'",
+    "then lower-case letters, digits or '_' (the parser's module name: \"os_release\" for "
+    "`jc --os-release`)",
     "/properties/text/properties/types/propertyNames": "is not a group name: a letter, "
     "'_' or '$', then letters, digits, '_' or '$' (at most 64 in all)",
     "/properties/lint/properties/waive/items/properties/pointer/pattern": "must be a JSON "
