@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 from toolguard import rfc3339
 from toolguard.errors import Rejection, UsageError
-from toolguard.files import is_stdin, open_data, path_text
+from toolguard.files import is_stdin, open_data, open_regular, path_text
 from toolguard.frozen import field, frozen
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
@@ -146,14 +146,15 @@ def _pair(pair: str, flag: str, shape: str) -> tuple[str, str]:
     return key, value
 
 
-def read_context_file(path: Path | str) -> dict[str, Any]:
+def read_context_file(path: Path | str, *, regular: bool = False) -> dict[str, Any]:
     """Read a JSON object of context values with the same strict parser as responses.
 
-    `-` reads it from standard input.
+    `-` reads it from standard input. With `regular` (a fixture's, part of a tree of files
+    like a contract's), anything but a regular file is refused, as `open_regular` refuses.
     """
-    shown = "standard input" if is_stdin(path) else path_text(path)
+    shown = "standard input" if is_stdin(path) and not regular else path_text(path)
     try:
-        with open_data(path) as stream:
+        with open_regular(path) if regular else open_data(path) as stream:
             value = parse(read_bounded(stream, CONTEXT_LIMITS.max_bytes), CONTEXT_LIMITS)
     except OSError as exc:
         raise UsageError(f"{shown}: cannot read context file: {exc.strerror}") from None
