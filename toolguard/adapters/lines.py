@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
     GroupType: TypeAlias = Literal["string", "integer", "number"]
 
-GROUP_TYPES: tuple[GroupType, ...] = ("string", "integer", "number")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _INT64_MAX = 2**63 - 1
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

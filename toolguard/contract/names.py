@@ -13,7 +13,6 @@ MAX_NAME_LENGTH = 64
 MAX_PROJECTED = 256  # `[projection]`'s maxProperties: fields an envelope's data carries
 MAX_POINTER_LENGTH = 1024  # a JSON Pointer's maxLength (`$defs/pointer`)
 TOOL_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
-FIELD_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def is_tool_name(name: str) -> bool:
