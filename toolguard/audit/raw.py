@@ -90,10 +90,6 @@ class RawStore:
                     return None  # another process scanned while this one waited for the lock
                 return self._prune(folder, keep=None)
 
-    def path_of(self, digest: str) -> Path:
-        """Where the copy of the response with this SHA-256 is (or would be)."""
-        return self.folder / digest
-
     @contextlib.contextmanager
     def _opened(self, *, create: bool, doing: str) -> Iterator[int | None]:
         """The trusted folder's descriptor (None if absent and not `create`d); `AuditError`."""
