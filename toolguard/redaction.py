@@ -30,7 +30,7 @@ from toolguard.text import clean
 MIN_SECRET_LENGTH = 8
 MAX_SECRET_VALUES = 64
 MAX_SECRET_CHARACTERS = 8192
-_MARKER = r"\[secret:[A-Za-z_][A-Za-z0-9_]*\]"  # request.CONTEXT_KEY, inside the marker
+_MARKER = r"\[secret:[A-Za-z_][A-Za-z0-9_]*\]"  # a CONTEXT_KEY_PATTERN key, marked
 _MARKERS = re.compile(_MARKER)
 _ENDS_WITH_MARKER = re.compile(f"{_MARKER}$")
 

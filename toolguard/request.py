@@ -23,7 +23,6 @@ from toolguard.rfc3339 import datetime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from pathlib import Path
     from typing import Any
 
@@ -33,18 +32,6 @@ REQUEST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.]{7,63}"
 CONTEXT_KEY_PATTERN = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
 _SCALARS = (str, int, float, bool, type(None))
 CONTEXT_LIMITS = Limits(max_bytes=1 << 20, max_depth=4)
-
-
-def __getattr__(name: str) -> re.Pattern[str]:
-    """`REQUEST_ID` and `CONTEXT_KEY`: the two patterns, compiled on first use (PEP 562)."""
-    patterns = {"REQUEST_ID": REQUEST_ID_PATTERN, "CONTEXT_KEY": CONTEXT_KEY_PATTERN}
-    if name not in patterns:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import re  # noqa: PLC0415
-
-    compiled = re.compile(patterns[name])
-    globals()[name] = compiled
-    return compiled
 
 
 def is_request_id(text: str) -> bool:

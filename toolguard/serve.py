@@ -30,7 +30,7 @@ from toolguard.operator_channel import OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.polled_input import polled
-from toolguard.request import REQUEST_ID, Request, make_request
+from toolguard.request import Request, is_request_id, make_request
 from toolguard.result import Diagnostics, internal, redacted, trace
 
 MEMBERS = frozenset({"contract", "request_id", "context", "now", "raw", "encoding"})
@@ -192,7 +192,7 @@ class Server:
             request = make_request(given, document.get("context"), document.get("now"))
             require_context(contract, request)
         except UsageError as exc:
-            echo = given if isinstance(given, str) and REQUEST_ID.fullmatch(given) else None
+            echo = given if isinstance(given, str) and is_request_id(given) else None
             hint = ' (give it in the request\'s "context")' if isinstance(exc, ContextError) else ""
             raise _BadRequest(f"{exc}{hint}", echo) from None
         return contract, raw, request
