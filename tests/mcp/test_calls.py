@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from toolguard import envelope as envelopes
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ContractError
-from toolguard.mcp.calls import Call, Guard, Refused, admit, answer_line, judge, tool_result
+from toolguard.mcp.calls import Call, Guard, Refused, admit, answer_line, judge
 from toolguard.mcp.jsonrpc import result_line
 from toolguard.mcp.session import guards
 from toolguard.parse import parse
@@ -27,6 +28,18 @@ def _call(contract: Contract, arguments: dict[str, Any] | None = None) -> Call:
         "arguments": {"zone": "UTC"} if arguments is None else arguments,
     }
     return admit(Guard(contract, None), contract.tool, 1, params, 30.0)
+
+
+def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
+    """The reference: what the client receives, the envelope as text and as structure."""
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": envelopes.dumps(answer).removesuffix("\n")}],
+        "structuredContent": answer,
+        "isError": answer["outcome"] != "success",
+    }
+    if modern:
+        result["resultType"] = "complete"
+    return result
 
 
 def _judge(call: Call, line: bytes) -> Any:
@@ -150,18 +163,21 @@ def test_a_text_reader_cannot_read_structured_content(tmp_path: Path) -> None:
         load_contract(folder / "contract.toml")
 
 
-def test_the_tool_result_is_the_envelope_twice() -> None:
-    """Text and structure carry the same envelope; isError says whether it is a failure."""
-    envelope = {
+@pytest.mark.parametrize("modern", [False, True])
+def test_the_answer_is_the_envelope_twice(probe: Contract, modern: bool) -> None:
+    """Text and structure carry the same envelope; isError says it is a failure."""
+    answer = {
         "tool": "t",
         "request_id": "req.00000000",
         "outcome": "failure",
         "error": {"code": "NOT_FOUND", "retryable": False},
     }
-    result = tool_result(envelope, modern=False)
-    assert json.loads(result["content"][0]["text"]) == result["structuredContent"] == envelope
+    call = _call(probe)
+    call = Call(call.guard, "probe", 1, call.request, modern, call.started, call.deadline)
+    result = json.loads(answer_line(call, answer))["result"]
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"] == answer
     assert result["isError"] is True
-    assert tool_result(envelope, modern=True)["resultType"] == "complete"
+    assert ("resultType" in result) is modern
 
 
 @pytest.mark.parametrize("modern", [False, True])

@@ -210,10 +210,11 @@ def lost(call: Call, reason: str, why: str) -> Outcome:
 
 
 def answer_line(call: Call, answer: dict[str, Any]) -> bytes:
-    """The JSON-RPC line answering `call` with `tool_result(answer)`, built without re-encoding.
+    """The JSON-RPC line answering `call`: `answer` as a text block and as structured content.
 
     NOTE: the envelope is encoded once (`envelope.dumps`, ASCII) and written twice: as the
-    text block's string and, as it is, as `structuredContent`: the same bytes either way.
+    text block's string and, as it is, as `structuredContent`: the same bytes either way (the
+    tests hold the line to the generic JSON encoding, byte for byte).
     """
     text = envelope.dumps(answer)[:-1]
     tail = ',"resultType":"complete"' if call.modern else ""
@@ -227,15 +228,3 @@ def answer_line(call: Call, answer: dict[str, Any]) -> bytes:
         f'"structuredContent":{text},"isError":{failure}{tail}}}}}\n'
     )
     return line.encode("ascii")
-
-
-def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
-    """What the client receives for a guarded call: the envelope, as text and as structure."""
-    result_ = {
-        "content": [{"type": "text", "text": envelope.dumps(answer).removesuffix("\n")}],
-        "structuredContent": answer,
-        "isError": answer["outcome"] != "success",
-    }
-    if modern:
-        result_["resultType"] = "complete"
-    return result_
