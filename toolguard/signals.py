@@ -123,3 +123,16 @@ def quiet(previous: dict[int, Any], stopping: bool) -> None:
         ignore()
     else:
         restore(previous)
+
+
+def signal_name(number: int) -> str:
+    """`SIGTERM`, or `signal 35` for one with no name here (a real-time signal).
+
+    For the diagnostic of a child a signal ended (`run`'s command, the jc child).
+    """
+    import signal  # noqa: PLC0415 - only to name a signal that ended a child (start-up time)
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -34,6 +34,7 @@ from toolguard.errors import ContractError, LimitExceeded, MissingExtra, ParseEr
 from toolguard.limits import Limits
 from toolguard.parse import parse
 from toolguard.run.environment import without_toolguard
+from toolguard.signals import signal_name
 
 # What the child may spend: a fixed start plus so much per byte of text. Honest `df` output
 # takes about 20 times the memory of its text and a millisecond or two per line.
@@ -175,16 +176,8 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
             "jc_over_budget", f"jc {parser} needed more than {memory >> 20} MiB or {cpu} s of CPU"
         )
     if status < 0:
-        raise JcInterrupted(f"jc {parser} was ended by {_signal_name(-status)}")
+        raise JcInterrupted(f"jc {parser} was ended by {signal_name(-status)}")
     raise ParseError("jc_failed", f"jc {parser} exited with status {status}")
-
-
-def _signal_name(number: int) -> str:
-    """`SIGTERM`, or `signal 35` for one with no name here (a real-time signal)."""
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 class JcInterrupted(Exception):

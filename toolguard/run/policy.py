@@ -17,6 +17,7 @@ from toolguard.error_documents import Mapped
 from toolguard.errors import UpstreamError
 from toolguard.frozen import field, frozen
 from toolguard.run.environment import DEFAULT_NAMES, INHERIT, allowed, without_toolguard
+from toolguard.signals import signal_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class RunPolicy:
         if attempt.signal is not None:
             return UpstreamError(
                 "killed",
-                f"the command was killed by {_signal_name(attempt.signal)}",
+                f"the command was killed by {signal_name(attempt.signal)}",
                 code="UPSTREAM_UNAVAILABLE",
                 retryable=True,
             )
@@ -94,12 +95,3 @@ def _exit_error(status: int, mapped: Mapped) -> UpstreamError:
         code=mapped.code,
         retryable=mapped.retryable,
     )
-
-
-def _signal_name(number: int) -> str:
-    import signal  # noqa: PLC0415 - only to name a signal that ended a command
-
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
