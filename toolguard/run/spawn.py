@@ -8,8 +8,8 @@ the child exits, whatever it left behind in its group is killed too, so a grandc
 the pipe open cannot stall us. One that left the group (`setsid`, `setpgid`) is killed as
 well where the CLI made toolguard a subreaper (`reaper.py`), when the child exits and again
 after the attempt; elsewhere (a library caller) it is given `DRAIN_GRACE` to let go before the
-pipe is simply closed, and outlives the attempt. `start` is the same start for a long
-conversation (`toolguard mcp`'s server): pipes on all three streams, read by the caller.
+pipe is simply closed, and outlives the attempt. `start` is the one way a child starts: for an
+attempt, and for a long conversation (`toolguard mcp`'s server, pipes on all three streams).
 """
 
 from __future__ import annotations
@@ -64,15 +64,7 @@ def run_command(
             source: int | BinaryIO = subprocess.DEVNULL
             if stdin:
                 source = stack.enter_context(os.fdopen(open_at_once(stdin), "rb"))
-            child = subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
-                list(argv),
-                stdin=source,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(env),
-                start_new_session=True,
-                close_fds=True,
-            )
+            child = start(argv, env=env, stdin=source)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in argv
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
@@ -86,14 +78,16 @@ def run_command(
         reaper.sweep()  # descendants that left the group (only where the CLI set this up)
 
 
-def start(argv: Sequence[str], *, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-    """Start `argv` with pipes on stdin, stdout and stderr: no shell, its own process group.
+def start(
+    argv: Sequence[str], *, env: Mapping[str, str], stdin: int | BinaryIO = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """Start `argv` with pipes on stdout and stderr (and stdin): no shell, its own session.
 
     Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
     """
     return subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
         list(argv),
-        stdin=subprocess.PIPE,
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=dict(env),
