@@ -131,9 +131,12 @@ def _json_text(diagnostics: Diagnostics) -> str:
     return "{" + ",".join(parts) + "}\n"
 
 
-def json_line(values: dict[str, Any], stream: IO[str]) -> None:
-    """One line of ASCII JSON, every string escaped and bounded, empty fields left out."""
-    stream.write(_ENCODE(cleaned(values, drop_none=True)) + "\n")
+def json_line(values: dict[str, Any], stream: IO[str], *, drop_none: bool = True) -> None:
+    """One line of ASCII JSON, every string escaped and bounded, empty fields left out.
+
+    `drop_none=False` keeps them: an audit reader's documents say `null` where nothing was.
+    """
+    stream.write(_ENCODE(cleaned(values, drop_none=drop_none)) + "\n")
     stream.flush()
 
 

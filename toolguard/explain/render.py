@@ -17,7 +17,8 @@ from toolguard.audit.raw import Pruned
 from toolguard.explain.find import Found, Recheck
 from toolguard.explain.summary import Summary
 from toolguard.report import console as report_console
-from toolguard.text import clean, cleaned
+from toolguard.report import json_line
+from toolguard.text import clean
 
 _COLUMNS = ("tool", "outcome", "error_code", "layer")
 
@@ -36,8 +37,7 @@ def explain(
             "malformed_offsets": list(found.malformed),
             **_owner_json(found.owner),
         }
-        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
-        stream.write("\n")
+        json_line(document, stream, drop_none=False)
         return
     from rich.table import Table  # noqa: PLC0415 - rich only costs start-up when used
     from rich.text import Text  # noqa: PLC0415
@@ -81,8 +81,7 @@ def summary(result: Summary, mode: str, stream: IO[str]) -> None:
             ],
             **_owner_json(result.owner),
         }
-        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
-        stream.write("\n")
+        json_line(document, stream, drop_none=False)
         return
     from rich.table import Table  # noqa: PLC0415 - rich only costs start-up when used
     from rich.text import Text  # noqa: PLC0415
@@ -117,8 +116,7 @@ def pruned(folder: Path, result: Pruned | None, mode: str, stream: IO[str]) -> N
     done = result or Pruned()
     if mode == "json":
         document = {"raw_dir": str(folder), "found": result is not None, **asdict(done)}
-        stream.write(json.dumps(cleaned(document), ensure_ascii=True, separators=(",", ":")))
-        stream.write("\n")
+        json_line(document, stream, drop_none=False)
         return
     if result is None:
         stream.write(f"no raw folder at {clean(str(folder))}: nothing to prune\n")
