@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal as _signal
     from collections.abc import Sequence
-else:  # NOTE: what `signal` wraps, as in `cli` (`signal` builds enums as it loads)
+else:  # NOTE: what `signal` wraps, as in `signals` (`signal` builds enums as it loads)
     import _signal
 
 
