@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolguard.limits import Limits
+from toolguard.pointer import tokens
 from toolguard.scaffold.draft import (
     Leaf,
     containers,
@@ -222,7 +223,7 @@ def _over_long_string(plan: Plan) -> list[Miss]:
         if "maxLength" in leaf.schema:
             longer = "x" * (leaf.schema["maxLength"] + 1)
             note = f"an over-long string: {leaf.pointer} past its maxLength"
-            raw = json_bytes(_set(plan.sample, _steps(leaf.pointer), longer))
+            raw = json_bytes(_set(plan.sample, tokens(leaf.pointer), longer))
             return [_schema_miss("over_long_string", note, raw, "maxLength")]
     return []
 
@@ -240,7 +241,7 @@ def _hidden_character(plan: Plan) -> list[Miss]:
         room_left = leaf.schema.get("maxLength", len(leaf.value) + 1) - 1
         hidden = leaf.value[:room_left] + "\u200b"
         note = f"a character a person cannot see (U+200B) in {leaf.pointer}"
-        raw = json_bytes(_set(plan.sample, _steps(leaf.pointer), hidden))
+        raw = json_bytes(_set(plan.sample, tokens(leaf.pointer), hidden))
         expect = {"code": INVALID, "layer": "projection", "reason": "hidden_character"}
         return [Miss("hidden_character", note, raw, expect)]
     return []
@@ -286,10 +287,6 @@ def _nested(levels: int) -> Any:
     for _ in range(levels - 1):
         value = [value]
     return value
-
-
-def _steps(pointer: str) -> tuple[str, ...]:
-    return tuple(token.replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:])
 
 
 def _set(document: Any, steps: Sequence[str], value: Any) -> Any:
