@@ -128,16 +128,19 @@ def test_parse_date_time_truncates_fractions_to_microseconds() -> None:
     assert parsed == datetime(2026, 3, 1, 12, 0, 59, 999999, tzinfo=UTC)
 
 
-def test_parse_date_time_can_round_extra_fraction_digits_up() -> None:
-    """With `round_up`, digits past the microsecond give the next microsecond (the ceiling)."""
-    parsed = rfc3339.parse_date_time("2026-03-01T12:00:00.0000001Z", round_up=True)
-    assert parsed == datetime(2026, 3, 1, 12, 0, 0, 1, tzinfo=UTC)
+def test_instant_bounds_round_extra_fraction_digits_up() -> None:
+    """Digits past the microsecond give the next microsecond as the ceiling."""
+    bounds = rfc3339.instant_bounds("2026-03-01T12:00:00.0000001Z")
+    assert bounds == (
+        datetime(2026, 3, 1, 12, 0, 0, 0, tzinfo=UTC),
+        datetime(2026, 3, 1, 12, 0, 0, 1, tzinfo=UTC),
+    )
 
 
-def test_round_up_ignores_trailing_zeros() -> None:
-    """Zeros past the microsecond are exact, so `round_up` leaves the instant as written."""
-    parsed = rfc3339.parse_date_time("2026-03-01T12:00:00.0000010Z", round_up=True)
-    assert parsed == datetime(2026, 3, 1, 12, 0, 0, 1, tzinfo=UTC)
+def test_rounding_up_ignores_trailing_zeros() -> None:
+    """Zeros past the microsecond are exact, so the ceiling is the instant as written."""
+    bounds = rfc3339.instant_bounds("2026-03-01T12:00:00.0000010Z")
+    assert bounds == (datetime(2026, 3, 1, 12, 0, 0, 1, tzinfo=UTC),) * 2
 
 
 @pytest.mark.parametrize("text", ["2026-02-30T12:00:00Z", "2026-03-01T12:00:00", "nope"])
@@ -299,5 +302,4 @@ def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
         ceiling = expected + timedelta(microseconds=1 if beyond_micro else 0)
     except OverflowError:  # 9999-12-31T23:59:59.9999999Z: the last instant
         ceiling = datetime.max.replace(tzinfo=UTC)
-    assert rfc3339.parse_date_time(text, round_up=True) == ceiling
     assert rfc3339.instant_bounds(text) == (expected, ceiling)

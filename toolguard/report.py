@@ -140,9 +140,9 @@ def json_line(values: dict[str, Any], stream: IO[str], *, drop_none: bool = True
     stream.flush()
 
 
-def instance(result: InstanceResult, mode: str, stream: IO[str] | None = None) -> None:
+def instance(result: InstanceResult, mode: str) -> None:
     """One line for one validated instance file (`toolguard validate`), escaped and bounded."""
-    stream = stream if stream is not None else sys.stdout
+    stream = sys.stdout
     if mode == "json":
         from dataclasses import asdict  # noqa: PLC0415 - `validate` only
 

@@ -33,23 +33,23 @@ _CLOCK_LENGTH = 8  # HH:MM:SS
 _Clock = tuple[int, int, int, str, int | None]
 
 
-def parse_date_time(text: str, *, round_up: bool = False) -> datetime | None:
+def parse_date_time(text: str) -> datetime | None:
     """Return the aware instant `text` denotes, or None if it is not an RFC 3339 date-time.
 
-    Digits past the microsecond are truncated, or rounded up with `round_up` (so a bound
-    check that must not under-estimate an instant can ask for the ceiling). A leap second
-    (23:59:60 UTC) is returned as the first instant of the next minute.
+    Digits past the microsecond are truncated (`instant_bounds` also gives the ceiling, for a
+    bound check that must not under-estimate an instant). A leap second (23:59:60 UTC) is
+    returned as the first instant of the next minute.
     """
     bounds = instant_bounds(text)
     if bounds is None:
         return None
-    return bounds[1] if round_up else bounds[0]
+    return bounds[0]
 
 
 def instant_bounds(text: str) -> tuple[datetime, datetime] | None:
     """The instant `text` denotes truncated and rounded up to the microsecond, read once.
 
-    As `parse_date_time` without and with `round_up`: a freshness rule needs both.
+    The first is `parse_date_time`'s; a freshness rule needs both.
     """
     parts = _date_time(text)
     if parts is None:

@@ -32,17 +32,15 @@ class InstanceResult:
     offset: int | None = None
 
 
-_DEFAULT_LIMITS = Limits()
+_LIMITS = Limits()  # the defaults: no contract names others for an instance file
 
 
-def validate_files(
-    validator: Validator, paths: Iterable[Path], limits: Limits = _DEFAULT_LIMITS
-) -> Iterator[InstanceResult]:
+def validate_files(validator: Validator, paths: Iterable[Path]) -> Iterator[InstanceResult]:
     """Check each instance file in turn (`-`: stdin); one that cannot be read or parsed fails."""
     for path in paths:
         try:
             with open_data(path) as stream:
-                instance: Any = parse(read_bounded(stream, limits.max_bytes), limits)
+                instance: Any = parse(read_bounded(stream, _LIMITS.max_bytes), _LIMITS)
             validator.validate(instance)
         except OSError as exc:
             error = InputError("read_failed", f"cannot read: {exc.strerror}")

@@ -90,8 +90,9 @@ def signs(schema: Any) -> Signs:
     return seen
 
 
-def deref(document: Any, node: Any, where: str | None = None) -> tuple[Any, str | None]:
+def deref(document: Any, node: Any) -> tuple[Any, str | None]:
     """Follow schemas that are nothing but a `$ref`; the node reached and its pointer."""
+    where = None
     for _ in range(_MAX_HOPS):
         if not (isinstance(node, dict) and set(node) == {"$ref"} and isinstance(node["$ref"], str)):
             return node, where

@@ -42,7 +42,7 @@ def become_subreaper() -> bool:
     return True
 
 
-def sweep(*, spare: Collection[int] = (), bound: float = SWEEP_BOUND) -> int:
+def sweep(*, spare: Collection[int] = ()) -> int:
     """Kill and reap this process's children but `spare`, until none is left; how many ended.
 
     A no-op unless `become_subreaper` succeeded. Only direct children are signalled: their
@@ -52,7 +52,7 @@ def sweep(*, spare: Collection[int] = (), bound: float = SWEEP_BOUND) -> int:
     """
     if not _subreaper:
         return 0
-    deadline = time.monotonic() + bound
+    deadline = time.monotonic() + SWEEP_BOUND
     ended: set[int] = set()
     left = set(spare)  # spared, or beyond our permission to signal (it changed its real uid)
     while True:

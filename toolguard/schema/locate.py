@@ -54,9 +54,9 @@ def _follow(schema: Any, location: str, node: Any = None) -> tuple[Any, str]:
     return None, location
 
 
-def resolve_pointer(document: Any, pointer: str, where: str = "") -> Any:
+def resolve_pointer(document: Any, pointer: str) -> Any:
     """Follow an RFC 6901 JSON Pointer; a `SchemaError` if it leads nowhere."""
     node = lookup(document, pointer)
     if node is MISSING:
-        raise SchemaError(f"reference '#{pointer}' points at nothing", field=where)
+        raise SchemaError(f"reference '#{pointer}' points at nothing")
     return node
