@@ -27,7 +27,6 @@ except ImportError:  # pragma: no cover - CPython always has it
 _make_scanner: Any = getattr(_json, "make_scanner", None)
 _make_encoder: Any = getattr(_json, "make_encoder", None)
 _ascii_strings: Any = getattr(_json, "encode_basestring_ascii", None)
-_strings: Any = getattr(_json, "encode_basestring", None)
 
 _WHITESPACE = " \t\n\r"  # JSON's, as `json.decoder.WHITESPACE` reads it
 
@@ -90,22 +89,21 @@ class Decoder:
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
-def encoder(*, ensure_ascii: bool = True, sort_keys: bool = False) -> Callable[[Any], str]:
-    """`json.JSONEncoder(separators=(",", ":"), ...).encode`: compact JSON text of a value."""
+def encoder() -> Callable[[Any], str]:
+    """`json.JSONEncoder(separators=(",", ":")).encode`: compact ASCII JSON text of a value."""
     if _make_encoder is None:  # pragma: no cover
         import json  # noqa: PLC0415 - only where `_json` is missing
 
-        return json.JSONEncoder(
-            ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=(",", ":")
-        ).encode
-    strings = _ascii_strings if ensure_ascii else _strings
+        return json.JSONEncoder(separators=(",", ":")).encode
+    strings = _ascii_strings
 
     def encode(value: Any) -> str:
         if isinstance(value, str):
             return strings(value)  # type: ignore[no-any-return]
         # NOTE: a fresh encoder, and so a fresh circular-reference record, per value, as
         # `JSONEncoder.iterencode` builds one per call: one left by a failed call never lingers.
-        chunks = _make_encoder({}, _unserialisable, strings, None, ":", ",", sort_keys, False, True)
+        # no indent, compact separators; sort_keys, skipkeys, allow_nan as json's defaults
+        chunks = _make_encoder({}, _unserialisable, strings, None, ":", ",", False, False, True)
         return "".join(chunks(value, 0))
 
     return encode
