@@ -7,6 +7,8 @@ upstream behaviours end in a success.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from toolguard.adapters import ADAPTER_BY_KIND
 from toolguard.contract import Contract
 from toolguard.diff.change import (
@@ -24,7 +26,7 @@ from toolguard.diff.change import (
     widened,
 )
 from toolguard.diff.graph import json_key
-from toolguard.error_documents import Mapped
+from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.run.environment import DEFAULT_NAMES, INHERIT
 from toolguard.run.policy import unmapped_exit
 from toolguard.run.retry import RetryPolicy, time_limits
@@ -62,15 +64,21 @@ def run_changes(old: Contract, new: Contract) -> list[Change]:
 
 
 def _error_document_changes(old: Contract, new: Contract) -> list[Change]:
-    """Error documents, matched by schema: a new one turns matching answers into failures."""
-    before = {json_key(doc.validator.schema): doc for doc in old.error_documents}
-    after = {json_key(doc.validator.schema): doc for doc in new.error_documents}
+    """Error documents, matched by schema: a new one turns matching answers into failures.
+
+    The first entry for a schema is the one that applies (`error_documents.match`). An
+    entry whose code is retried also gives answers the payload schema rejected another
+    attempt, so adding or removing one is `both`; so is reordering entries that are not
+    all retried alike, since an answer matching two gets the first one's code.
+    """
+    before, after = _first_by_schema(old), _first_by_schema(new)
     changes: list[Change] = []
     for key, doc in before.items():
         where = f"run.error_documents.{doc.source}"
         if key not in after:
             detail = f"{doc.source} ({_mapped(doc.meaning)}): such answers now reach the schema"
-            changes.append(change(where, "error document removed", detail, MORE, FAILURE))
+            upstream = BOTH if _is_retried(doc.meaning, old.retry) else MORE
+            changes.append(change(where, "error document removed", detail, upstream, FAILURE))
         elif after[key].meaning != doc.meaning:
             upstream = _retried(doc.meaning, old.retry, after[key].meaning, new.retry)
             detail = f"{_mapped(doc.meaning)} -> {_mapped(after[key].meaning)}"
@@ -79,13 +87,26 @@ def _error_document_changes(old: Contract, new: Contract) -> list[Change]:
         if key not in before:
             detail = f"{doc.source} ({_mapped(doc.meaning)}): matching answers are now failures"
             where = f"run.error_documents.{doc.source}"
-            changes.append(change(where, "error document added", detail, LESS, FAILURE))
-    if [key for key in before if key in after] != [key for key in after if key in before]:
+            upstream = BOTH if _is_retried(doc.meaning, new.retry) else LESS
+            changes.append(change(where, "error document added", detail, upstream, FAILURE))
+    kept = [key for key in before if key in after]
+    if kept != [key for key in after if key in before]:
         detail = "an answer matching two of them gets the first one's code"
+        retried = {_is_retried(before[key].meaning, old.retry) for key in kept}
+        retried |= {_is_retried(after[key].meaning, new.retry) for key in kept}
+        upstream = BOTH if len(retried) > 1 else NONE
         changes.append(
-            change("run.error_documents", "error documents reordered", detail, NONE, FAILURE)
+            change("run.error_documents", "error documents reordered", detail, upstream, FAILURE)
         )
     return changes
+
+
+def _first_by_schema(contract: Contract) -> dict[Hashable, ErrorDocument]:
+    """Error documents by schema, in order; of two with one schema only the first applies."""
+    documents: dict[Hashable, ErrorDocument] = {}
+    for doc in contract.error_documents:
+        documents.setdefault(json_key(doc.validator.schema), doc)
+    return documents
 
 
 def retry_changes(old: Contract, new: Contract) -> list[Change]:
@@ -153,9 +174,13 @@ def text_changes(old: Contract, new: Contract) -> list[Change]:
 
 def _retried(was: Mapped, old: RetryPolicy, now: Mapped, new: RetryPolicy) -> Upstream:
     """Whether a failure that used to be retried (and might then succeed) still is."""
-    before = was.retryable and was.code in old.retry_on and old.max_attempts > 1
-    after = now.retryable and now.code in new.retry_on and new.max_attempts > 1
+    before, after = _is_retried(was, old), _is_retried(now, new)
     return NONE if before == after else MORE if after else LESS
+
+
+def _is_retried(meaning: Mapped, policy: RetryPolicy) -> bool:
+    """Whether a failure with this code and hint gets another attempt under `policy`."""
+    return meaning.retryable and meaning.code in policy.retry_on and policy.max_attempts > 1
 
 
 def _mapped(meaning: Mapped) -> str:
