@@ -223,6 +223,48 @@ SCHEMA_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
         [("/properties/b", "property added", "both")],
     ),
     (
+        "property added in an allOf branch, beside unevaluatedProperties",
+        _obj({}, allOf=[OPEN], unevaluatedProperties=False),
+        _obj({}, allOf=[_obj({"a": S, "b": {}})], unevaluatedProperties=False),
+        [("/unevaluatedProperties", "evaluated members changed", "both")],
+    ),
+    (
+        "additionalProperties true beside unevaluatedProperties: not the same as absent",
+        _obj({}, unevaluatedProperties=False),
+        _obj({}, additionalProperties=True, unevaluatedProperties=False),
+        [("/unevaluatedProperties", "evaluated members changed", "both")],
+    ),
+    (
+        "contains added beside unevaluatedItems: it evaluates the items it matches",
+        {"prefixItems": [S], "unevaluatedItems": False},
+        {"prefixItems": [S], "contains": S, "unevaluatedItems": False},
+        [
+            ("/contains", "contains added", "accepts-less"),
+            ("/unevaluatedItems", "evaluated items changed", "both"),
+        ],
+    ),
+    (
+        "unevaluatedProperties unchanged, its $ref's target evaluates another member",
+        {
+            "$defs": {"x": OPEN},
+            **_obj({"p": {"$ref": "#/$defs/x", "unevaluatedProperties": False}}),
+        },
+        {
+            "$defs": {"x": _obj({"a": S, "b": S})},
+            **_obj({"p": {"$ref": "#/$defs/x", "unevaluatedProperties": False}}),
+        },
+        [
+            ("/$defs/x/properties/b", "property added", "accepts-less"),
+            ("/properties/p/unevaluatedProperties", "evaluated members changed", "both"),
+        ],
+    ),
+    (
+        "a property schema changed in an allOf branch: what is evaluated is the same",
+        _obj({}, allOf=[OPEN], unevaluatedProperties=False),
+        _obj({}, allOf=[_obj({"a": {"type": "integer"}})], unevaluatedProperties=False),
+        [("/allOf/0/properties/a/type", "type changed", "both")],
+    ),
+    (
         "property added beside additionalProperties schema",
         _obj({}, additionalProperties=S),
         _obj({"b": {"type": "integer"}}, additionalProperties=S),

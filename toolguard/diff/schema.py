@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from toolguard.diff.change import BOTH, LESS, MORE, NONE, Upstream, show, show_all
-from toolguard.diff.graph import equivalent, json_key, trivially_true
+from toolguard.diff.evaluated import footprint
+from toolguard.diff.graph import equivalent, json_key, signs, trivially_true
 from toolguard.diff.keywords import ASSERTION_BY_KEYWORD, Finding, Node
-from toolguard.pointer import escape
+from toolguard.pointer import escape, lookup
 
 _OBJECT = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
 _ARRAY = ("items", "prefixItems", "contains", "unevaluatedItems", "propertyNames")
@@ -35,6 +36,7 @@ def schema_findings(old: Any, new: Any) -> list[Finding]:
     """Every keyword-level difference between two bundled payload schemas."""
     walk = _Walk(old, new)
     walk.node(old, new, "")
+    walk.evaluation()
     return walk.findings
 
 
@@ -85,6 +87,28 @@ class _Walk:
                 and json_key(old.get(name)) != json_key(new.get(name))
             ):
                 self.add(f"{where}/{escape(name)}", where, f"{name} changed", "", BOTH)
+
+    def evaluation(self) -> None:
+        """Each `unevaluatedProperties`/`unevaluatedItems` whose subschemas evaluate otherwise.
+
+        Checked at every location either schema applies, not on the walk: the node holding
+        the keyword may be unchanged while a `$ref` it follows is not.
+        """
+        for where in sorted(set(signs(self.old_doc)) | set(signs(self.new_doc))):
+            old, new = lookup(self.old_doc, where), lookup(self.new_doc, where)
+            if not (isinstance(old, dict) and isinstance(new, dict)):
+                continue
+            for name, noun in (("unevaluatedProperties", "members"), ("unevaluatedItems", "items")):
+                if name not in old or name not in new:
+                    continue  # added or removed: compared as a subschema
+                if trivially_true(old[name]) and trivially_true(new[name]):
+                    continue
+                before = footprint(self.old_doc, old, name)
+                after = footprint(self.new_doc, new, name)
+                if before != after:
+                    paths = sorted({path[1:] or "itself" for path, _ in {*before} ^ {*after}})
+                    detail = f"{show_all(paths)} evaluate other {noun}: it applies to others"
+                    self.add(f"{where}/{name}", where, f"evaluated {noun} changed", detail, BOTH)
 
     def members(self, old: Node, new: Node, where: str) -> None:
         """`properties` and what governs the other members, read together."""
