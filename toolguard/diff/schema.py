@@ -107,7 +107,7 @@ class _Walk:
                 after = footprint(self.new_doc, new, name)
                 if before != after:
                     paths = sorted({path[1:] or "itself" for path, _ in {*before} ^ {*after}})
-                    detail = f"{show_all(paths)} evaluate other {noun}: it applies to others"
+                    detail = f"{noun} evaluated by {show_all(paths)} differ: it sees others"
                     self.add(f"{where}/{name}", where, f"evaluated {noun} changed", detail, BOTH)
 
     def members(self, old: Node, new: Node, where: str) -> None:
