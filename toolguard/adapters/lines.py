@@ -237,7 +237,10 @@ def _typed(value: str, kind: GroupType, name: str, limits: Limits) -> Any:
     number = float(value) if _NUMBER.fullmatch(value) else math.nan
     if not math.isfinite(number):
         raise ParseError("bad_number", f"group {name!r} is not a finite number: {value!r}")
+    # NOTE: `float_reader` reads float tokens, which JSON writes with a fraction or an exponent
+    # (its short path counts on it); an integer spelling is the same number written as one.
+    token = value if "." in value or "e" in value or "E" in value else f"{value}.0"
     try:  # as the JSON parser reads a float token: the same refusals, the same exact value
-        return float_reader(limits.max_integer_digits)(value)
+        return float_reader(limits.max_integer_digits)(token)
     except ParseError as error:
         raise ParseError(error.reason, f"group {name!r}: {error.message}") from None
