@@ -175,6 +175,22 @@ def test_the_jc_child_has_its_own_session_and_none_of_toolguards_variables(
     assert seen["own"] == []
 
 
+def test_the_jc_child_imports_nothing_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `json.py` or `jc.py` in the working folder (a shared one: anyone's) is never run."""
+    marker = tmp_path / "ran"
+    for module in ("json", "resource", "jc"):
+        planted = f"open({str(marker)!r}, 'a').write({module!r})\nraise SystemExit(42)\n"
+        (tmp_path / f"{module}.py").write_text(planted)
+    monkeypatch.chdir(tmp_path)
+    records = json.loads(
+        jc_adapter._run_jc("df", (EXAMPLE / "response.txt").read_bytes(), Limits())
+    )
+    assert not marker.exists()
+    assert records[0]["filesystem"] == "/dev/vda"
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_jc_child_ended_by_someone_elses_signal_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, signum: int

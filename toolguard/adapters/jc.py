@@ -141,7 +141,9 @@ def budget(size: int) -> tuple[int, int]:
 def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
     """The JSON of what jc made of `text`, from a child held to `budget`, or a rejection."""
     memory, cpu = budget(len(text))
-    argv = [sys.executable, "-c", _CHILD, parser, str(limits.max_bytes), str(memory), str(cpu)]
+    # NOTE: `-P`: with `-c` alone, Python puts the working folder first on `sys.path`, and a
+    # `json.py` or `jc.py` there (anyone's, in a shared folder) would run as this user.
+    argv = [sys.executable, "-P", "-c", _CHILD, parser, *map(str, (limits.max_bytes, memory, cpu))]
     try:
         # NOTE: the wall-clock timeout only backs the CPU limit up (a child that sleeps).
         # `run` kills the child on any exception, a KeyboardInterrupt included: no orphan.
