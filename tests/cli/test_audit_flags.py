@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -206,8 +207,20 @@ def _shared_log(tmp_path: Path) -> tuple[str, Path]:
     return "--audit-log", tmp_path / "audit.jsonl"
 
 
+def _folder_where_the_log_goes(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / "audit.jsonl").mkdir()  # in a shared folder, anyone can: not a usage error
+    return "--audit-log", tmp_path / "audit.jsonl"
+
+
+def _file_where_the_raw_folder_goes(tmp_path: Path) -> tuple[str, Path]:
+    (tmp_path / "raw").write_bytes(b"")
+    return "--raw-dir", tmp_path / "raw"
+
+
 BROKEN = {
     "disk-full": (_dev_full, "No space left on device"),
+    "folder-where-the-log-goes": (_folder_where_the_log_goes, "Is a directory"),
+    "file-where-the-raw-folder-goes": (_file_where_the_raw_folder_goes, "Not a directory"),
     "missing-folder": (_missing_folder, "No such file or directory"),
     "raw-dir-under-a-file": (_raw_dir_under_a_file, "cannot keep raw response"),
     "symlinked-log": (_symlinked_log, "it is a symbolic link"),
@@ -242,6 +255,35 @@ def test_audit_optional_answers_and_warns(contract: Path, command: str) -> None:
     assert run.envelope()["data"]["reviewed_by"] == "alice@example.com"
     assert b"audit trail not written (--audit-optional)" in run.stderr
     assert b"No space left on device" in run.stderr
+
+
+def _linked_to_the_null_device(log: Path) -> None:
+    log.symlink_to(os.devnull)  # a link is never followed: no stream, a refused log
+
+
+def _fifo_of_another_user(log: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a FIFO to another uid")
+    os.mkfifo(log, 0o600)
+    os.chown(log, 65534, -1)
+
+
+@pytest.mark.parametrize("optional", [False, True], ids=["fail-closed", "audit-optional"])
+@pytest.mark.parametrize("plant", [_linked_to_the_null_device, _fifo_of_another_user])
+def test_a_stream_lookalike_where_the_log_goes_fails_the_trail_not_the_command_line(
+    tmp_path: Path, plant: Callable[[Path], None], optional: bool
+) -> None:
+    """With secret context, a stream log needs --audit-key (exit 2); one that is not the user's
+    is no stream but a refused log: exit 1 (or the answer, with --audit-optional), as for any."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["api_token"]\n')
+    plant(tmp_path / "audit.jsonl")
+    flags = ["--audit-log", tmp_path / "audit.jsonl", "--context", f"api_token={TOKEN}"]
+    run = check(contract, OK, *flags, *(["--audit-optional"] if optional else []))
+    assert run.status == (0 if optional else 1), run.stderr
+    if optional:
+        assert b"audit trail not written (--audit-optional)" in run.stderr
+    else:
+        assert run.envelope() == UNAVAILABLE
 
 
 # --- raw copies ---------------------------------------------------------------------------------

@@ -91,13 +91,26 @@ def refuse_stdout(path: Path) -> None:
 
 
 def is_stream(path: Path) -> bool:
-    """Whether the log is not a regular file (a descriptor name, a FIFO, a device)."""
+    """Whether the log is a stream records may go to: a descriptor name, a FIFO, a device.
+
+    Looked up as `append` opens it (no other user's link on the way, the log itself not
+    followed) and judged by the same rules: a FIFO or a link someone else left where the log
+    would be is no stream of this user's, but a log `append` refuses (the trail fails closed),
+    never a reason to refuse the command line.
+    """
     if descriptor(path) is not None:
         return True
     try:
-        return not stat.S_ISREG(path.stat().st_mode)
+        folder, name = open_beside(path)
+    except (OSError, ValueError):
+        return False  # `append` says what is wrong with the way there
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except (OSError, ValueError):
         return False  # missing: it will be created a regular file
+    finally:
+        os.close(folder)
+    return not stat.S_ISREG(info.st_mode) and _refusal(info) is None
 
 
 def _is_stdout(info: os.stat_result) -> bool:

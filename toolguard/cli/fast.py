@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
-from toolguard.cli.flags import CHECK
+from toolguard.cli.flags import CHECK, TRAIL_PATHS
 from toolguard.files import absolute_text, path_text
 
 TYPE_CHECKING = False
@@ -95,13 +95,14 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
         return int(text) if int(text) >= 1 else None
     if "\0" in text:
         return None  # click refuses it
-    try:
-        info = os.stat(text)  # noqa: PTH116 - no pathlib at start-up
-    except (OSError, ValueError):
-        return None if kind in {"existing file", "data file"} else path_text(text)
-    if stat.S_ISDIR(info.st_mode) != (kind == "folder path") or not os.access(text, os.R_OK):
-        return None
-    if kind != "folder path" and not stat.S_ISREG(info.st_mode):
-        return None  # a FIFO or a device: click accepts some; let it decide
+    if kind not in TRAIL_PATHS:  # the audit trail judges its own paths: click checks nothing
+        try:
+            info = os.stat(text)  # noqa: PTH116 - no pathlib at start-up
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISDIR(info.st_mode) or not os.access(text, os.R_OK):
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None  # a FIFO or a device: click accepts some; let it decide
     shown = path_text(text)
     return absolute_text(text) if shown == "-" else shown  # `./-` is a file: only `-` is stdin

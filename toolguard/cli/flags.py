@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
 # "file path", "folder path", "count", "seconds", "microseconds" (0 to 1 s), "repeatable",
 # "repeatable file", "switch", or a tuple of choices
-_PATHS = ("file path", "folder path")  # kinds the audit trail reads as a `Path`
+# Kinds the audit trail reads as a `Path`, and judges itself: click checks nothing about them.
+TRAIL_PATHS = ("file path", "folder path")
 
 
 @frozen
@@ -233,7 +234,7 @@ def trail_options(values: Mapping[str, Any]) -> TrailOptions:
 
     options = {flag.dest: values[flag.dest] for flag in AUDIT}
     for flag in AUDIT:
-        if flag.kind in _PATHS and isinstance(options[flag.dest], str):
+        if flag.kind in TRAIL_PATHS and isinstance(options[flag.dest], str):
             from pathlib import Path  # noqa: PLC0415 - only an audit trail configured
 
             options[flag.dest] = Path(options[flag.dest])
@@ -425,6 +426,18 @@ def _seconds_type() -> Any:
     return Seconds
 
 
+def _trail_path() -> Any:
+    """Click's Path for the audit log, its key and the raw folder: no empty path, no NUL.
+
+    NOTE: nothing else is checked here (that it is readable, a file or a folder): what lies
+    at such a path may be someone else's doing (a log and its key may sit in a shared folder),
+    and the trail judges it on what it opens, so that it fails closed (or warns, with
+    `--audit-optional`) as docs/trust.md says, whatever the other user chose to put there,
+    instead of being a usage error before anything is read.
+    """
+    return _path_type()(path_type=_path_class(), readable=False)
+
+
 def _path_class() -> type[Any]:
     from pathlib import Path  # noqa: PLC0415 - click's commands only
 
@@ -438,8 +451,8 @@ _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     "existing file": lambda _: _replayable_type()(
         exists=True, dir_okay=False, path_type=_path_class()
     ),
-    "file path": lambda _: _path_type()(dir_okay=False, path_type=_path_class()),
-    "folder path": lambda _: _path_type()(file_okay=False, path_type=_path_class()),
+    "file path": lambda _: _trail_path(),
+    "folder path": lambda _: _trail_path(),
     "count": lambda click: click.IntRange(min=1),
     "seconds": lambda _: _seconds_type()(min=0, min_open=True),
     "microseconds": lambda click: click.IntRange(min=0, max=1_000_000),
