@@ -14,8 +14,8 @@ acceptable and defers every other one to this parser; ijson is imported only whe
 from __future__ import annotations
 
 import codecs
-import gc
 
+from toolguard import collector
 from toolguard.errors import LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept, screened_for_size
 from toolguard.limits import Limits
@@ -230,8 +230,7 @@ def _strict(raw: bytes, limits: Limits) -> Any:
     window = [0, 0]
     # NOTE: as on the fast path, no collection while the value grows: it holds no cycle, and
     # each pass would walk all of it again (a third of the time of a late rejection).
-    collecting = gc.isenabled()
-    gc.disable()
+    paused = collector.pause()
     try:
         return _build(_events(raw, window), limits, raw)
     except Rejection as rejection:
@@ -242,8 +241,7 @@ def _strict(raw: bytes, limits: Limits) -> Any:
             raise _located(rejection, raw, window, limits) from None
         raise
     finally:
-        if collecting:
-            gc.enable()
+        collector.resume(paused)
 
 
 def _check_encoding(raw: bytes, *, screened: bool) -> str | None:
