@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+
 import pytest
 
 from toolguard.standins import bounded, cache, suppress
@@ -52,6 +55,69 @@ def test_bounded_keeps_the_newest_results() -> None:
     for value in (1, 2, 1, 3, 1):
         double(value)
     assert calls == [1, 2, 3, 1]  # 1 left when 3 came (it was the oldest stored)
+
+
+def test_threads_calling_at_once_get_one_result() -> None:
+    """Two threads that both miss one argument get the same object: the first one kept."""
+    both_inside = threading.Barrier(2)
+
+    @cache
+    def made(value: int) -> object:
+        both_inside.wait(timeout=10)  # both compute before either stores
+        return object()
+
+    results: list[object] = []
+    threads = [threading.Thread(target=lambda: results.append(made(1))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 2
+    assert results[0] is results[1] is made(1)
+
+
+class _EvictingTogether(dict[object, object]):
+    """Results whose keys two threads read at once, before either evicts one.
+
+    As they may between two bytecodes (or at any moment without the GIL); both then find
+    the same oldest key.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.together = threading.Barrier(2)
+
+    def __iter__(self) -> Iterator[object]:
+        keys = list(super().__iter__())
+        self.together.wait(timeout=10)
+        return iter(keys)
+
+
+def test_threads_evicting_at_once_both_get_their_result() -> None:
+    """Two threads past the size at once: neither fails evicting what the other evicted."""
+
+    @bounded(1)
+    def double(value: int) -> int:
+        return value * 2
+
+    double._results = _EvictingTogether({(0,): 0})  # type: ignore[attr-defined]
+    results: dict[int, int] = {}
+    errors: list[BaseException] = []
+
+    def call(value: int) -> None:
+        try:
+            results[value] = double(value)
+        except Exception as exc:  # noqa: BLE001 - reported below, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(value,)) for value in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert results == {1: 2, 2: 4}
+    assert len(double._results) <= 1  # type: ignore[attr-defined]
 
 
 def test_suppress_swallows_only_the_kinds_named() -> None:

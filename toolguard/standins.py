@@ -54,10 +54,15 @@ class _Remembered:
             return results[key]
         except KeyError:
             pass
-        value = self.__wrapped__(*args, **kwargs)
-        if self._size is not None and len(results) >= self._size:
-            del results[next(iter(results))]
-        results[key] = value
+        # NOTE: no lock, and no step that fails when another thread got here first (threads
+        # that call a remembered function at once all compute; the first result kept wins).
+        # One dict operation each, atomic; `list` takes the keys at once: iterating the dict
+        # would fail if another thread changed its size meanwhile, and `del` if it evicted.
+        value = results.setdefault(key, self.__wrapped__(*args, **kwargs))
+        if self._size is not None and len(results) > self._size:
+            keys = list(results)
+            for oldest in keys[: len(keys) - self._size]:
+                results.pop(oldest, None)
         return value
 
     def cache_clear(self) -> None:
