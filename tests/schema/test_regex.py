@@ -8,6 +8,7 @@ tests at the end hold RE2 to Python's `re` on the patterns both read alike.
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,7 @@ from strategies import REGEX_TEXT, shared_regexes
 
 from toolguard.errors import SchemaError
 from toolguard.schema.matcher import Matcher, refusal
-from toolguard.schema.regex import is_ecma_pattern, translate, translate_groups
+from toolguard.schema.regex import is_ecma_pattern, python_reading, translate, translate_groups
 
 WHERE = "/properties/x/pattern"
 
@@ -479,3 +480,34 @@ def _groups_or_refusal(pattern: str) -> tuple[str, str]:
         return translate_groups(pattern, WHERE)[0], ""
     except SchemaError as exc:
         return "", exc.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reading"),
+    [
+        ("[[a]", "other"),  # a nested set, to Python's FutureWarning
+        ("[a&&b]", "other"),
+        ("[a||b]", "other"),
+        ("[a~~b]", "other"),
+        ("[+--]", "other"),  # a range ending in `-`, then `-`: a set difference to Python
+        ("[^[a]", "same"),  # Python warns only of `[` right after the opening one
+        ("^[a-z]+$", "looser"),
+        ("^ab$", "looser"),
+        ("a", "same"),
+    ],
+)
+def test_python_reading_leaves_the_warning_filters_alone(
+    pattern: str, reading: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No warning is shown, and the process's filters (shared by its threads) are never swapped."""
+
+    def shared(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the warning filters are the whole process's")
+
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        for name in ("catch_warnings", "simplefilter", "filterwarnings", "resetwarnings"):
+            monkeypatch.setattr(warnings, name, shared)
+        assert python_reading(pattern) == reading
+        monkeypatch.undo()
+    assert shown == []

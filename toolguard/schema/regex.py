@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Literal, NoReturn
 
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
+_SET_OPERATORS = frozenset("-&~|")  # doubled in a class: `re`'s FutureWarning
 _CONTROL = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
 _CLASS_ESCAPES = {"d": charsets.DIGIT, "w": charsets.WORD, "s": charsets.SPACE}
 _QUANTIFIER = re.compile(r"\{([0-9]+)(,?)([0-9]*)\}")
@@ -120,8 +121,12 @@ def python_reading(pattern: str) -> Literal["same", "looser", "other"]:
             looser, at = True, at + 2
             continue
         if in_class:
+            if char in _SET_OPERATORS and pattern.startswith(char, at + 1):
+                return "other"  # `--`, `&&`, `~~`, `||`: set operations Python warns of
             in_class = char != "]"
         elif char == "[":
+            if pattern.startswith("[", at + 1):
+                return "other"  # `[[`: a nested set Python warns of
             negated = pattern.startswith("^", at + 1)
             if pattern.startswith("]", at + 1 + negated):
                 return "other"  # `[]` and `[^]`: Python reads a `]` there as a member
@@ -132,13 +137,13 @@ def python_reading(pattern: str) -> Literal["same", "looser", "other"]:
         elif char in ".$":
             looser = True
         at += 1
+    # NOTE: no `warnings.catch_warnings`: it swaps the process's filters, which other threads
+    # share (two at once could leave every warning an error). The scan above answers "other"
+    # for every pattern `re` warns of (its FutureWarning: a set Python may one day read anew);
+    # `Warning` is caught for a host that made warnings errors.
     try:
-        import warnings  # noqa: PLC0415 - a Python reading only
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # FutureWarning: a set Python may one day read anew
-            re.compile(pattern)
-    except (re.error, FutureWarning, OverflowError, RecursionError):
+        re.compile(pattern)
+    except (re.error, Warning, OverflowError, RecursionError):
         return "other"
     return "looser" if looser else "same"
 
