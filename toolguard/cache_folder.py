@@ -15,6 +15,7 @@ file that cannot be used only costs the time the cache would have saved.
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
 
@@ -26,6 +27,10 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 # The configured path, its open folder, and why it is not used (said once, see `opened`).
 _opened: tuple[str, int | None, str] | None = None
 _warned = False
+# NOTE: threads of a library host load contracts at once: one opens the folder (or closes the
+# one of a path no longer configured) at a time; the others wait and take its descriptor,
+# never close it twice, nor a descriptor number another thread's open just reused.
+_LOCK = _thread.allocate_lock()
 
 
 def opened(*, quiet: bool = False) -> int | None:
@@ -44,20 +49,40 @@ def opened(*, quiet: bool = False) -> int | None:
         if base.startswith("~"):
             return None  # no home to cache in
         configured = f"{base}/toolguard"
-    if _opened is None or _opened[0] != configured:
-        if _opened is not None and _opened[1] is not None:
-            os.close(_opened[1])
-        fd, why = None, ""
-        try:
-            fd = open_folder(configured, parents=True)
-        except Untrusted as exc:
-            why = str(exc)
-        except (OSError, ValueError):
-            pass  # missing, unmakeable, or a NUL in the path: only costs compile time
-        _opened = (configured, fd, why)
-    if _opened[2] and not quiet:
-        _warn(f"compile cache not used: {_opened[2]}; compiling in memory")
-    return _opened[1]
+    current = _opened
+    if current is None or current[0] != configured:
+        with _LOCK:
+            current = _opened
+            if current is None or current[0] != configured:
+                current = _opened = _open(configured, current)
+    if current[2] and not quiet:
+        _warn(f"compile cache not used: {current[2]}; compiling in memory")
+    return current[1]
+
+
+def _open(
+    configured: str, previous: tuple[str, int | None, str] | None
+) -> tuple[str, int | None, str]:
+    """`configured` opened (or why it is not used), the folder of `previous` closed."""
+    if previous is not None and previous[1] is not None:
+        os.close(previous[1])
+    fd, why = None, ""
+    try:
+        fd = open_folder(configured, parents=True)
+    except Untrusted as exc:
+        why = str(exc)
+    except (OSError, ValueError):
+        pass  # missing, unmakeable, or a NUL in the path: only costs compile time
+    return configured, fd, why
+
+
+def _new_lock_in_child() -> None:
+    """A fork's child: the lock may have been held by a thread the child does not have."""
+    global _LOCK  # noqa: PLW0603
+    _LOCK = _thread.allocate_lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
 def _warn(message: str) -> None:
