@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,7 +11,12 @@ from hypothesis import strategies as st
 from toolguard.errors import SchemaError
 from toolguard.schema import compile_schema
 from toolguard.schema.formats import FORMAT_CHECKERS, idna
-from toolguard.schema.formats.network import is_hostname, is_idn_email, is_idn_hostname
+from toolguard.schema.formats.network import (
+    is_email,
+    is_hostname,
+    is_idn_email,
+    is_idn_hostname,
+)
 
 
 def row(fmt: str, text: str, expected: bool, why: str = "") -> object:
@@ -126,6 +133,8 @@ DURATION = [
     row("duration", "P1D\n", False),
 ]
 
+# 252 octets: a mailbox of a one-octet local part, "@" and this is RFC 5321's longest path.
+_DOMAIN_252 = ".".join(["b" * 63] * 3 + ["b" * 60])
 EMAIL = [
     row("email", "joe.bloggs@example.com", True),
     row("email", "te~st@example.com", True),
@@ -152,6 +161,24 @@ EMAIL = [
     row("email", "joe@[127.0.0.300]", False),
     row("email", "joe@[::1]", False, "an IPv6 literal without its tag"),
     row("email", "joe@[x-tag:abc]", False, "an unregistered general address literal"),
+    row("email", "joe@[001.02.3.4]", True, "RFC 5321 Snums may have leading zeros"),
+    row("email", "joe@[IPv6:::ffff:01.2.3.4]", True, "so may an IPv6 literal's IPv4 part"),
+    row("email", "joe@[IPv6:1:2:3:4:5:6::]", True, "'::' for two zero groups"),
+    row("email", "joe@[IPv6:1:2:3:4::1.2.3.4]", True, "'::' for two groups beside IPv4"),
+    row("email", "joe@[IPv6:1:2:3:4:5:6:1.2.3.4]", True, "six groups and IPv4"),
+    row("email", "joe@[IPv6:1:2:3:4:5:6:7::]", False, "'::' for one zero group"),
+    row("email", "joe@[IPv6:1::3:4:5:6:7:8]", False, "'::' for one zero group, inside"),
+    row("email", "joe@[IPv6:1:2:3:4:5::1.2.3.4]", False, "'::' for one group beside IPv4"),
+    row("email", "joe@[IPv6:1:2:3:4:5:6:7:1.2.3.4]", False, "seven groups and IPv4"),
+    row("email", "joe@[IPv6:1:2:3:4:5:6:7]", False, "seven groups"),
+    row("email", "joe@[IPv6:::1.2.3]", False, "a three-part IPv4 literal"),
+    row("email", "joe@[IPv6:::0256.1.1.1]", False, "a four-digit Snum"),
+    row("email", "joe@[256.1.1.1]", False),
+    row("email", "joe@[1.2.3.\u0664]", False, "ARABIC-INDIC DIGIT FOUR in a Snum"),
+    row("email", "joe@[IPv6:\uff11::]", False, "FULLWIDTH DIGIT ONE in a group"),
+    row("email", "joe@[IPv6:1::2::3]", False),
+    row("email", "a@" + _DOMAIN_252, True, "a 254-octet mailbox"),
+    row("email", "ab@" + _DOMAIN_252, False, "a 255-octet mailbox (RFC 5321 4.5.3.1.3)"),
     row("email", "joe@xn--X.com", False, "an invalid A-label in the domain"),
     row("email", "j\u00f6e@example.com", False, "a non-ASCII local part"),
     row("email", "joe@example.com\n", False),
@@ -297,6 +324,10 @@ IDN_EMAIL = [
     row("idn-email", "joe@\u0300example.com", False, "a domain label led by a combining mark"),
     row("idn-email", "joe@[::1]", False, "an IPv6 literal without its tag"),
     row("idn-email", "joe@[x-tag:abc]", False),
+    row("idn-email", "joe@[IPv6:1:2:3:4:5:6:7::]", False, "'::' for one zero group"),
+    row("idn-email", "joe@[001.02.3.4]", True, "RFC 5321 Snums may have leading zeros"),
+    row("idn-email", "\u00e9@" + _DOMAIN_252[1:], True, "a 254-octet mailbox"),
+    row("idn-email", "\u00e9@" + _DOMAIN_252, False, "a 255-octet mailbox of 254 characters"),
     row("idn-email", "joe@xn--X.com", False),
     row("idn-email", "joe@ab--cd.example", False, "an R-LDH label in the domain"),
     row("idn-email", "joe@" + "e\u0301" * 2000, False, "an overlong domain"),
@@ -579,3 +610,33 @@ def test_a_valid_idn_hostname_has_a_valid_hostname_form(labels: list[str], separ
     assert is_idn_email(f"\u00e9l\u00e8ve@{name}")
     for label, a_label in zip(labels, a_labels, strict=True):
         assert label.isascii() or idna.to_u_label(a_label) == label
+
+
+def _rfc5321_ipv6() -> re.Pattern[str]:
+    """RFC 5321 4.1.3's IPv6-addr, its comments' group counts spelt out: the test's oracle."""
+    hex4, snum = "[0-9A-Fa-f]{1,4}", "[0-9]{1,3}"
+    ipv4 = rf"(?:{snum}\.){{3}}{snum}"
+
+    def groups(count: int, after: str = "") -> str:
+        return "" if count == 0 else f"{hex4}(?::{hex4}){{{count - 1}}}{after}"
+
+    comp = [f"{groups(i)}::{groups(j)}" for i in range(7) for j in range(7 - i)]
+    v4comp = [f"{groups(i)}::{groups(j, ':')}{ipv4}" for i in range(5) for j in range(5 - i)]
+    full = [f"{hex4}(?::{hex4}){{7}}", f"{hex4}(?::{hex4}){{5}}:{ipv4}"]
+    return re.compile("|".join(full + comp + v4comp))
+
+
+_SMTP_IPV6 = _rfc5321_ipv6()
+
+
+_IPV6_PIECES = ["1", "aB", "ffff", "12345", "g", ":", "::", ":::", ".", "01.2.3.4", "256.0.0.1"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_IPV6_PIECES), max_size=16).map("".join))
+def test_email_ipv6_literal_follows_rfc_5321(address: str) -> None:
+    """An `[IPv6:...]` literal is valid exactly as RFC 5321's IPv6-addr, `::` for 2+ groups."""
+    expected = _SMTP_IPV6.fullmatch(address) is not None and all(
+        int(snum) <= 255 for snum in address.rpartition(":")[2].split(".") if "." in address
+    )
+    assert is_email(f"joe@[IPv6:{address}]") is expected

@@ -40,6 +40,9 @@ _ASCII_ONLY = ""
 # stays ASCII.
 _UTF8_NON_ASCII = r"\x80-\ud7ff\ue000-\U0010ffff"  # compiled on first use: ~8 ms
 _LOCAL_PART_OCTETS = 64  # RFC 5321 section 4.5.3.1.1
+# RFC 5321 section 4.5.3.1.3: a path is at most 256 octets, "<" and ">" included.
+_MAILBOX_OCTETS = 254
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 # NFC output is at least a quarter of its input's length (a canonical decomposition holds at
 # most four code points), so a longer domain cannot normalize to a host name.
 _NFC_SHRINK = 4
@@ -118,7 +121,13 @@ def _is_idn_mail_domain(domain: str) -> bool:
 
 
 def _is_mailbox(text: str, local_part: re.Pattern[str], is_domain: Callable[[str], bool]) -> bool:
-    """Local-part "@" ( Domain / address-literal ), split at the last U+0040 (RFC 5321 4.1.2)."""
+    """Local-part "@" ( Domain / address-literal ), split at the last U+0040 (RFC 5321 4.1.2).
+
+    At most 254 octets in all (4.5.3.1.3), 64 of them in the local part (4.5.3.1.1).
+    """
+    # Each character is at least one octet: a longer text cannot fit.
+    if len(text) > _MAILBOX_OCTETS:
+        return False
     local, at, domain = text.rpartition("@")
     if not at or len(local) > _LOCAL_PART_OCTETS or local_part.fullmatch(local) is None:
         return False
@@ -126,11 +135,56 @@ def _is_mailbox(text: str, local_part: re.Pattern[str], is_domain: Callable[[str
     if len(local.encode("utf-8")) > _LOCAL_PART_OCTETS:
         return False
     if domain.startswith("[") and domain.endswith("]"):
-        return _is_address_literal(domain[1:-1])
-    return is_domain(domain)
+        valid = _is_address_literal(domain[1:-1])
+    else:
+        valid = is_domain(domain)
+    # A valid domain holds no surrogate either, so the whole mailbox encodes.
+    return valid and len(text.encode("utf-8")) <= _MAILBOX_OCTETS
 
 
 def _is_address_literal(literal: str) -> bool:
-    """RFC 5321 section 4.1.3: an IPv4 address, or `IPv6:` and an IPv6 address."""
+    """RFC 5321 section 4.1.3: an IPv4 address, or `IPv6:` and an IPv6 address, in its grammar.
+
+    Not the `ipv4` and `ipv6` formats': a `Snum` may have leading zeros (`[001.2.3.4]`), and
+    `::` must stand for two zero groups or more (`[IPv6:1:2:3:4:5:6:7::]` is not a literal).
+    """
     # NOTE: no General-address-literal tag other than IPv6 is registered, so none is valid.
-    return is_ipv4(literal) or (literal[:5].lower() == "ipv6:" and is_ipv6(literal[5:]))
+    if literal[:5].lower() == "ipv6:":
+        return _is_smtp_ipv6(literal[5:])
+    return _is_snum_quad(literal)
+
+
+def _is_snum_quad(text: str) -> bool:
+    """IPv4-address-literal: four `Snum`s, 1-3 ASCII digits each, at most 255."""
+    snums = text.split(".")
+    return len(snums) == 4 and all(
+        len(snum) <= 3 and _digits(snum) and int(snum) <= 255 for snum in snums
+    )
+
+
+def _is_smtp_ipv6(text: str) -> bool:
+    """IPv6-addr: IPv6-full / IPv6-comp / IPv6v4-full / IPv6v4-comp.
+
+    Eight groups, or six and an IPv4 literal; `::` stands for two groups or more, so a
+    compressed address writes at most six (four beside an IPv4 literal). Erratum 2467, which
+    would have let `::` stand for one group, was rejected.
+    """
+    groups, tail = 8, text.rpartition(":")[2]
+    if "." in tail:
+        if not _is_snum_quad(tail):
+            return False
+        text = text[: len(text) - len(tail)]
+        groups -= 2
+        if not text.endswith("::"):
+            text = text[:-1]  # the ":" before the IPv4 literal
+    halves = text.split("::")
+    if len(halves) > 2:
+        return False
+    written = [group for half in halves if half for group in half.split(":")]
+    if not all(0 < len(group) <= 4 and set(group) <= _HEX_DIGITS for group in written):
+        return False
+    return len(written) <= groups - 2 if len(halves) == 2 else len(written) == groups
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
