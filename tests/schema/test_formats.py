@@ -477,6 +477,10 @@ REGEX = [
     row("regex", "(?i)abc", False, "inline flags"),
     row("regex", "a{2,1}", False, "a reversed quantifier range"),
     row("regex", "\\", False, "a lone backslash"),
+    row("regex", "\\p{Script=Greek}\\P{sc=Latn}", True, "Script values, long and short"),
+    row("regex", "\\p{scx=Zyyy}", True, "a Script_Extensions value"),
+    row("regex", "\\p{sc=Nope}", False, "an unknown Script value"),
+    row("regex", "\\p{Latin}", False, "a Script value without its property"),
 ]
 
 

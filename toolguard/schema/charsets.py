@@ -4,9 +4,9 @@ Python's `re` spells these classes with Unicode meanings ECMA-262 does not give 
 pattern translator never emits `\d` or `\w`: it emits the ranges held here. `\p{...}` takes
 its General_Category from `category_table` (generated from the Unicode Character Database,
 the version of the other generated tables, so a pattern means the same on every Python); a
-property that needs data toolguard does not carry (Script, Alphabetic, Emoji...) is named in
-`UNSUPPORTED` so the pattern is still recognised as valid ECMA-262, but a schema using it is
-refused.
+property that needs data toolguard does not carry (Alphabetic, Emoji...) is named in
+`UNSUPPORTED`, and a Script value in `category_table.SCRIPT_NAMES`, so the pattern is still
+recognised as valid ECMA-262, but a schema using it is refused.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ _CATEGORIES = {
     )
 }
 _GENERAL_CATEGORY = {"General_Category", "gc"}
+_SCRIPT = {"Script", "sc", "Script_Extensions", "scx"}
 # ECMA-262 table-binary-unicode-properties (names and aliases) toolguard has no data for.
 # fmt: off
 UNSUPPORTED = frozenset({
@@ -96,9 +97,7 @@ def property_ranges(expression: str) -> Ranges:
     if equals:
         if name in _GENERAL_CATEGORY and value in _CATEGORIES:
             return _categories(_CATEGORIES[value])
-        # NOTE: Script and Script_Extensions values are not checked against a list we lack,
-        # so `\p{sc=...}` counts as invalid: a false reject, never a false accept.
-        raise UnknownProperty(expression)
+        raise UnknownProperty(expression, valid=name in _SCRIPT and _is_script(value))
     if name in _CATEGORIES:
         return _categories(_CATEGORIES[name])
     if name == "Any":
@@ -137,6 +136,13 @@ def union(ranges: list[tuple[int, int]]) -> Ranges:
 def _categories(names: tuple[str, ...]) -> Ranges:
     table = _category_table()
     return union([span for name in names for span in table.get(name, ())])
+
+
+def _is_script(value: str) -> bool:
+    """Whether `value` names a Script (PropertyValueAliases.txt, as ECMA-262 reads it)."""
+    from toolguard.schema.category_table import SCRIPT_NAMES  # noqa: PLC0415 - 86 KB
+
+    return value in SCRIPT_NAMES
 
 
 @functools.cache
