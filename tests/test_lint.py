@@ -466,3 +466,9 @@ def test_a_schema_that_cannot_be_read_blames_the_field_naming_it(
     assert type(error) is ContractError
     assert (error.source, error.field) == (str(contract), field)
     assert error.message == f"cannot read {name}: No such file or directory"
+
+
+def test_a_passed_if_counts_as_evaluating_what_it_declares() -> None:
+    """unevaluatedProperties: false admits what an `if` declares: it is judged where declared."""
+    report = only(LINT / "TG001" / "fail" / "if_evaluates_open_member.schema.json")
+    assert [(f.rule, f.pointer) for f in report.findings] == [("TG001", "/if/properties/extra")]

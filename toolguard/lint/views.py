@@ -1,12 +1,13 @@
 """Schema views: the subschemas that apply together to one place in an instance.
 
 A view is a conjunction: a subschema, the `allOf` parts and `$ref` targets it pulls in, and one
-branch chosen from each `anyOf`/`oneOf`/`if` on the way. Lint judges leaf views (every branch
-chosen) because that is what an instance meets: `additionalProperties: false` in one part does
-not see its siblings' properties, and `unevaluatedProperties: false` sees only its own
-subschemas. `not`, `if` (as a condition), `contains`, `propertyNames` and `contentSchema`
-describe no accepted value and are not followed (`contains` is, as an item schema, where
-`unevaluatedItems` lets what it matches through: see `walk.py`). A keyword left out is `true`.
+branch chosen from each `anyOf`/`oneOf`/`if` on the way (`if` with `then`, since what a passed
+`if` evaluates is evaluated; or `else`). Lint judges leaf views (every branch chosen) because
+that is what an instance meets: `additionalProperties: false` in one part does not see its
+siblings' properties, and `unevaluatedProperties: false` sees only its own subschemas. `not`,
+`contains`, `propertyNames` and `contentSchema` describe no accepted value and are not followed
+(`contains` is, as an item schema, where `unevaluatedItems` lets what it matches through: see
+`walk.py`). A keyword left out is `true`.
 """
 
 from __future__ import annotations
@@ -173,10 +174,15 @@ class Document:
 
 @dataclass(frozen=True)
 class Site:
-    """A disjunction in a view: `anyOf`, `oneOf`, or `if` with its `then`/`else`."""
+    """A disjunction in a view: `anyOf`, `oneOf`, or `if` with its `then`/`else`.
+
+    Each branch is the members an instance meets together when it takes that branch: `if`
+    and `then` (an instance that passes `if` is evaluated by it, so what `if` declares
+    counts for `unevaluated*`), or `else` alone; `()` for a missing `then`/`else`.
+    """
 
     key: str
-    branches: tuple[Member | None, ...]  # None: the missing `then` or `else`
+    branches: tuple[tuple[Member, ...], ...]
 
 
 def sites(view: View) -> Iterator[Site]:
@@ -186,15 +192,15 @@ def sites(view: View) -> Iterator[Site]:
             items = node.get(keyword)
             if isinstance(items, list) and items:
                 branches = tuple(
-                    Member(f"{at}/{keyword}/{n}", at, keyword) for n in range(len(items))
+                    (Member(f"{at}/{keyword}/{n}", at, keyword),) for n in range(len(items))
                 )
                 yield Site(f"{at}/{keyword}", branches)
         if "if" in node:
-            branches_ = tuple(
-                Member(f"{at}/{keyword}", at, keyword) if keyword in node else None
-                for keyword in ("then", "else")
-            )
-            yield Site(f"{at}/if", branches_)
+            passed = (Member(f"{at}/if", at, "if"),)
+            if "then" in node:
+                passed += (Member(f"{at}/then", at, "then"),)
+            failed = (Member(f"{at}/else", at, "else"),) if "else" in node else ()
+            yield Site(f"{at}/if", (passed, failed))
 
 
 @dataclass(frozen=True)
@@ -308,11 +314,10 @@ class View:
             return True
         return any(
             all(
-                branch is not None and self.document.view([branch], branch.location).requires(name)
+                bool(branch) and self.document.view(branch, branch[0].location).requires(name)
                 for branch in site.branches
             )
             for site in sites(self)
-            if site.key.endswith(("/anyOf", "/oneOf"))
         )
 
 

@@ -44,8 +44,7 @@ def leaf_views(document: Document) -> Iterator[View]:
         site = next((site for site in open_sites if site.key not in resolved), None)
         if site is not None:
             for branch in reversed(site.branches):
-                chosen = (*seeds, branch) if branch is not None else seeds
-                stack.append((chosen, resolved | {site.key}, root, reach))
+                stack.append(((*seeds, *branch), resolved | {site.key}, root, reach))
             continue
         yield view
         if view.impossible or view.pinned:
@@ -60,9 +59,10 @@ def leaf_views(document: Document) -> Iterator[View]:
 def _splits(document: Document, site: Site) -> bool:
     """Whether any branch of `site` holds a keyword lint looks at (else one view will do)."""
     for branch in site.branches:
-        node = document.node(branch.location) if branch is not None else True
-        if isinstance(node, dict) and not set(node) <= _INERT:
-            return True
+        for member in branch:
+            node = document.node(member.location)
+            if isinstance(node, dict) and not set(node) <= _INERT:
+                return True
     return False
 
 
