@@ -472,3 +472,11 @@ def test_a_passed_if_counts_as_evaluating_what_it_declares() -> None:
     """unevaluatedProperties: false admits what an `if` declares: it is judged where declared."""
     report = only(LINT / "TG001" / "fail" / "if_evaluates_open_member.schema.json")
     assert [(f.rule, f.pointer) for f in report.findings] == [("TG001", "/if/properties/extra")]
+
+
+def test_dynamic_ref_is_judged_where_the_validator_lands() -> None:
+    """A $dynamicRef resolves against its resource and may land on any anchor in scope."""
+    for name in ("dynamic_ref_lands_on_open_anchor", "dynamic_ref_pointer_in_its_resource"):
+        (finding,) = only(LINT / "TG001" / "fail" / f"{name}.schema.json").findings
+        assert (finding.rule, finding.pointer) == ("TG001", "/$defs/list/items")
+        assert "$dynamicRef target /$defs/list/$defs/" in finding.message

@@ -108,9 +108,11 @@ def _open_message(view: View) -> str:
         "object is open: nothing rejects unknown members (add additionalProperties: false, "
         "or unevaluatedProperties: false after composition)"
     ]
-    targets = [member.location for member in view.members if member.via.startswith("$")]
-    if targets:
-        parts.append(f"its $ref target {', '.join(map(_where, targets))} is open")
+    references = [member for member in view.members if member.via.startswith("$")]
+    if references:
+        keywords = " or ".join(sorted({member.via for member in references}))
+        targets = ", ".join(_where(member.location) for member in references)
+        parts.append(f"its {keywords} target {targets} is open")
     if any(member.via == "allOf" for member in view.members):
         parts.append(
             "an allOf of open parts is open: only unevaluatedProperties: false beside it "
@@ -277,7 +279,7 @@ def remote_ref(document: Document) -> Iterator[Hit]:
     """
     for at, node in document.nodes():
         for keyword in ("$ref", "$dynamicRef"):
-            if keyword in node and document.target(node, keyword) is None:
+            if keyword in node and document.targets(at, keyword) is None:
                 written = lookup(document.raw, f"{at}/{keyword}")
                 yield Hit(
                     document.file,

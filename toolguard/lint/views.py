@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
 
+from toolguard.lint.dynamic import dynamic_targets
 from toolguard.pointer import MISSING, is_index, lookup, tokens
 from toolguard.schema.refs import REMOTE_PREFIX, children
 from toolguard.schema.vocabulary import ANNOTATIONS
@@ -106,11 +107,6 @@ class Document:
         self.raw = raw
         self.file = file
         self.reach = reach
-        self._dynamic: dict[str, str] = {}
-        for at, node in self.nodes():
-            anchor = node.get("$dynamicAnchor")
-            if isinstance(anchor, str):
-                self._dynamic.setdefault(anchor, at)
 
     def node(self, location: str) -> Any:
         """The subschema at `location` (MISSING if there is none)."""
@@ -126,20 +122,36 @@ class Document:
             yield at, node
             queue.extend(children(node, at))
 
-    def target(self, node: dict[str, Any], keyword: str) -> str | None:
-        """Where the node's `$ref`/`$dynamicRef` leads in this file, or None if it leaves it."""
-        ref = node.get(keyword)
-        if not isinstance(ref, str) or not ref.startswith("#"):
+    def targets(self, at: str, keyword: str) -> tuple[str, ...] | None:
+        """Where the `$ref`/`$dynamicRef` at `at` may lead in this file (None: it leaves it).
+
+        A `$ref` leads to one place; a `$dynamicRef` to the `$dynamicAnchor` of each resource
+        that may be in the dynamic scope when it runs (an instance meets one of them).
+        """
+        node = self.node(at)
+        ref = node.get(keyword) if isinstance(node, dict) else None
+        if not isinstance(ref, str):
             return None
-        target = unquote(ref[1:])
-        if target and not target.startswith("/"):
-            return self._dynamic.get(target)  # a $dynamicRef to a $dynamicAnchor
-        if target.startswith(_REMOTE) or lookup(self.schema, target) is MISSING:
+        if keyword == "$dynamicRef":
+            found = self._dynamic_refs.get(at, ())
+        else:  # bundled: every `$ref` is a local pointer, or one into an embedded remote
+            found = (unquote(ref[1:]),) if ref.startswith("#") else ()
+        if not found or any(
+            target.startswith(_REMOTE) or lookup(self.schema, target) is MISSING for target in found
+        ):
             return None
-        return target
+        return found
+
+    @cached_property
+    def _dynamic_refs(self) -> dict[str, tuple[str, ...]]:
+        written = {at: node["$dynamicRef"] for at, node in self.nodes() if "$dynamicRef" in node}
+        return dynamic_targets(self.raw, written) if written else {}
 
     def expand(self, seeds: Iterable[Member]) -> tuple[Member, ...]:
-        """The seeds and every subschema they apply unconditionally (`allOf`, `$ref`)."""
+        """The seeds and every subschema they apply unconditionally (`allOf`, `$ref`).
+
+        A `$dynamicRef` is followed here when it can land in one place only.
+        """
         members: dict[str, Member] = {}
         queue = deque(seeds)
         while queue:
@@ -155,9 +167,9 @@ class Document:
             if isinstance(parts, list):
                 queue.extend(Member(f"{at}/allOf/{n}", at, "allOf") for n in range(len(parts)))
             for keyword in ("$ref", "$dynamicRef"):
-                target = self.target(node, keyword)
-                if target is not None:
-                    queue.append(Member(target, at, keyword))
+                targets = self.targets(at, keyword)
+                if targets is not None and len(targets) == 1:  # several: a disjunction (`sites`)
+                    queue.append(Member(targets[0], at, keyword))
         return tuple(members.values())
 
     def view(self, seeds: Iterable[Member], root: str, *, reach: bool = True) -> View:
@@ -174,8 +186,9 @@ class Document:
 
 @dataclass(frozen=True)
 class Site:
-    """A disjunction in a view: `anyOf`, `oneOf`, or `if` with its `then`/`else`.
+    """A disjunction in a view: `anyOf`, `oneOf`, `if`, or a `$dynamicRef` of several targets.
 
+    A `$dynamicRef` lands where the dynamic scope says at run time: one branch per target.
     Each branch is the members an instance meets together when it takes that branch: `if`
     and `then` (an instance that passes `if` is evaluated by it, so what `if` declares
     counts for `unevaluated*`), or `else` alone; `()` for a missing `then`/`else`.
@@ -195,8 +208,12 @@ def sites(view: View) -> Iterator[Site]:
                     (Member(f"{at}/{keyword}/{n}", at, keyword),) for n in range(len(items))
                 )
                 yield Site(f"{at}/{keyword}", branches)
+        targets = view.document.targets(at, "$dynamicRef")
+        if targets is not None and len(targets) > 1:
+            choices = tuple((Member(target, at, "$dynamicRef"),) for target in targets)
+            yield Site(f"{at}/$dynamicRef", choices)
         if "if" in node:
-            passed = (Member(f"{at}/if", at, "if"),)
+            passed: tuple[Member, ...] = (Member(f"{at}/if", at, "if"),)
             if "then" in node:
                 passed += (Member(f"{at}/then", at, "then"),)
             failed = (Member(f"{at}/else", at, "else"),) if "else" in node else ()
@@ -246,8 +263,8 @@ class View:
     def opaque(self) -> bool:
         """Whether a member refers outside the file: what it constrains is not known here."""
         return any(
-            keyword in node and self.document.target(node, keyword) is None
-            for _, node in self.dicts
+            keyword in node and self.document.targets(at, keyword) is None
+            for at, node in self.dicts
             for keyword in ("$ref", "$dynamicRef")
         )
 
