@@ -480,3 +480,11 @@ def test_dynamic_ref_is_judged_where_the_validator_lands() -> None:
         (finding,) = only(LINT / "TG001" / "fail" / f"{name}.schema.json").findings
         assert (finding.rule, finding.pointer) == ("TG001", "/$defs/list/items")
         assert "$dynamicRef target /$defs/list/$defs/" in finding.message
+
+
+def test_a_pattern_or_format_that_lets_a_sentence_through_is_free_text() -> None:
+    """TG019 notes a string whose pattern or format constrains the form but not the words."""
+    report = only(LINT / "TG019" / "fail" / "pattern_or_format_lets_a_sentence_through.toml")
+    assert report.clean
+    noted = [finding.pointer for finding in report.findings if finding.rule == "TG019"]
+    assert noted == ["/properties/note", "/properties/filter", "/properties/path"]

@@ -16,8 +16,9 @@ from toolguard.contract import Contract
 from toolguard.contract.names import TOOL_NAME
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, LintRule
+from toolguard.lint.patterns import admits_sentence
 from toolguard.lint.schema_rules import bounded_string
-from toolguard.lint.views import Document, Reach
+from toolguard.lint.views import Document, Reach, View
 from toolguard.lint.walk import leaf_views, resolve_field
 from toolguard.pointer import escape, is_index, tokens
 from toolguard.rules import RULE_BY_KIND
@@ -159,10 +160,11 @@ def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
 def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
     """Free text reaches the agent as data; text for a person belongs in the display text.
 
-    A notice, which never fails lint: a projected string with no `pattern`, `enum`, `const` or
-    `format`, at any depth of a projected field, can hold any visible text, an instruction
-    included. toolguard refuses in it only what a person cannot see (hidden characters), not
-    what it says. Text meant for a person goes in `[display_text]`, which reaches the agent as
+    A notice, which never fails lint: a projected string, at any depth of a projected field,
+    not fixed by `enum`/`const` and whose `pattern`s and `format`s let a sentence through (none
+    at all, `.*`, `format: regex`...), can hold any visible text, an instruction included.
+    toolguard refuses in it only what a person cannot see (hidden characters), not what it
+    says. Text meant for a person goes in `[display_text]`, which reaches the agent as
     `untrusted_display_text`, a name that says what it is; waive the notice where a free
     string is the field's point (a person's name).
     """
@@ -170,14 +172,25 @@ def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
     projected = Reach.of(contract.document["projection"].values())
     document = Document(schema.schema, schema.raw, schema.file, projected)
     for view in leaf_views(document):
-        if view.reach and view.holds("string") and not (view.has("pattern") or view.has("format")):
-            yield Hit(
-                schema.file,
-                view.root,
-                "a projected string with no pattern, enum, const or format: any visible text "
-                "reaches the agent here as data; text meant for a person belongs in "
-                "[display_text] (untrusted_display_text)",
-            )
+        if not (view.reach and view.holds("string")):
+            continue
+        patterns, formats = _written(view, "pattern"), _written(view, "format")
+        if not admits_sentence(patterns, formats):
+            continue
+        held = "no pattern, enum, const or format"
+        if patterns or formats:
+            held = "a pattern or format that lets a sentence through"
+        yield Hit(
+            schema.file,
+            view.root,
+            f"a projected string with {held}: any visible text reaches the agent here as "
+            "data; text meant for a person belongs in [display_text] (untrusted_display_text)",
+        )
+
+
+def _written(view: View, keyword: str) -> list[str]:
+    """The string values of `keyword` (`pattern`, `format`) in the view's members."""
+    return [node[keyword] for _, node in view.dicts if isinstance(node.get(keyword), str)]
 
 
 def tool_name(contract: ContractSubject) -> Iterator[Hit]:
