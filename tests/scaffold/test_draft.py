@@ -17,6 +17,7 @@ from toolguard.scaffold.draft import (
     leaves,
     room,
     schema_for,
+    subschemas,
 )
 from toolguard.schema import compile_schema
 
@@ -103,3 +104,9 @@ def test_depth_counts_containers_as_the_parser_does(value: Any, expected: int) -
 def test_room_is_a_power_of_two_at_least_twice_the_size() -> None:
     """Bounds with room to spare, never below the floor given."""
     assert [room(size, 16) for size in (0, 8, 9, 100)] == [16, 16, 32, 256]
+
+
+def test_subschemas_counts_every_schema_lint_walks() -> None:
+    """The root, each member, an array's items, and each anyOf branch with its anyOf."""
+    schema = draft_schema({"a": [1, "x"], "b": {"c": None}}, "t", "d")
+    assert subschemas(schema) == 7

@@ -22,6 +22,9 @@ _IDENTIFIER_CHARACTERS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:@/+-"
 )
 _TYPE_ORDER = ("object", "array", "string", "integer", "number", "boolean", "null")
+# NOTE: lint walks a schema one view per subschema here and refuses one of over 5000 views
+# (`lint.walk.MAX_VIEWS`, which a test keeps equal): a draft must stay within what it lints.
+MAX_SUBSCHEMAS = 5_000
 
 DECIDE_TEXT = "decide: free text reaches the agent as data (lint TG019); a pattern? an enum?"
 DECIDE_IDENTIFIER = "decide: a few values? an enum; an identifier? an anchored, bounded pattern"
@@ -104,9 +107,13 @@ def _typed(kind: str, values: list[Any]) -> dict[str, Any]:
 
 
 def _object(values: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = list(dict.fromkeys(key for value in values for key in value))
-    properties = {key: schema_for([value[key] for value in values if key in value]) for key in keys}
-    required = [key for key in keys if all(key in value for value in values)]
+    # NOTE: one pass over the members: elements with different names must not cost their product.
+    found: dict[str, list[Any]] = {}
+    for value in values:
+        for key, item in value.items():
+            found.setdefault(key, []).append(item)
+    properties = {key: schema_for(items) for key, items in found.items()}
+    required = [key for key, items in found.items() if len(items) == len(values)]
     schema: dict[str, Any] = {"type": "object"}
     if required:
         schema["required"] = required
@@ -127,6 +134,19 @@ def _string(values: list[str]) -> dict[str, Any]:
         }
     decide = DECIDE_IDENTIFIER if all(is_identifier(value) for value in values) else DECIDE_TEXT
     return {"$comment": decide, "type": "string", "maxLength": room(longest, 32)}
+
+
+def subschemas(schema: dict[str, Any]) -> int:
+    """How many subschemas a drafted schema holds, itself included (what lint walks)."""
+    count, stack = 0, [schema]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack.extend(node.get("properties", {}).values())
+        stack.extend(node.get("anyOf", []))
+        if "items" in node:
+            stack.append(node["items"])
+    return count
 
 
 @dataclass(frozen=True, slots=True)
