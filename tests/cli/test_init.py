@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
+import pytest
 from conftest import RunToolguard
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "scaffold"
 
 SAMPLE = (
     b'{"ticketId": "TCK-4821", "status": "open", "updated_at": "2026-03-14T09:12:44Z",\n'
@@ -106,3 +110,50 @@ def test_init_from_a_sample_over_the_example_with_force_passes_its_test(
     assert "accept/example" in lines[1]
     tested = run_toolguard("test", "tickets", cwd=tmp_path)
     assert tested.status == 0, tested.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    ("name", "left_out"),
+    [("github_issue.json", "/body"), ("kubernetes_deployment.json", "/metadata")],
+)
+def test_init_from_a_real_answer_with_multiline_text_passes_test_lint_and_check(
+    run_toolguard: RunToolguard, tmp_path: Path, name: str, left_out: str
+) -> None:
+    """A newline in the sample's text: that member is left out, and the draft works as is.
+
+    The projection refuses a newline in any field the agent receives, so projecting it would
+    make the contract refuse its own sample; it is written commented out, for the author.
+    """
+    sample = SAMPLES / name
+    run = run_toolguard("init", "tool", "t", "--from", str(sample), cwd=tmp_path)
+    assert (run.status, run.stderr) == (0, b""), run.stderr
+    assert run.stdout.decode().splitlines()[1] == (
+        f"left out of [projection], as they hold a character a person cannot see: {left_out}"
+    )
+    contract = (tmp_path / "t" / "contract.toml").read_text(encoding="utf-8")
+    assert left_out not in tomllib.loads(contract)["projection"].values()
+    assert f'= "{left_out}"' in contract  # commented out, for the author to decide
+    tested = run_toolguard("test", "t", cwd=tmp_path)
+    assert tested.status == 0, tested.stdout.decode()
+    linted = run_toolguard("lint", "t/contract.toml", cwd=tmp_path)
+    assert linted.status == 0, linted.stdout.decode()
+    now = tomllib.loads((tmp_path / "t/fixtures/fixtures.toml").read_text("utf-8"))["now"]
+    checked = run_toolguard(
+        "check", "t/contract.toml", "--input", str(sample), "--now", now, cwd=tmp_path
+    )
+    assert checked.status == 0, checked.stderr
+    assert json.loads(checked.stdout)["outcome"] == "success"
+
+
+def test_init_from_a_sample_of_which_nothing_can_be_projected_exits_2(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """Every member holds a hidden character: refused with the reason, nothing written."""
+    sample = SAMPLES / "only_hidden.json"
+    run = run_toolguard("init", "tool", "t", "--from", str(sample), cwd=tmp_path)
+    assert (run.status, run.stdout) == (2, b"")
+    assert b"no member can be projected, as each holds a character a person cannot see" in (
+        run.stderr
+    )
+    assert b"(/name: U+200B at character 5 of a string)" in run.stderr
+    assert not (tmp_path / "t").exists()

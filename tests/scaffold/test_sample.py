@@ -12,6 +12,8 @@ from conftest import without_waiting
 
 from toolguard.contract.names import MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import UsageError
+from toolguard.lint.walk import MAX_VIEWS
+from toolguard.scaffold.draft import MAX_SUBSCHEMAS
 from toolguard.scaffold.sample import from_sample, read_sample
 from toolguard.shipped import shipped_schema
 
@@ -109,3 +111,59 @@ def test_a_sample_that_is_a_named_pipe_nobody_writes_to_is_read_at_once(tmp_path
     fifo = tmp_path / "sample.fifo"
     os.mkfifo(fifo, 0o600)
     assert without_waiting(lambda: read_sample(fifo)) == b""
+
+
+def test_a_member_holding_a_hidden_character_is_left_out_commented() -> None:
+    """A newline, a tab or a zero-width space: the projection would refuse it, so not projected.
+
+    The line stays, commented out, saying why and what to decide; the schema still holds it.
+    """
+    raw = (
+        b'{"title": "ok", "body": "two\\nlines", "meta": {"a": "x\\u200by"}, "tag": "\\u001b[31m"}'
+    )
+    draft = from_sample("t", raw, "s.json")
+    assert tomllib.loads(draft.contract)["projection"] == {"title": "/title"}
+    assert draft.projected == ("title",)
+    assert draft.left_out == ("/body", "/meta", "/tag")
+    lines = draft.contract.splitlines()
+    assert (
+        '# body = "/body"                  # decide: left out, as no field may hold U+000A at '
+        "character 3 of a string; text for a person? [display_text]"
+    ) in lines
+    assert (
+        '# meta = "/meta"                  # decide: left out, as no field may hold U+200B at '
+        "character 1 of a string, 1 level in; project what you need inside it"
+    ) in lines
+    assert (
+        '# tag = "/tag"                    # decide: left out, as no field may hold U+001B at '
+        "character 0 of a string; an upstream that sends it is suspect"
+    ) in lines
+    assert set(draft.schema["required"]) == {"title", "body", "meta", "tag"}
+
+
+def test_a_sample_with_no_member_to_project_is_refused_with_the_first_reason() -> None:
+    """Every member holds a hidden character: nothing could reach the agent, so no draft."""
+    with pytest.raises(UsageError, match=r"no member can be projected, as each holds") as caught:
+        from_sample("t", b'{"a": "x\\ty", "b": ["\\u2028"]}', "s.json")
+    assert "(/a: U+0009 at character 1 of a string)" in str(caught.value)
+
+
+def test_the_subschema_bound_is_what_lint_walks() -> None:
+    """A draft within MAX_SUBSCHEMAS is one lint can walk (one view per subschema)."""
+    assert MAX_SUBSCHEMAS == MAX_VIEWS
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        {"m": {f"k{n}": n for n in range(MAX_SUBSCHEMAS - 1)}},
+        {"rows": [{f"k{n}": n} for n in range(MAX_SUBSCHEMAS - 1)]},
+    ],
+    ids=["a wide object", "objects each with another member"],
+)
+def test_a_sample_whose_schema_lint_could_not_walk_is_a_usage_error(
+    sample: dict[str, object],
+) -> None:
+    """Over MAX_SUBSCHEMAS subschemas: refused (exit 2) with the count, before any compile."""
+    with pytest.raises(UsageError, match=r"^--from s\.json has too many shapes to draft from: "):
+        from_sample("t", json.dumps(sample).encode(), "s.json")

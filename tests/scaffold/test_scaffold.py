@@ -24,6 +24,7 @@ from toolguard.errors import UsageError
 from toolguard.fixtures.run import prepare, run_suite
 from toolguard.invisible import find_invisible
 from toolguard.lint import lint_paths
+from toolguard.pointer import escape
 
 
 def passes_its_own_lint_and_test(folder: Path) -> None:
@@ -91,20 +92,23 @@ def test_a_draft_from_any_sample_passes_its_own_lint_and_test(
 ) -> None:
     """`init --from`: for any object sample, the folder lints clean and its fixtures pass."""
     raw = json.dumps(sample, indent=indent, ensure_ascii=bool(indent)).encode()
-    # The samples it cannot draft from, each refused with its reason: the only member is named
-    # "" (a pointer no projection may use), or text the agent would receive holds a character
-    # a person cannot see (the projection refuses the sample itself).
-    projected = [value for key, value in sample.items() if key]
+    # A member holding a character a person cannot see is left out of the projection (which
+    # would refuse it); a sample with no member left to project is refused with its reason:
+    # the only member is named "" (a pointer no projection may use), or every other one
+    # holds such a character.
+    members = {key: value for key, value in sample.items() if key}
+    hidden = [f"/{escape(key)}" for key, value in members.items() if find_invisible(value)]
     refusal = None
-    if not projected:
+    if not members:
         refusal = 'its only member is named ""'
-    elif find_invisible(projected) is not None:
-        refusal = "rejects the sample itself (projection, hidden_character)"
+    elif len(hidden) == len(members):
+        refusal = "no member can be projected, as each holds a character a person cannot see"
     if refusal is not None:
         with pytest.raises(UsageError, match=re.escape(refusal)):
             scaffold.build("drafted_tool", (raw, "sample.json"))
         return
     built = scaffold.build("drafted_tool", (raw, "sample.json"))
+    assert list(built.left_out) == hidden
     with tempfile.TemporaryDirectory() as folder:
         scaffold.write(built, Path(folder))
         passes_its_own_lint_and_test(Path(folder))

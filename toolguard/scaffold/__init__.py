@@ -84,6 +84,7 @@ class Scaffold:
     files: tuple[File, ...]
     accepted: int
     rejected: int
+    left_out: tuple[str, ...] = ()  # members not projected, as they hold hidden characters
 
 
 def check_tool_name(tool: str) -> None:
@@ -124,7 +125,7 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
         response, expect = (f"fixtures/reject/{miss.name}{suffix}" for suffix in SUFFIXES["reject"])
         files.append(File(response, miss.raw, private))
         files.append(File(expect, expect_text(miss.note, miss.expect).encode()))
-    return Scaffold(tool, tuple(files), 1, len(misses))
+    return Scaffold(tool, tuple(files), 1, len(misses), tuple(draft.left_out))
 
 
 def _golden(draft: Draft, files: Sequence[File], source: str) -> bytes:
@@ -215,5 +216,12 @@ def summary(scaffold: Scaffold, folder: Path, removed: Sequence[str] = ()) -> st
     if removed:
         gone = sorted({path.split(".", 1)[0].removeprefix("fixtures/") for path in removed})
         lines.append(f"removed the earlier init's fixtures this draft has not: {', '.join(gone)}")
+    if scaffold.left_out:
+        members = ", ".join(clean(pointer, 40) for pointer in scaffold.left_out[:5])
+        if len(scaffold.left_out) > 5:
+            members += f" and {len(scaffold.left_out) - 5} more"
+        lines.append(
+            f"left out of [projection], as they hold a character a person cannot see: {members}"
+        )
     lines.append(f"next: toolguard test {shown} && toolguard lint {contract}")
     return "".join(f"{line}\n" for line in lines)

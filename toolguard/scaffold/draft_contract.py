@@ -35,6 +35,7 @@ class Draft:
     projected: Sequence[str] = ()  # the top-level members the projection keeps
     edits: Sequence[Edit] = ()
     private: bool = False  # the fixtures hold a user's response: written 0600
+    left_out: Sequence[str] = ()  # pointers of members not projected: hidden characters
 
 
 def top_entries(tool: str) -> list[Entry]:

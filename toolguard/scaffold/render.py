@@ -25,6 +25,7 @@ class Entry:
     key: str
     value: str | int
     comment: str = ""
+    commented: bool = False  # written as `# key = value`, for the author to decide on
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,7 @@ def contract_text(preamble: Sequence[str], top: Sequence[Entry], tables: Sequenc
         column = COMMENT_COLUMN - 2 if table.commented else COMMENT_COLUMN
         body = [
             _commented(table.header, table.comment, column),
-            *(_line(entry, column) for entry in table.entries),
+            *(_entry(entry, column) for entry in table.entries),
         ]
         lines += [f"# {line}" for line in body] if table.commented else body
     return "\n".join(lines) + "\n"
@@ -56,6 +57,11 @@ def contract_text(preamble: Sequence[str], top: Sequence[Entry], tables: Sequenc
 def comment_lines(text: str) -> list[str]:
     """A `# ` line per line of `text` (for a block of advice between tables)."""
     return [f"# {_visible(line)}" if line else "#" for line in text.splitlines()]
+
+
+def _entry(entry: Entry, column: int) -> str:
+    """An entry's line; a commented one keeps its comment in the column of the others."""
+    return f"# {_line(entry, column - 2)}" if entry.commented else _line(entry, column)
 
 
 def _line(entry: Entry, column: int = COMMENT_COLUMN) -> str:

@@ -3,7 +3,9 @@
 The sample is read as any response is: within a byte budget, by the strict parser (a
 duplicate member, NaN or trailing data is refused, never repaired). Its shape becomes a
 closed, bounded schema (`draft.py`); every top-level member is projected, each with a
-comment asking the author to keep only what the agent needs; rules that fit a member (a
+comment asking the author to keep only what the agent needs, but one holding a character a
+person cannot see (a newline too), which the projection would refuse: that one is left out,
+commented, for the author to decide; rules that fit a member (a
 `fresh` rule for a timestamp, a request match for an identifier) are suggested, commented
 out, since only the author knows what the request says. The sample is the first accept
 fixture, byte for byte.
@@ -21,11 +23,19 @@ from typing import Any, BinaryIO
 from toolguard.contract.names import MAX_NAME_LENGTH, MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import Rejection, UsageError
 from toolguard.files import open_data
+from toolguard.invisible import Invisible, find_invisible
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import escape
 from toolguard.rfc3339 import parse_date_time
-from toolguard.scaffold.draft import draft_schema, is_identifier, json_type, strings
+from toolguard.scaffold.draft import (
+    MAX_SUBSCHEMAS,
+    draft_schema,
+    is_identifier,
+    json_type,
+    strings,
+    subschemas,
+)
 from toolguard.scaffold.draft_contract import Draft, limits_table, top_entries
 from toolguard.scaffold.near_misses import MAX_BYTES_CEILING, limits_for
 from toolguard.scaffold.render import Entry, Table, contract_text
@@ -78,6 +88,13 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         f"{tool} payload",
         f"Drafted by toolguard init from {name}: the sample's shape, to tighten.",
     )
+    size = subschemas(schema)
+    if size > MAX_SUBSCHEMAS:
+        raise UsageError(
+            f"--from {source} has too many shapes to draft from: its schema would hold {size} "
+            f"subschemas, over the {MAX_SUBSCHEMAS} `toolguard lint` walks; keep one typical "
+            "answer, with fewer distinct members"
+        )
     limits = limits_for(sample, raw, schema)
     if limits is None:
         raise UsageError(
@@ -85,13 +102,22 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
             f"{MAX_BYTES_CEILING} (lint TG015); keep one typical, smaller answer"
         )
     # NOTE: a member named "" has the pointer "/", which names nothing a contract may project.
-    projected = {key: value for key, value in sample.items() if key}
-    if not projected:
+    members = {key: value for key, value in sample.items() if key}
+    if not members:
         raise UsageError(
             f'--from {source}: its only member is named "", which no contract projects'
         )
-    _check_projectable(projected, source)
-    fields = _field_names(list(projected))
+    _check_projectable(members, source)
+    hidden = {key: found for key, value in members.items() if (found := find_invisible(value))}
+    projected = [key for key in members if key not in hidden]
+    if not projected:
+        key, found = next(iter(hidden.items()))
+        raise UsageError(
+            f"--from {source}: no member can be projected, as each holds a character a person "
+            f"cannot see (/{escape(key)}: {found}), which no field the agent receives may hold "
+            "(docs/contract.md#hidden-characters)"
+        )
+    fields = _field_names(list(members))
     contract = contract_text(
         [
             f"{tool}: drafted by `toolguard init --from {name}`. A draft: read every line.",
@@ -102,12 +128,12 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         top_entries(tool),
         [
             limits_table(limits, "the sample's, with room to spare: tighten them"),
-            *_suggested_rules(projected, fields),
+            *_suggested_rules(members, fields),
             Table(
                 "[projection]",
                 [
-                    Entry(field, f"/{escape(key)}", f"{json_type(value)}: keep it if needed")
-                    for field, (key, value) in zip(fields, projected.items(), strict=True)
+                    _projected(field, key, value, hidden.get(key))
+                    for field, (key, value) in zip(fields, members.items(), strict=True)
                 ],
                 "every member of the sample: keep only what the agent needs",
             ),
@@ -125,6 +151,30 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         _now(sample),
         tuple(projected),
         private=True,
+        left_out=tuple(f"/{escape(key)}" for key in hidden),
+    )
+
+
+def _projected(field: str, key: str, value: Any, hidden: Invisible | None) -> Entry:
+    """A member's `[projection]` line: left out, commented, if it holds what none may carry.
+
+    The projection refuses every answer whose projected value holds a character a person
+    cannot see (tab and newline included): projecting it would refuse the sample itself.
+    """
+    pointer = f"/{escape(key)}"
+    if hidden is None:
+        return Entry(field, pointer, f"{json_type(value)}: keep it if needed")
+    if not isinstance(value, str):
+        advice = "project what you need inside it"
+    elif chr(hidden.code_point) in "\t\n":
+        advice = "text for a person? [display_text]"
+    else:
+        advice = "an upstream that sends it is suspect"
+    return Entry(
+        field,
+        pointer,
+        f"decide: left out, as no field may hold {hidden}; {advice}",
+        commented=True,
     )
 
 
