@@ -89,6 +89,7 @@ def _build(
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     declared = payload_schema if stored is None else None
+    _unique_rule_names(document.get("rules", []), source)
     rules = tuple(
         _rule(entry, index, declared, schemas, source, need_extras=need_extras)
         for index, entry in enumerate(document.get("rules", []))
@@ -478,6 +479,20 @@ def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str
             field=field,
         )
     return location
+
+
+def _unique_rule_names(entries: list[dict[str, Any]], source: str) -> None:
+    """Refuse a rule name given twice.
+
+    Diagnostics, the audit record and a fixture's `expect.toml` (`rule = ...`) name a failed
+    rule by it: two rules of one name would read as one.
+    """
+    first: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        seen = first.setdefault(entry["name"], index)
+        if seen != index:
+            why = f"{entry['name']!r} already names rule {seen}: rule names must be unique"
+            raise ContractError(why, source=source, field=f"rules.{index}.name")
 
 
 def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may use
