@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -44,6 +45,18 @@ def test_rules_are_suggested_commented_out() -> None:
     assert '# kind = "equals_context"' in draft.contract
     assert '# kind = "fresh"' in draft.contract
     assert draft.now == "2026-03-14T09:31:01Z"
+
+
+def test_suggested_rules_have_names_of_their_own() -> None:
+    """Two long field names cut to one prefix still suggest rules of two names: uncommented,
+    the contract loads (a rule name given twice is a contract error)."""
+    stem = "a" * 60
+    sample = {f"{stem}_id": "TCK-1", f"{stem}_user_id": "TCK-2", f"{stem}_team_id": "TCK-3"}
+    draft = from_sample("t", json.dumps(sample).encode(), "s.json")
+    names = re.findall(r'^# name = "([^"]+)"', draft.contract, re.MULTILINE)
+    assert len(names) == 3
+    assert len(set(names)) == len(names), names
+    assert all(len(name) <= 64 for name in names)
 
 
 def test_the_clock_is_fixed_without_a_timestamp() -> None:

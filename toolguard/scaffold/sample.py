@@ -210,6 +210,7 @@ def _a(value: Any) -> str:
 def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
     """Commented-out rules for the members they may fit: the author decides."""
     tables = []
+    used: set[str] = set()  # rule names are unique in a contract: a cut field name may repeat
     for field, (key, value) in zip(fields, sample.items(), strict=True):
         pointer = f"/{escape(key)}"
         if isinstance(value, str) and parse_date_time(value) is not None:
@@ -217,7 +218,7 @@ def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
                 Table(
                     "[[rules]]",
                     [
-                        Entry("name", _name(field, "_fresh")),
+                        Entry("name", _name(field, "_fresh", used)),
                         Entry("kind", "fresh"),
                         Entry("pointer", pointer),
                         Entry("max_age_seconds", 300),
@@ -233,7 +234,7 @@ def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
                 Table(
                     "[[rules]]",
                     [
-                        Entry("name", _name(field, "_matches_request")),
+                        Entry("name", _name(field, "_matches_request", used)),
                         Entry("kind", "equals_context"),
                         Entry("pointer", pointer),
                         Entry("context", field),
@@ -249,8 +250,16 @@ def _names_a_thing(key: str) -> bool:
     return key.lower() == "id" or key.lower().endswith("_id") or key.endswith(("Id", "ID"))
 
 
-def _name(field: str, suffix: str) -> str:
-    return field[: MAX_NAME_LENGTH - len(suffix)].rstrip("_") + suffix
+def _name(field: str, suffix: str, used: set[str]) -> str:
+    """`field` + `suffix` within the name's length, numbered if `used` holds it already."""
+    number = 1
+    while True:
+        ending = suffix if number == 1 else f"{suffix}_{number}"
+        name = field[: MAX_NAME_LENGTH - len(ending)].rstrip("_") + ending
+        if name not in used:
+            used.add(name)
+            return name
+        number += 1
 
 
 def _field_names(keys: list[str]) -> list[str]:
