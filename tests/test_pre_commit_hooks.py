@@ -2,12 +2,14 @@
 
 pre-commit installs the hooks' environment from the hook repository (a copy of this checkout,
 committed, so uncommitted work is tested too) with pip, as it does for a user: this needs
-PyPI for click and the other dependencies, and takes 15 to 25 seconds.
+PyPI for click and the other dependencies, and takes 15 to 25 seconds. The other tests run
+each hook's `entry` and `args` from a plain git hook, offline, under a real `git commit`.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -96,5 +98,75 @@ def test_the_hooks_run_under_pre_commit_try_repo(tmp_path: Path) -> None:
         "toolguard test": "Passed",
         "toolguard diff --against HEAD": "Failed",
     }, output
+    assert 'enum value removed: "pending"' in output
+    assert "version bump missing" in output
+
+
+def _commit_with_the_hooks(work: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
+    """`git commit` in `work`, its pre-commit hook running every hook's `entry` and `args`.
+
+    As pre-commit runs them: from the top of the work tree, with git's hook environment (which
+    sets GIT_DIR in a linked worktree); `toolguard` is this checkout's, on PATH.
+    """
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "toolguard"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m toolguard "$@"\n', "utf-8")
+    shim.chmod(0o755)
+    lines = ["#!/bin/sh", "status=0"]
+    for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8")):
+        lines.append(f"{hook['entry']} {shlex.join(hook['args'])} || status=1")
+    lines.append("exit $status")
+    hooks = Path(
+        subprocess.run(
+            ["git", "-C", str(work), "rev-parse", "--git-path", "hooks"],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=_environment(),
+        ).stdout.strip()
+    )
+    hooks = hooks if hooks.is_absolute() else work / hooks
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "pre-commit").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (hooks / "pre-commit").chmod(0o755)
+    identity = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    return subprocess.run(
+        ["git", "-C", str(work), *identity, "commit", "-q", "-m", "change"],
+        capture_output=True,
+        text=True,
+        env={**_environment(), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_first_commit_of_a_new_repository_passes_the_hooks(tmp_path: Path) -> None:
+    """Before any commit, HEAD names nothing: every contract is new, and the commit is made."""
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q")
+    scaffold.write(scaffold.build("ticket_status"), work / "ticket_status")
+    git(work, "add", "-A")
+    done = _commit_with_the_hooks(work, tmp_path / "bin")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_commit_in_a_linked_worktree_is_held_to_the_version_bump(tmp_path: Path) -> None:
+    """`git worktree add`: a staged enum value dropped without a major bump fails the commit."""
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q")
+    scaffold.write(scaffold.build("ticket_status"), work / "ticket_status")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "contract")
+    linked = tmp_path / "linked"
+    git(work, "worktree", "add", "-q", str(linked))
+    schema = linked / "ticket_status" / "response.schema.json"
+    text = schema.read_text(encoding="utf-8")
+    schema.write_text(text.replace('"ok", "failed", "pending"', '"ok", "failed"'), "utf-8")
+    git(linked, "add", "-A")
+    done = _commit_with_the_hooks(linked, tmp_path / "bin")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
     assert 'enum value removed: "pending"' in output
     assert "version bump missing" in output

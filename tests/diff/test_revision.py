@@ -155,6 +155,75 @@ def test_a_shallow_clone_says_how_to_fetch_more(repo: Path, tmp_path: Path) -> N
     assert "git fetch --deepen" in str(caught.value)
 
 
+def test_a_single_branch_shallow_clone_fetches_the_base_by_the_hinted_command(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A CI checkout of one branch lacks origin/main; the command the message gives fetches it."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    schema = repo / "tools" / "review_status" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    git(repo, "commit", "-q", "-am", "narrow")
+    shallow = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--depth", "1", "-b", "feature", f"file://{repo}", str(shallow))
+    contract = shallow / "tools" / "review_status" / "contract.toml"
+    with pytest.raises(UsageError) as caught:
+        load_committed(contract, "origin/main")
+    hinted = "git fetch --depth=1 origin main:refs/remotes/origin/main"
+    assert hinted in str(caught.value)
+    git(shallow, *hinted.split()[1:])
+    [result] = diff_against([contract], "origin/main")
+    assert [change.what for change in result.changes] == ["enum value removed"]
+
+
+def test_head_before_the_first_commit_has_every_contract_new(tmp_path: Path) -> None:
+    """A new repository's first commit (what a pre-commit hook sees): every contract is new."""
+    root = tmp_path / "new"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    shutil.copytree(EXAMPLES / "review_status", root / "review_status")
+    git(root, "add", "-A")
+    [result] = diff_against([root], "HEAD")
+    assert result.old is None
+    assert result.verdict.message == "new contract (not in HEAD): 1.0.0 needs no bump"
+    with pytest.raises(UsageError, match="--against main: no such commit in this clone"):
+        diff_against([root], "main")
+
+
+def test_an_orphan_branch_has_every_contract_new(repo: Path) -> None:
+    """`git checkout --orphan`: HEAD names a branch with no commit, as in a new repository."""
+    git(repo, "checkout", "-q", "--orphan", "fresh")
+    [result, _] = diff_against([repo / "tools"], "HEAD")
+    assert result.old is None
+
+
+def test_a_detached_head_is_never_taken_for_an_unborn_branch(repo: Path) -> None:
+    """A HEAD that names a commit the clone lacks stays a usage error, never "all new"."""
+    (repo / ".git" / "HEAD").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    with pytest.raises(UsageError, match="--against HEAD: no such commit"):
+        diff_against([repo / "tools" / "review_status"], "HEAD")
+
+
+def test_a_hooks_git_dir_does_not_pick_the_work_tree(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git commit` in a linked worktree sets GIT_DIR for its hooks: the edit is still seen.
+
+    With GIT_DIR inherited, git took the contract's folder for the top of the work tree, found
+    no `contract.toml` there at HEAD, and reported every contract as new: a missing bump passed.
+    """
+    worktree = tmp_path / "worktree"
+    git(repo, "worktree", "add", "-q", str(worktree))
+    schema = worktree / "tools" / "review_status" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    git_dir = git(worktree, "rev-parse", "--absolute-git-dir").strip()
+    monkeypatch.setenv("GIT_DIR", git_dir)
+    monkeypatch.setenv("GIT_INDEX_FILE", f"{git_dir}/index")
+    monkeypatch.setenv("GIT_PREFIX", "")
+    [result] = diff_against([schema.with_name("contract.toml")], "HEAD")
+    assert result.old is not None
+    assert [change.what for change in result.changes] == ["enum value removed"]
+
+
 def test_a_revision_that_looks_like_an_option_is_refused(repo: Path) -> None:
     """`--against --output=x` never reaches git as an option."""
     with pytest.raises(UsageError, match="is not a revision"):

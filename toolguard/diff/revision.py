@@ -15,7 +15,7 @@ import os
 import posixpath
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -28,6 +28,30 @@ from toolguard.run.environment import without_toolguard
 from toolguard.schema.refs import SCHEMA_LIMITS
 
 GIT_TIMEOUT_SECONDS = 60
+# NOTE: git's "local" variables (`git rev-parse --local-env-vars`) name one repository: the
+# one a git command that runs a hook is working on. `git commit` in a linked worktree sets
+# GIT_DIR for its hooks, and git then takes the contract's folder (`-C`) as the top of the work
+# tree, so every contract read "new": git must find the repository from the contract's folder.
+_REPOSITORY_VARIABLES = frozenset(
+    {
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_GRAFT_FILE",
+        "GIT_INDEX_FILE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_PREFIX",
+        "GIT_INTERNAL_SUPER_PREFIX",
+        "GIT_SHALLOW_FILE",
+        "GIT_COMMON_DIR",
+    }
+)
 _ENVIRONMENT = {
     "GIT_NO_LAZY_FETCH": "1",  # a partial clone reports a missing blob instead of fetching it
     "GIT_TERMINAL_PROMPT": "0",
@@ -36,7 +60,8 @@ _ENVIRONMENT = {
 }
 _MISSING_REVISION_HINT = (
     "this clone is shallow: fetch more history (git fetch --deepen=100, or fetch-depth: 0 "
-    "with actions/checkout) or the revision itself (git fetch origin REV)"
+    "with actions/checkout) or the branch itself, under the name you give (for origin/main: "
+    "git fetch --depth=1 origin main:refs/remotes/origin/main)"
 )
 
 
@@ -64,8 +89,8 @@ def load_committed(path: Path, revision: str) -> Committed:
     except ValueError:
         raise UsageError(f"{path} is not inside the git work tree {top}") from None
     shown = f"{revision}:{relative}"
-    raw = _blob(top, commit, relative, shown)
-    if raw is None:
+    raw = None if commit is None else _blob(top, commit, relative, shown)
+    if commit is None or raw is None:
         return Committed(shown, None)
     with tempfile.TemporaryDirectory(prefix="toolguard-diff-") as temporary:
         root = Path(temporary)
@@ -90,14 +115,37 @@ def _renamed(exc: ContractError, folder: str, revision: str) -> ContractError:
     return type(exc)(exc.message, source=source, field=exc.field)
 
 
-def _commit(top: Path, revision: str) -> str:
-    """The commit `revision` names, or a `UsageError` that says how to get it."""
+def _commit(top: Path, revision: str) -> str | None:
+    """The commit `revision` names, or a `UsageError` that says how to get it.
+
+    None for `HEAD` on a branch with no commit yet (a new repository's first commit, as a
+    pre-commit hook sees it): nothing was committed, so every contract is new.
+    """
     try:
         return _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
     except _GitFailed:
+        if revision == "HEAD" and _unborn(top):
+            return None
         shallow = _git(top, "rev-parse", "--is-shallow-repository", what="inspect the clone")
         hint = _MISSING_REVISION_HINT if shallow.strip() == "true" else "check its name"
         raise UsageError(f"--against {revision}: no such commit in this clone; {hint}") from None
+
+
+def _unborn(top: Path) -> bool:
+    """HEAD names a branch that does not exist yet (git's "unborn" branch): no commit at all.
+
+    A branch whose ref names a missing object is not unborn: `rev-parse` without `^{commit}`
+    still reads the ref, and that stays a usage error.
+    """
+    try:
+        _git(top, "symbolic-ref", "--quiet", "HEAD")
+    except _GitFailed:
+        return False  # a detached HEAD names a commit, or nothing git can read
+    try:
+        _git(top, "rev-parse", "--verify", "--quiet", "HEAD")
+    except _GitFailed:
+        return True
+    return False
 
 
 def _blob(top: Path, commit: str, path: PurePosixPath, shown: str) -> bytes | None:
@@ -143,6 +191,15 @@ class _GitFailed(Exception):
         self.stderr = stderr
 
 
+def _inherited(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` less toolguard's own variables and git's variables naming a repository."""
+    return {
+        name: value
+        for name, value in without_toolguard(environ).items()
+        if name not in _REPOSITORY_VARIABLES
+    }
+
+
 def _git(folder: Path, *args: str, what: str = "") -> str:
     return os.fsdecode(_git_bytes(folder, *args, what=what))
 
@@ -157,7 +214,7 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
         done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
             command,
             capture_output=True,
-            env={**without_toolguard(os.environ), **_ENVIRONMENT},
+            env={**_inherited(os.environ), **_ENVIRONMENT},
             timeout=GIT_TIMEOUT_SECONDS,
             check=False,
             stdin=subprocess.DEVNULL,
