@@ -140,24 +140,26 @@ def _commit_with_the_hooks(work: Path, bin_dir: Path) -> subprocess.CompletedPro
     )
 
 
-def test_the_first_commit_of_a_new_repository_passes_the_hooks(tmp_path: Path) -> None:
-    """Before any commit, HEAD names nothing: every contract is new, and the commit is made."""
+def _new_repository_with_a_contract(tmp_path: Path) -> Path:
+    """A git repository holding a scaffolded contract, staged and not committed."""
     work = tmp_path / "work"
     work.mkdir()
     git(work, "init", "-q")
     scaffold.write(scaffold.build("ticket_status"), work / "ticket_status")
     git(work, "add", "-A")
+    return work
+
+
+def test_the_first_commit_of_a_new_repository_passes_the_hooks(tmp_path: Path) -> None:
+    """Before any commit, HEAD names nothing: every contract is new, and the commit is made."""
+    work = _new_repository_with_a_contract(tmp_path)
     done = _commit_with_the_hooks(work, tmp_path / "bin")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_commit_in_a_linked_worktree_is_held_to_the_version_bump(tmp_path: Path) -> None:
     """`git worktree add`: a staged enum value dropped without a major bump fails the commit."""
-    work = tmp_path / "work"
-    work.mkdir()
-    git(work, "init", "-q")
-    scaffold.write(scaffold.build("ticket_status"), work / "ticket_status")
-    git(work, "add", "-A")
+    work = _new_repository_with_a_contract(tmp_path)
     git(work, "commit", "-q", "-m", "contract")
     linked = tmp_path / "linked"
     git(work, "worktree", "add", "-q", str(linked))
