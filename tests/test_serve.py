@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -425,6 +426,26 @@ def test_handle_refuses_without_quoting_the_line(review: Contract) -> None:
     assert answer.diagnostics is None
     assert answer.refused is not None
     assert "unknown contract" in answer.refused
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        base64.b64encode(OK.encode()).decode(),
+        base64.b64encode(OK.encode()).decode().rstrip("="),  # padding left out
+        base64.urlsafe_b64encode(b"\xfb\xff" + OK.encode()).decode(),  # the URL-safe alphabet
+        base64.b64encode(OK.encode() + b" ").decode()[:-2] + "B=",  # unused bits set (iB= for iA=)
+        "\n".join(textwrap.wrap(base64.b64encode(OK.encode()).decode(), 76)),  # MIME lines
+    ],
+    ids=["canonical", "unpadded", "url-safe", "non-canonical", "newline"],
+)
+def test_base64_is_read_only_as_b64encode_writes_it(review: Contract, encoded: str) -> None:
+    """One spelling per response: the standard alphabet, padded, unused bits zero (serve.md)."""
+    answer = Server([review]).handle(request(encoded, "req.b64.0001", encoding="base64"))
+    canonical = encoded == base64.b64encode(OK.encode()).decode()
+    assert (answer.refused is None) is canonical, answer.refused
+    if not canonical:
+        assert json.loads(answer.line) == {**BAD_REQUEST, "request_id": "req.b64.0001"}
 
 
 def test_a_request_without_the_context_a_rule_reads_says_where_to_give_it(

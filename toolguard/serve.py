@@ -217,10 +217,22 @@ def _raw(value: Any, encoding: Any) -> bytes:
         raise UsageError(f"encoding must be one of {', '.join(ENCODINGS)}")
     try:
         if encoding == "base64":
-            return base64.b64decode(value, validate=True)
+            return _base64(value)
         return value.encode("utf-8")
     except (binascii.Error, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise UsageError(f"raw is not valid {encoding}: {exc}") from None
+
+
+def _base64(text: str) -> bytes:
+    """The bytes `text` encodes in canonical base64 (RFC 4648 §4, padded), and no other text.
+
+    NOTE: `b64decode` ignores the unused bits of the last character (`IB==` reads as `IA==`
+    does): one response would have many spellings. Only the one `b64encode` writes is read.
+    """
+    data = base64.b64decode(text, validate=True)
+    if base64.b64encode(data) != text.encode("ascii"):
+        raise ValueError("non-canonical encoding: unused bits are not zero")
+    return data
 
 
 def _bad_request(request_id: str | None) -> bytes:
