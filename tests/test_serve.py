@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import array
 import base64
 import contextlib
+import fcntl
 import io
 import json
 import os
 import signal
 import subprocess
 import sys
+import termios
 import textwrap
 import threading
 import time
@@ -333,6 +336,83 @@ def test_a_closed_stdout_ends_the_server_with_exit_4_quietly() -> None:
     assert b"stdout was closed" in done.stderr
     assert b"Traceback" not in done.stderr
     assert b"Exception ignored" not in done.stderr
+
+
+def _full_or_ended(child: subprocess.Popen[bytes], read_end: int) -> None:
+    """Wait, reading nothing, until `child` has ended or waits for room in the pipe `read_end`.
+
+    NOTE: waiting is seen, not timed: the child sleeps (it reads a file and writes stderr to
+    one, so only stdout can hold it) while the pipe holds more than half its capacity, twice
+    in a row with nothing added in between.
+    """
+    capacity = fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ)
+    held, before = array.array("i", [0]), -1
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        fcntl.ioctl(read_end, termios.FIONREAD, held)
+        stat = Path(f"/proc/{child.pid}/stat").read_text()
+        sleeping = stat[stat.rindex(")") + 2] == "S"
+        if sleeping and held[0] > capacity // 2 and held[0] == before:
+            return
+        before = held[0] if sleeping else -1
+        time.sleep(0.05)
+
+
+def _drained(read_end: int) -> bytes:
+    with os.fdopen(read_end, "rb") as stdout:
+        return stdout.read()
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["raw-stdout", "buffered-stdout"])
+def test_a_stdout_another_process_made_non_blocking_loses_no_answer(
+    unbuffered: str, tmp_path: Path
+) -> None:
+    """O_NONBLOCK on the caller's pipe: a full pipe is waited on, never taken for a closed one
+    (buffered) nor written in part with the rest dropped (raw, as `PYTHONUNBUFFERED` makes it)."""
+    lines = [request(OK, f"req.nbout.{n:06d}") for n in range(2000)]  # 300 KiB of answers
+    (tmp_path / "in").write_bytes(b"".join(lines))
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    with (tmp_path / "in").open("rb") as stdin:
+        child = subprocess.Popen(
+            serve_argv(REVIEW_PATH), stdin=stdin, stdout=write_end, stderr=subprocess.DEVNULL,
+            cwd=REPO, env={**_ENV, "PYTHONUNBUFFERED": unbuffered},
+        )  # fmt: skip
+    os.close(write_end)
+    _full_or_ended(child, read_end)
+    got = [json.loads(line) for line in _drained(read_end).splitlines()]
+    assert child.wait(timeout=60) == 0
+    assert [answer["request_id"] for answer in got] == [f"req.nbout.{n:06d}" for n in range(2000)]
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["raw-stdout", "buffered-stdout"])
+def test_sigterm_while_nobody_reads_stdout_exits_0_with_whole_answers(
+    unbuffered: str, tmp_path: Path
+) -> None:
+    """Blocked on a full stdout, serve still stops: it gives the answer up (serve.md)."""
+    (tmp_path / "in").write_bytes(b"".join(request(OK, f"req.full.{n:06d}") for n in range(3000)))
+    read_end, write_end = os.pipe()
+    with (tmp_path / "in").open("rb") as stdin, (tmp_path / "err").open("wb") as stderr:
+        child = subprocess.Popen(
+            serve_argv(REVIEW_PATH), stdin=stdin, stdout=write_end, stderr=stderr, cwd=REPO,
+            env={**_ENV, "PYTHONUNBUFFERED": unbuffered},
+        )  # fmt: skip
+    os.close(write_end)
+    _full_or_ended(child, read_end)
+    child.send_signal(signal.SIGTERM)
+    try:
+        status = child.wait(timeout=30)
+    finally:
+        stdout = _drained(read_end)
+    assert status == 0
+    whole = stdout.splitlines(keepends=True)
+    if whole and not whole[-1].endswith(b"\n"):
+        whole.pop()  # the answer given up, cut short: a reader discards a line without newline
+    assert [json.loads(line)["request_id"] for line in whole] == [
+        f"req.full.{n:06d}" for n in range(len(whole))
+    ]
+    assert len(whole) < 3000
+    assert b"Traceback" not in (tmp_path / "err").read_bytes()
 
 
 @pytest.mark.parametrize(

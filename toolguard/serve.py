@@ -26,7 +26,8 @@ from toolguard.contract import Contract
 from toolguard.errors import ContextError, ContractError, ExitStatus, Rejection, UsageError
 from toolguard.framing import Lines
 from toolguard.limits import Limits
-from toolguard.operator_channel import OperatorChannel
+from toolguard.line_writer import LineWriter
+from toolguard.operator_channel import LINGER, OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
 from toolguard.polled_input import polled
@@ -124,14 +125,16 @@ class Server:
     ) -> ExitStatus:
         """Answer every line of `stdin` in order until EOF or SIGTERM/SIGINT/SIGHUP.
 
-        0 at EOF or on a signal (an answer being computed is written first); 4 if stdout was
-        closed. Blank lines are skipped; an over-long line is refused as soon as its first
-        `line_cap + 1` bytes are read, and its rest is dropped as it comes (`framing.Lines`).
+        0 at EOF or on a signal (an answer being computed is written first, while the caller
+        takes it: given up after `LINGER` without progress); 4 if stdout was closed. Blank
+        lines are skipped; an over-long line is refused as soon as its first `line_cap + 1`
+        bytes are read, and its rest is dropped as it comes (`framing.Lines`).
         With `busy_poll_us`, a pipe or socket `stdin` nothing has read yet is polled that long
         after each answer before the process sleeps (`polled_input`; the command's default is
         100, a library caller opts in).
         """
         read = polled(stdin, busy_poll_us)
+        out = LineWriter(stdout)
         # NOTE: diagnostics go through a writer thread: a caller that never reads stderr
         # must not block the answers (see operator_channel.py).
         channel = OperatorChannel(stderr, farewell=_farewell(mode))
@@ -142,10 +145,11 @@ class Server:
                     raise _Stopped  # lines read with the one being answered: not answered
                 answer = self.handle(line)
                 try:
-                    stdout.write(answer.line)
-                    stdout.flush()
+                    written = out.write(answer.line, stop.wait)
                 except (OSError, ValueError):
                     raise _StdoutClosed from None
+                if not written:
+                    raise _Stopped  # stopped, and the caller took nothing of it for LINGER
                 _tell_operator(answer, mode, channel)
 
             lines = Lines(self.line_cap, respond)
@@ -272,7 +276,7 @@ class _Stop:
     """SIGTERM/SIGINT/SIGHUP: stop at once while waiting for input, else after the current answer.
 
     `with stop.reading():` around a blocking read. NOTE: a plain context manager, not a
-    generator: it is entered once per request line.
+    generator: it is entered once per request line. `wait` waits for room for an answer.
     """
 
     def __init__(self) -> None:
@@ -286,6 +290,21 @@ class _Stop:
 
     def reading(self) -> _Stop:
         return self
+
+    def wait(self, room: Callable[[int], bool]) -> bool:
+        """Wait for stdout to have room: as long as it takes, until a stop; then `LINGER` more.
+
+        NOTE: a stop interrupts the wait alone, which has written nothing: the answer is then
+        still written while the caller takes it, but a caller that never reads stdout must not
+        hold a stopping server (False: give the answer up).
+        """
+        if not self.requested:
+            try:
+                with self:
+                    return room(-1)
+            except _Stopped:
+                pass
+        return room(int(LINGER * 1000))
 
     def __enter__(self) -> None:
         if self.requested:
