@@ -32,8 +32,9 @@ RULE = signed(
     max_lifetime_seconds=900,
     claims={"change_id": "/change_id"},
 )
-# Every header check after row 7 fails on these (a key location, b64 false, an unknown crit).
-LATER_HEADER = {"jku": "https://evil.example/keys", "b64": False, "crit": ["zz"]}
+# Every header check after row 7 fails on these (a key location, b64 false, a compressed
+# payload, an unknown crit).
+LATER_HEADER = {"jku": "https://evil.example/keys", "b64": False, "zip": "DEF", "crit": ["zz"]}
 # Rows 18-21 fail on these claims: too old and too long-lived, an aud, another change.
 LATER_CLAIMS = {"iat": EPOCH_NOW - 5000, "aud": "someone", "change_id": "CR-9"}
 GOOD_CLAIMS = {"iss": ISSUER, "exp": EPOCH_NOW + 540, "iat": EPOCH_NOW - 60, "change_id": "CR-1042"}
@@ -96,6 +97,11 @@ CASES: list[Case] = [
     (6, "kid a number", lambda: _token(HEADER_ALL_WRONG, CLAIMS_ALL_WRONG)),
     (6, "kid null", lambda: _token({"alg": "EdDSA", "kid": None, "b64": False}, {})),
     (6, "no alg", lambda: _token({"kid": 5, **LATER_HEADER}, CLAIMS_ALL_WRONG)),
+    (
+        6,
+        "cty a number",
+        lambda: _token({"alg": "HS256", "cty": 7, **LATER_HEADER}, CLAIMS_ALL_WRONG),
+    ),
     (7, "HS256", lambda: _token({"alg": "HS256", **LATER_HEADER}, CLAIMS_ALL_WRONG)),
     (7, "none", lambda: _token({"alg": "none", **LATER_HEADER}, {}, signature="")),
     (8, "jku", lambda: _token({**SIGNED, "kid": "nokey", **LATER_HEADER}, CLAIMS_ALL_WRONG)),
@@ -103,6 +109,11 @@ CASES: list[Case] = [
         9,
         "b64 false",
         lambda: _token({**SIGNED, "kid": "nokey", "b64": False, "crit": ["zz"]}, {}),
+    ),
+    (
+        9,
+        "zip",
+        lambda: _token({**SIGNED, "kid": "nokey", "zip": "DEF", "crit": ["zz"]}, {}),
     ),
     (10, "crit unknown", lambda: _token({**SIGNED, "kid": "nokey", "crit": ["zz"]}, {})),
     (11, "kid of no key", lambda: _token({**SIGNED, "kid": "nokey"}, CLAIMS_ALL_WRONG)),

@@ -111,10 +111,17 @@ def test_structure_reasons_reach_the_verifier() -> None:
 
 @pytest.mark.parametrize(
     "header",
-    ['{"kid":"ed"}', '{"alg":null,"kid":"ed"}', '{"alg":["EdDSA"]}', '{"alg":"EdDSA","kid":7}'],
+    [
+        '{"kid":"ed"}',
+        '{"alg":null,"kid":"ed"}',
+        '{"alg":["EdDSA"]}',
+        '{"alg":"EdDSA","kid":7}',
+        '{"alg":"EdDSA","kid":"ed","typ":["JWT"]}',
+        '{"alg":"EdDSA","kid":"ed","cty":null}',
+    ],
 )
-def test_alg_must_be_a_string_and_kid_too(header: str) -> None:
-    """A header without an `alg` string, or with a `kid` that is no string, is malformed."""
+def test_alg_must_be_a_string_and_kid_typ_and_cty_too(header: str) -> None:
+    """A header without an `alg` string, or a `kid`, `typ` or `cty` not a string, is malformed."""
     assert reason(by_hand(header, json.dumps(claims()), ED.private.sign)) == "header_malformed"
 
 
@@ -193,6 +200,31 @@ def test_an_unencoded_payload_is_refused() -> None:
 @pytest.mark.parametrize(
     "members",
     [
+        {"zip": "DEF"},  # compressed: a JWE member (RFC 7516 §4.1.3)
+        {"enc": "A256GCM"},  # a JWE header (RFC 7516 §9)
+        {"cty": "JWT"},  # a nested JWT (RFC 7519 §5.2), in any spelling of its media type
+        {"cty": "jwt"},
+        {"cty": "application/JWT"},
+        {"cty": "application/jwt; charset=utf-8"},
+    ],
+)
+def test_a_header_saying_the_payload_is_not_the_claims_is_refused(members: dict[str, Any]) -> None:
+    """Compressed, encrypted or nested: toolguard reads none of these, so it believes none."""
+    token = by_hand(header_of(ED, **members), json.dumps(claims()), ED.private.sign)
+    assert reason(token) == "payload_not_claims"
+
+
+@pytest.mark.parametrize("members", [{"typ": "JWT"}, {"typ": "at+jwt"}, {"cty": "json"}])
+def test_typ_and_other_content_types_are_not_read(members: dict[str, Any]) -> None:
+    """`typ` is not checked, and a `cty` that is no JWT's leaves the payload the claims."""
+    token = by_hand(header_of(ED, **members), json.dumps(claims()), ED.private.sign)
+    assert verify(token, NOW, DEFAULT) == claims()
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        {"crit": ["b64", "b64"], "b64": True},  # RFC 7515 §4.1.11: no duplicate names
         {"crit": ["exp"], "exp": 1},  # a name toolguard does not understand as an extension
         {"crit": ["alg"]},  # registered names may not be listed
         {"crit": ["b64"]},  # listed but absent
@@ -385,7 +417,7 @@ def test_messages_name_the_check_and_the_values() -> None:
 
 
 HEADER_MEMBERS = st.dictionaries(
-    st.sampled_from(["alg", "kid", "typ", "crit", "b64", "jwk", "cty", "x5t", "zip"]),
+    st.sampled_from(["alg", "kid", "typ", "crit", "b64", "jwk", "cty", "x5t", "zip", "enc"]),
     st.one_of(
         st.sampled_from(["EdDSA", "Ed25519", "ES256", "none", "HS256", "ed", "b64"]),
         json_values(max_depth=1),
@@ -422,6 +454,8 @@ def test_any_signed_header_and_claims_get_a_defined_answer(
         assert header.get("alg") in {"EdDSA", "Ed25519"}
         assert "jwk" not in header
         assert header.get("b64", True) is True
+        assert "zip" not in header
+        assert "enc" not in header
 
 
 REASONS = {
@@ -433,6 +467,7 @@ REASONS = {
     "algorithm_refused",
     "key_in_header",
     "unencoded_payload",
+    "payload_not_claims",
     "crit_unknown",
     "key_unknown",
     "key_ambiguous",

@@ -1,10 +1,11 @@
 """Verify a compact JWS against the contract's policy -> its claims, or a `RuleViolation`.
 
 In order: the token's parts (`token.py`); the header (a pinned `alg`, no key or key location,
-no unencoded payload, no unknown `crit`); the key (`kid` selects one, or exactly one key fits);
-the signature; then the claims: `iss`, the clock (`exp`, `nbf`, `iat`, age and lifetime, each
-with the skew) and `aud`. Nothing the token says about itself is believed before the step
-that checks it. The `signed` rule then binds the verified claims to the payload.
+a payload that is the claims as they are, no unknown `crit`); the key (`kid` selects one, or
+exactly one key fits); the signature; then the claims: `iss`, the clock (`exp`, `nbf`, `iat`,
+age and lifetime, each with the skew) and `aud`. Nothing the token says about itself is
+believed before the step that checks it. The `signed` rule then binds the verified claims to
+the payload.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ from toolguard.signed.token import read_compact
 KEY_IN_HEADER = ("jwk", "jku", "x5u", "x5c")
 # The extensions toolguard understands when `crit` names them: RFC 7797's `b64`, as `true`.
 UNDERSTOOD = frozenset({"b64"})
+# Registered members that are strings when present (RFC 7515 §4.1.4, §4.1.9, §4.1.10).
+STRINGS = ("kid", "typ", "cty")
+# What the payload would be if the header were believed: it is read as the claims, or refused.
+NOT_CLAIMS = {
+    "zip": "compressed (zip, a JWE member: RFC 7516 §4.1.3)",
+    "enc": "encrypted (enc makes the header a JWE's: RFC 7516 §9)",
+}
 
 
 class Policy(Protocol):
@@ -63,8 +71,9 @@ def _header(header: dict[str, Any], policy: Policy) -> str:
     alg = header.get("alg")
     if not isinstance(alg, str):
         raise RuleViolation("header_malformed", "the token's header has no 'alg' string")
-    if "kid" in header and not isinstance(header["kid"], str):
-        raise RuleViolation("header_malformed", "the token's kid is not a string")
+    for member in STRINGS:
+        if member in header and not isinstance(header[member], str):
+            raise RuleViolation("header_malformed", f"the token's {member} is not a string")
     if not could_be_listed(alg, policy.algorithms):
         raise RuleViolation(
             "algorithm_refused",
@@ -77,14 +86,18 @@ def _header(header: dict[str, Any], policy: Policy) -> str:
             f"the token's header carries {', '.join(named)}: the key comes from the contract, "
             "never from the token",
         )
-    if "b64" in header and header["b64"] is not True:
-        raise RuleViolation(
-            "unencoded_payload", "the token's header sets b64 (RFC 7797): only b64: true is read"
-        )
+    _payload_is_claims(header)
     if "crit" in header:
         crit = header["crit"]
-        if not isinstance(crit, list) or not crit or not all(isinstance(c, str) for c in crit):
-            raise RuleViolation("crit_unknown", "the token's crit is not a non-empty string array")
+        if (
+            not isinstance(crit, list)
+            or not crit
+            or not all(isinstance(c, str) for c in crit)
+            or len(set(crit)) != len(crit)
+        ):
+            raise RuleViolation(
+                "crit_unknown", "the token's crit is not a non-empty array of distinct strings"
+            )
         unknown = [name for name in crit if name not in UNDERSTOOD or name not in header]
         if unknown:
             raise RuleViolation(
@@ -93,6 +106,31 @@ def _header(header: dict[str, Any], policy: Policy) -> str:
                 "does not understand",
             )
     return alg
+
+
+def _payload_is_claims(header: dict[str, Any]) -> None:
+    """Refuse a header that says the payload is anything but the claims, base64url-encoded."""
+    if "b64" in header and header["b64"] is not True:
+        raise RuleViolation(
+            "unencoded_payload", "the token's header sets b64 (RFC 7797): only b64: true is read"
+        )
+    transformed = [why for member, why in NOT_CLAIMS.items() if member in header]
+    if _names_a_jwt(header.get("cty")):
+        transformed.append(f"a nested JWT (cty {header['cty']!r}: RFC 7519 §5.2)")
+    if transformed:
+        raise RuleViolation(
+            "payload_not_claims",
+            f"the token's header says its payload is {'; '.join(transformed)}: toolguard "
+            "reads a compact JWS whose payload is the claims, and nothing else",
+        )
+
+
+def _names_a_jwt(cty: str | None) -> bool:
+    """Whether a `cty` media type is JWT's: any case, `application/` implied (RFC 7515 §4.1.10)."""
+    if cty is None:
+        return False
+    media_type = cty.split(";", 1)[0].strip().lower()
+    return (media_type if "/" in media_type else f"application/{media_type}") == "application/jwt"
 
 
 def _select(header: dict[str, Any], alg: str, policy: Policy) -> tuple[Key, Any]:
