@@ -109,7 +109,11 @@ def test_a_set_with_no_usable_key_is_refused() -> None:
         (b'{"keys": [1]}', "not a JSON object"),
         (b'{"keys": [{"kid": "x"}]}', "no 'kty'"),
         (b'{"keys": [{"kty": "OKP", "kid": 7}]}', "'kid' is not a string"),
-        (b'{"keys": [{"kty": "OKP", "key_ops": "verify"}]}', "not an array of strings"),
+        (b'{"keys": [{"kty": "OKP", "key_ops": "verify"}]}', "not an array of distinct strings"),
+        (
+            b'{"keys": [{"kty": "OKP", "key_ops": ["verify", "verify"]}]}',
+            "not an array of distinct strings",
+        ),
         (b'{"keys": [{"kty": "OKP", "crv": "Ed25519"}]}', "OKP key without 'x'"),
         (b'{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "a+b/"}]}', "'x' is not base64url"),
         (b'{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "AB"}]}', "not canonical base64url"),
@@ -202,6 +206,9 @@ STRICTER = [
         ("RS256",),
         "the modulus is even",
     ),
+    # RFC 7518 §2: a Base64urlUInt has no leading zero octets (another spelling, thumbprint).
+    ({**RSA, "n": _b64(b"\0" + _bytes(RSA["n"]))}, ("RS256",), "n starts with a zero byte"),
+    ({**RSA, "e": _b64(b"\0" + _bytes(RSA["e"]))}, ("RS256",), "e starts with a zero byte"),
 ]
 
 

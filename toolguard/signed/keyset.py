@@ -159,8 +159,11 @@ def _refuse(entry: dict[str, Any], where: str, kids: set[str]) -> None:
     if not isinstance(entry.get("kty"), str):
         raise ValueError(f"{where} has no 'kty'")  # noqa: TRY004
     ops = entry.get("key_ops")
-    if ops is not None and not (isinstance(ops, list) and all(isinstance(o, str) for o in ops)):
-        raise ValueError(f"{where}: 'key_ops' is not an array of strings")
+    if ops is not None and not (
+        isinstance(ops, list) and all(isinstance(o, str) for o in ops) and len(set(ops)) == len(ops)
+    ):
+        # RFC 7517 §4.3: "Duplicate key operation values MUST NOT be present in the array."
+        raise ValueError(f"{where}: 'key_ops' is not an array of distinct strings")
     private = [member for member in _PRIVATE if member in entry]
     if entry["kty"] == "oct" or private:
         what = "a shared secret (kty oct)" if entry["kty"] == "oct" else "a private key"

@@ -3,10 +3,10 @@
 The loader and `toolguard lint` (which runs without the `signed` extra) both judge a key set
 through `keyset.py`, which asks here: an Ed25519 or Ed448 key of the wrong length, spelled
 non-canonically, or of small order; an EC point whose coordinates are not the curve's full
-size or that is not on the curve; an RSA exponent or modulus the arithmetic cannot use. Pure
-integer arithmetic on the curve equations (RFC 8032, FIPS 186-5 / SEC 2 constants), so lint
-needs no JOSE library to refuse what the library would refuse. The library still imports each
-key when the rule is built.
+size or that is not on the curve; an RSA exponent or modulus spelled with leading zero bytes,
+or one the arithmetic cannot use. Pure integer arithmetic on the curve equations (RFC 8032,
+FIPS 186-5 / SEC 2 constants), so lint needs no JOSE library to refuse what the library would
+refuse. The library still imports each key when the rule is built.
 """
 
 from __future__ import annotations
@@ -117,6 +117,15 @@ def refusal(kty: str, crv: str | None, members: dict[str, bytes]) -> str | None:
         if not curve.holds(x, y):
             return f"the point is not on {crv}"
     elif kty == "RSA":
+        # NOTE: RFC 7518 §2's Base64urlUInt is the minimum number of octets: a leading zero
+        # byte (some exporters keep ASN.1's sign byte) is a second spelling of the same key,
+        # with another RFC 7638 thumbprint. Refused, not stripped, as for EC coordinates.
+        padded = [name for name in ("n", "e") if members[name][:1] == b"\x00"]
+        if padded:
+            return (
+                f"{' and '.join(padded)} starts with a zero byte (RFC 7518 §2: a "
+                "Base64urlUInt uses the fewest octets; drop the leading zeros)"
+            )
         n, e = (int.from_bytes(members[name], "big") for name in ("n", "e"))
         if n % 2 == 0:
             return "the modulus is even"
