@@ -294,3 +294,17 @@ def test_git_gets_none_of_toolguards_variables(
     names = [line.split("=", 1)[0] for line in seen.read_text(encoding="utf-8").splitlines()]
     assert "GIT_TERMINAL_PROMPT" in names
     assert not [name for name in names if name.startswith("TOOLGUARD_")]
+
+
+def test_a_git_in_the_working_folder_never_runs_through_a_relative_path_entry(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile repository's own `git` at its root, and `.` on PATH: refused, never run."""
+    planted = repo / "git"
+    planted.write_text(f"#!/bin/sh\ntouch {repo / 'ran'}\nexit 1\n", encoding="utf-8")
+    planted.chmod(0o755)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("PATH", ".:/usr/bin:/bin")
+    with pytest.raises(UsageError, match=r"relative PATH entry '\.'"):
+        diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")
+    assert not (repo / "ran").exists()

@@ -240,6 +240,21 @@ def test_command_is_looked_up_on_the_given_path_only(tmp_path: Path) -> None:
     assert attempt.spawn_error is not None
 
 
+def test_a_program_in_the_working_folder_never_runs_through_a_relative_path_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`PATH=.:...` and an `ssh` in the working folder: not started, the entry named."""
+    monkeypatch.chdir(tmp_path)
+    planted = tmp_path / "ssh"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\n")
+    planted.chmod(0o755)
+    path = f".:{os.environ.get('PATH', os.defpath)}"
+    attempt = run_command(["ssh"], max_bytes=MAX_BYTES, timeout=5, env={"PATH": path})
+    assert attempt.spawn_error is not None
+    assert "relative PATH entry '.'" in attempt.spawn_error
+    assert not (tmp_path / "ran").exists()
+
+
 @pytest.mark.parametrize(
     ("mode", "content", "reason"),
     [

@@ -25,6 +25,7 @@ from toolguard.diff import ContractDiff, added, diff_contracts
 from toolguard.errors import ContractError, MissingExtra, UsageError
 from toolguard.files import write_atomic
 from toolguard.run.environment import without_toolguard
+from toolguard.run.program import RelativeMatch, locate
 from toolguard.schema.refs import SCHEMA_LIMITS
 
 GIT_TIMEOUT_SECONDS = 60
@@ -210,11 +211,13 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
     Without `what`, a non-zero exit raises `_GitFailed` for the caller to explain.
     """
     command = ["git", "-C", str(folder), "-c", "protocol.allow=never", *args]
+    environment = {**_inherited(os.environ), **_ENVIRONMENT}
     try:
         done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
             command,
+            executable=locate("git", environment),
             capture_output=True,
-            env={**_inherited(os.environ), **_ENVIRONMENT},
+            env=environment,
             timeout=GIT_TIMEOUT_SECONDS,
             check=False,
             stdin=subprocess.DEVNULL,
@@ -224,6 +227,8 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
             "git is not installed (or not on PATH): diff --against needs it; "
             "compare two files instead (toolguard diff OLD_CONTRACT NEW_CONTRACT)"
         ) from None
+    except RelativeMatch as exc:  # a `git` in the working folder, through PATH's `.`
+        raise UsageError(f"diff --against: {exc.strerror}") from None
     except subprocess.TimeoutExpired:
         raise UsageError(f"git did not answer within {GIT_TIMEOUT_SECONDS} s") from None
     if done.returncode != 0:

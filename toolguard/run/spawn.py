@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 from toolguard.files import open_at_once
 from toolguard.run import reaper
+from toolguard.run.program import locate
 
 STDERR_KEPT = 64 * 1024
 DRAIN_GRACE = 0.2  # seconds to wait for EOF once the child has exited
@@ -83,10 +84,12 @@ def start(
 ) -> subprocess.Popen[bytes]:
     """Start `argv` with pipes on stdout and stderr (and stdin): no shell, its own session.
 
-    Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
+    A bare name is looked up on `env`'s PATH by `program.locate` (never through a relative
+    entry). Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
     """
     return subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
         list(argv),
+        executable=locate(argv[0], env) if argv else None,
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
