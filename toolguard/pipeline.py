@@ -91,15 +91,17 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     Each attempt is checked afresh and only the last outcome is returned; its diagnostics list
     every attempt. The first attempt gets its whole timeout (`retry.time_limits`: the budget is
     never shorter); a later one at most what is left of the budget. Raises `UsageError` for a
-    `timeout` longer than the contract's explicit `[retry] budget_seconds`, and
+    `timeout` longer than the contract's explicit `[retry] budget_seconds` or a `stdin` a
+    retry could not read again (a pipe), and
     `RunInterrupted` (a `KeyboardInterrupt`, with the attempts done so far) when interrupted.
     """
     # NOTE: imported here, not at the top: `check` never starts a process (start-up budget).
-    from toolguard.run.retry import RealClock, time_limits  # noqa: PLC0415
+    from toolguard.run.retry import RealClock, require_replayable, time_limits  # noqa: PLC0415
     from toolguard.run.spawn import run_command  # noqa: PLC0415
 
     require_context(contract, request)
     per_attempt, budget = time_limits(contract.run, contract.retry, timeout)
+    require_replayable(stdin, contract.retry)
     clock = clock or RealClock()
     runner = runner or run_command
     policy = contract.retry

@@ -172,6 +172,18 @@ def test_stdin_from_is_never_this_commands_own_piped_stdin(
     assert b"standard input can be read once" in run.stderr
 
 
+def test_stdin_from_a_named_pipe_with_retries_is_a_usage_error(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """deploy_status retries: a FIFO as --stdin-from would reach attempt 2 drained. Exit 2."""
+    fifo = tmp_path / "stdin"
+    os.mkfifo(fifo)
+    run = run_toolguard(*DEPLOY_ARGS, "--stdin-from", fifo, "--", *UPSTREAM)
+    assert run.status == 2, run.stderr
+    assert run.stdout == b""
+    assert b"is a pipe: it can be read once" in run.stderr
+
+
 def test_timeout_flag_overrides_the_contract(run_toolguard: RunToolguard) -> None:
     """--timeout 0.5 ends a sleeping command long before the contract's 5 s."""
     started = time.monotonic()

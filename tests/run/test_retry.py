@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -314,6 +315,29 @@ def test_runner_gets_argv_limits_environment_and_stdin(
     assert call["stdin"] == source
     assert set(call["env"]) <= {"PATH", "HOME", "LANG"}
     assert call["env"]["PATH"] == "/usr/bin:/bin"
+
+
+def test_a_pipe_as_stdin_with_retries_is_a_usage_error_before_any_attempt(
+    deploy: Contract, tmp_path: Path
+) -> None:
+    """A named pipe gives its bytes to attempt 1 only: with retries, refused, nothing runs."""
+    fifo = tmp_path / "stdin"
+    os.mkfifo(fifo)
+    clock = FakeClock()
+    runner = FakeRunner(clock, [exits(255), ok()])
+    with pytest.raises(UsageError, match="is a pipe: it can be read once"):
+        run_upstream(deploy, ARGV, REQUEST, stdin=fifo, clock=clock, runner=runner)
+    assert runner.calls == []
+
+
+def test_a_pipe_as_stdin_of_a_single_attempt_is_read_once(
+    deploy: Contract, tmp_path: Path
+) -> None:
+    """Without retries a pipe is read once anyway: it is passed on as before."""
+    fifo = tmp_path / "stdin"
+    os.mkfifo(fifo)
+    _, _, runner = play(with_retry(deploy), [ok()], stdin=fifo)
+    assert [call["stdin"] for call in runner.calls] == [fifo]
 
 
 @pytest.mark.parametrize("where", ["contract", "flag"])

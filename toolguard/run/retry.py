@@ -13,6 +13,8 @@ down, that is refused with both named, never silently cut.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 
 from toolguard.errors import UsageError
@@ -21,6 +23,7 @@ from toolguard.run.policy import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Protocol
 
     from toolguard.errors import ErrorCode
@@ -115,3 +118,27 @@ def budget_conflict(timeout: float, budget: float, *, flag: bool = False) -> str
         f"{given} is longer than the contract's [retry] budget_seconds = {budget:g}: the budget "
         "would cut every attempt short; lower the timeout or raise the budget"
     )
+
+
+_READ_ONCE = {stat.S_IFIFO: "a pipe", stat.S_IFSOCK: "a socket"}
+
+
+def require_replayable(stdin: Path | None, retry: RetryPolicy) -> None:
+    """Refuse a stdin that a retry could not read again: a pipe or a socket, with retries.
+
+    Each attempt opens the file afresh and reads it from the start, so a retried command gets
+    the same input; a pipe (a named one, or `<(cmd)`) gives its bytes to the first reader
+    only, and a retry would run the command on what is left (nothing). Raises `UsageError`.
+    """
+    if stdin is None or retry.max_attempts < 2:
+        return
+    try:
+        kind = _READ_ONCE.get(stat.S_IFMT(os.stat(stdin).st_mode))
+    except (OSError, ValueError):
+        return  # the attempt reports it: a stdin that cannot be opened is a spawn error
+    if kind is not None:
+        raise UsageError(
+            f"the command's stdin {os.fsdecode(stdin)} is {kind}: it can be read once, and "
+            f"[retry] max_attempts = {retry.max_attempts} would read it again for a retry; "
+            "give a regular file"
+        )
