@@ -330,9 +330,7 @@ def test_a_pipe_as_stdin_with_retries_is_a_usage_error_before_any_attempt(
     assert runner.calls == []
 
 
-def test_a_pipe_as_stdin_of_a_single_attempt_is_read_once(
-    deploy: Contract, tmp_path: Path
-) -> None:
+def test_a_pipe_as_stdin_of_a_single_attempt_is_read_once(deploy: Contract, tmp_path: Path) -> None:
     """Without retries a pipe is read once anyway: it is passed on as before."""
     fifo = tmp_path / "stdin"
     os.mkfifo(fifo)

@@ -133,7 +133,8 @@ def require_replayable(stdin: Path | None, retry: RetryPolicy) -> None:
     if stdin is None or retry.max_attempts < 2:
         return
     try:
-        kind = _READ_ONCE.get(stat.S_IFMT(os.stat(stdin).st_mode))
+        mode = os.stat(stdin).st_mode  # noqa: PTH116 - a Path, or a library caller's str
+        kind = _READ_ONCE.get(stat.S_IFMT(mode))
     except (OSError, ValueError):
         return  # the attempt reports it: a stdin that cannot be opened is a spawn error
     if kind is not None:
