@@ -125,6 +125,39 @@ def quiet(previous: dict[int, Any], stopping: bool) -> None:
         restore(previous)
 
 
+class Deferred:
+    """A context in which a stop is held until it ends, then delivered as if it came then.
+
+    For the moment a child is being started: a `KeyboardInterrupt` raised inside
+    `subprocess.Popen` after its fork loses the child (no object, no process id to kill), and
+    a child in its own session outlives toolguard. Within the context a stop is only noted;
+    on the way out the replaced handlers are put back and each noted signal is raised again,
+    so the caller, holding the child by then, can kill it. Off the main thread, where no
+    handler can be set, it does nothing.
+    """
+
+    def __init__(self) -> None:
+        self.previous: dict[int, Any] | None = None
+        self.received: list[int] = []
+
+    def __enter__(self) -> None:
+        try:
+            self.previous = handle(self._note)
+        except ValueError:  # not the main thread: signals are not ours to handle here
+            self.previous = None
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.previous is None:
+            return
+        restore(self.previous)
+        for signum in self.received:
+            _signal.raise_signal(signum)  # its handler runs now: `interrupt` raises
+
+    def _note(self, signum: int, frame: object) -> None:
+        if signum not in self.received:
+            self.received.append(signum)
+
+
 def signal_name(number: int) -> str:
     """`SIGTERM`, or `signal 35` for one with no name here (a real-time signal).
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from toolguard import signals
 from toolguard.run import spawn as source
 from toolguard.run.spawn import DRAIN_GRACE, STDERR_KEPT, Attempt, run_command
 
@@ -325,3 +329,61 @@ def test_a_named_pipe_nobody_writes_to_is_an_ended_stdin_not_a_hang(tmp_path: Pa
     attempt = run(ECHO_STDIN, stdin=fifo)
     assert attempt.exit_status == 0
     assert attempt.stdout == b""
+
+
+@pytest.fixture
+def stops_interrupt() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise `KeyboardInterrupt`, as in the CLI; put back after."""
+    previous = signals.handle(signals.interrupt)
+    yield
+    signals.restore(previous)
+
+
+def test_a_stop_while_the_child_starts_still_ends_the_child(
+    monkeypatch: pytest.MonkeyPatch, stops_interrupt: None
+) -> None:
+    """SIGTERM as Popen returns (after the fork) is held, then ends the child it started."""
+    started: list[int] = []
+
+    class StoppedAtStart(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self.pid)
+            signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(source.subprocess, "Popen", StoppedAtStart)
+    with pytest.raises(KeyboardInterrupt):
+        run(SLEEPER)
+    (pid,) = started
+    if alive(pid):  # a failing run: do not leave it behind
+        os.killpg(pid, signal.SIGKILL)
+        pytest.fail("the child outlived the interrupted start")
+
+
+def test_a_stop_just_after_the_child_started_still_ends_the_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An interrupt after `start` returned, before the child is read: the attempt ends it."""
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = source.start
+
+    def recorded(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        started.append(real_start(*args, **kwargs))
+        return started[-1]
+
+    class InterruptedOnClose(io.BufferedReader):
+        def close(self) -> None:  # the --stdin-from file, closed once the child has it
+            super().close()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(source, "start", recorded)
+    monkeypatch.setattr(source.os, "fdopen", lambda fd, mode: InterruptedOnClose(io.FileIO(fd)))
+    stdin = tmp_path / "stdin"
+    stdin.write_bytes(b"")
+    with pytest.raises(KeyboardInterrupt):
+        run(SLEEPER, stdin=stdin)
+    (child,) = started
+    if child.returncode is None:
+        os.killpg(child.pid, signal.SIGKILL)
+        pytest.fail("the child outlived the interrupt")
+    assert child.returncode == -signal.SIGKILL

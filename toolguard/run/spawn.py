@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from toolguard import signals
 from toolguard.files import open_at_once
 from toolguard.run import reaper
 from toolguard.run.program import locate
@@ -59,23 +60,26 @@ def run_command(
 ) -> Attempt:
     """Run `argv` once; never raises for anything the command does."""
     started = time.monotonic()
+    child: subprocess.Popen[bytes] | None = None
     try:
-        with contextlib.ExitStack() as stack:
-            # a FIFO nobody writes to opens at once: the wait is the child's, within the timeout
-            source: int | BinaryIO = subprocess.DEVNULL
-            if stdin:
-                source = stack.enter_context(os.fdopen(open_at_once(stdin), "rb"))
-            child = start(argv, env=env, stdin=source)
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in argv
-        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-        return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
-    try:
+        try:
+            with contextlib.ExitStack() as stack:
+                # a FIFO nobody writes to opens at once: the wait is the child's, in the timeout
+                source: int | BinaryIO = subprocess.DEVNULL
+                if stdin:
+                    source = stack.enter_context(os.fdopen(open_at_once(stdin), "rb"))
+                child = start(argv, env=env, stdin=source)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in argv
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+            return Attempt(b"", b"", 0, time.monotonic() - started, spawn_error=reason)
         with child:  # closes both pipes and reaps the child
             try:
                 return _collect(child, max_bytes, started + timeout, started)
             finally:
                 kill_group(child)
     finally:
+        if child is not None and child.returncode is None:  # a stop before `with child`
+            _end(child)
         reaper.sweep()  # descendants that left the group (only where the CLI set this up)
 
 
@@ -85,18 +89,32 @@ def start(
     """Start `argv` with pipes on stdout and stderr (and stdin): no shell, its own session.
 
     A bare name is looked up on `env`'s PATH by `program.locate` (never through a relative
-    entry). Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start.
+    entry). Raises `OSError` (or `ValueError`, a NUL byte in argv) if it cannot start. A stop
+    (SIGINT, SIGTERM, SIGHUP) that comes while it starts is held until the child is ours,
+    then ends it: when `KeyboardInterrupt` leaves `start`, no child it started is running.
     """
-    return subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
-        list(argv),
-        executable=locate(argv[0], env) if argv else None,
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(env),
-        start_new_session=True,
-        close_fds=True,
-    )
+    executable = locate(argv[0], env) if argv else None
+    # NOTE: an interrupt raised inside Popen, after its fork, would lose the child: no object,
+    # no process id, and in its own session nothing else ends it.
+    child: subprocess.Popen[bytes] | None = None
+    try:
+        with signals.Deferred():
+            child = subprocess.Popen(  # noqa: S603 - argv on purpose: no shell
+                list(argv),
+                executable=executable,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                start_new_session=True,
+                close_fds=True,
+            )
+    except KeyboardInterrupt:  # the held stop, delivered now that the child is ours
+        if child is not None:
+            _end(child)
+        raise
+    assert child is not None  # Popen returned, or raised past this
+    return child
 
 
 def _collect(
@@ -156,6 +174,16 @@ def _collect(
         timed_out=timed_out,
         over_limit=over_limit,
     )
+
+
+def _end(child: subprocess.Popen[bytes]) -> None:
+    """Kill the group of a child nobody will read (a stop came), reap it, close its pipes."""
+    kill_group(child)
+    _reap(child)
+    for stream in (child.stdin, child.stdout, child.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 def _reap(child: subprocess.Popen[bytes]) -> int | None:
