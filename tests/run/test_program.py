@@ -76,3 +76,8 @@ def test_a_name_on_no_folder_is_not_found(tmp_path: Path) -> None:
     """Nothing found: the error exec gives, for the attempt's spawn error."""
     with pytest.raises(FileNotFoundError):
         locate("tool", {"PATH": str(tmp_path)})
+
+
+def test_a_name_holding_a_nul_is_left_for_popen_to_refuse() -> None:
+    """No search for a name no file can have: Popen's ValueError names the NUL byte."""
+    assert locate("ss\0h", {"PATH": "/usr/bin"}) == "ss\0h"

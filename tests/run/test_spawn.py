@@ -387,3 +387,10 @@ def test_a_stop_just_after_the_child_started_still_ends_the_child(
         os.killpg(child.pid, signal.SIGKILL)
         pytest.fail("the child outlived the interrupt")
     assert child.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("argv", [["ec\0ho", "a"], ["echo", "a\0b"]], ids=["name", "argument"])
+def test_a_nul_byte_in_argv_is_a_spawn_error_that_says_so(argv: list[str]) -> None:
+    """A NUL cannot reach exec: the attempt is not started, and the reason names it."""
+    attempt = run_command(argv, max_bytes=MAX_BYTES, timeout=5, env={"PATH": "/usr/bin:/bin"})
+    assert attempt.spawn_error == "embedded null byte"

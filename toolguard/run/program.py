@@ -31,7 +31,7 @@ def locate(name: str, env: Mapping[str, str]) -> str:
     `FileNotFoundError` (`PermissionError` if only a file without execute permission was
     found) when no folder holds it. A name with a `/` comes back as it is.
     """
-    if "/" in name or not name:
+    if "/" in name or not name or "\0" in name:  # a NUL: Popen's own ValueError says so
         return name
     denied = False
     for folder in os.get_exec_path(dict(env)):
