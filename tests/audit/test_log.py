@@ -116,6 +116,32 @@ def test_append_adds_to_the_end(tmp_path: Path) -> None:
     assert target.read_bytes() == b"0\n1\n2\n"
 
 
+def test_a_record_after_a_torn_one_starts_a_line_of_its_own(tmp_path: Path) -> None:
+    """A write cut short (full disk, `ulimit -f`) left part of a record: the next is apart."""
+    target = tmp_path / "audit.jsonl"
+    target.write_bytes(LINE + b'{"format":1,"tim')
+    target.chmod(0o600)
+    log.append(target, LINE)
+    assert target.read_bytes() == LINE + b'{"format":1,"tim\n' + LINE
+    assert list(log.all_lines(target)) == [LINE[:-1], b'{"format":1,"tim', LINE[:-1]]
+
+
+def test_a_short_write_then_an_append_loses_no_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record appended after a failed (short) write is a whole line, found by its id."""
+    target = tmp_path / "audit.jsonl"
+    real_write = os.write
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data)[:5]))
+        with pytest.raises(AuditError):
+            log.append(target, b'{"request_id":"req.lost.0001"}\n')
+    log.append(target, b'{"request_id":"req.kept.0001"}\n')
+    assert list(log.lines_with(target, b"req.kept.0001")) == [
+        (6, b'{"request_id":"req.kept.0001"}')
+    ]
+
+
 def test_record_of_exactly_the_limit_is_accepted(tmp_path: Path) -> None:
     """A record of MAX_RECORD_BYTES bytes, newline included, is written."""
     line = b"x" * (log.MAX_RECORD_BYTES - 1) + b"\n"

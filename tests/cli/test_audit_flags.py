@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import pwd
+import resource
 import shutil
 import signal
 import subprocess
@@ -388,6 +389,39 @@ def test_explain_shows_the_redacted_record(tmp_path: Path, mode: str) -> None:
     assert run.status == 0, run.stderr
     assert b"[secret:change_id]" in run.stdout
     assert SECRET_ID.encode() not in run.stdout + run.stderr
+
+
+def test_a_record_written_after_a_write_cut_short_is_not_lost(
+    contract: Path, tmp_path: Path
+) -> None:
+    """`ulimit -f` cuts a record short: a retryable failure (no SIGXFSZ death); the next
+    record is a line of its own, found by explain and counted by audit summary."""
+    log = tmp_path / "audit.jsonl"
+    log.write_bytes(b"\n" * 1000)
+    log.chmod(0o600)
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+
+    cut = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+        [sys.executable, "-m", "toolguard", "check", contract, "--request-id", ID,
+         "--context", "change_id=CR-1042", "--audit-log", log],
+        input=OK, capture_output=True, cwd=REPO, env=_ENV, timeout=60, preexec_fn=small_files,
+    )  # fmt: skip
+    assert cut.returncode == 1, cut.stderr
+    assert json.loads(cut.stdout) == UNAVAILABLE
+    assert b"short write" in cut.stderr
+    assert 1000 < log.stat().st_size <= 1024  # part of the record is there, without a newline
+    after = toolguard(
+        "check", contract, "--request-id", "req.cli.audit.0002", "--context",
+        "change_id=CR-1042", "--audit-log", log, stdin=OK,
+    )  # fmt: skip
+    assert after.status == 0, after.stderr
+    story = toolguard("explain", "req.cli.audit.0002", "--audit-log", log, "--format", "json")
+    assert story.status == 0, story.stderr
+    assert len(json.loads(story.stdout)["records"]) == 1
+    counted = json.loads(toolguard("audit", "summary", log, "--format", "json").stdout)
+    assert (counted["records"], counted["malformed"]) == (1, 1)
 
 
 def test_a_raw_copy_keeps_the_secret_byte_for_byte(tmp_path: Path) -> None:

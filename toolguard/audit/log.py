@@ -3,7 +3,9 @@
 Each record is one `write()` on a descriptor opened with O_APPEND, so the kernel places it
 whole at the end of the file (Linux serialises writes to one regular file; records are capped
 at `MAX_RECORD_BYTES`, which is also PIPE_BUF, so a FIFO gets them whole too). The file is
-opened for each record, which makes rotation by rename safe without any signal.
+opened for each record, which makes rotation by rename safe without any signal. A write cut
+short (a full disk, `ulimit -f`) leaves part of a record at the end of the file: the next
+record starts with a newline then (`_ends_a_line`), so no whole record is glued to a torn one.
 
 Records are never written into a file someone else controls, nor through their link. The
 log's folder is reached from `/` one folder at a time (`trusted_paths.open_beside`: a folder
@@ -58,6 +60,8 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
                 why = "it is stderr, and the record could not be written (stderr is not being read)"
                 raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
             return
+        if stat.S_ISREG(info.st_mode) and not _ends_a_line(fd):
+            line = b"\n" + line  # a torn record is at the end: never join this one to it
         written = os.write(fd, line)
         if written != len(line):  # a short write would leave half a record: say so
             raise OSError(errno.ENOSPC, f"short write ({written} of {len(line)} bytes)")
@@ -70,6 +74,30 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
     finally:
         if given is None:
             os.close(fd)
+
+
+def _ends_a_line(fd: int) -> bool:
+    """Whether the regular file open (write-only) on `fd` is empty or ends with a newline.
+
+    A write cut short (a full disk, `ulimit -f`) leaves part of a record with no newline at
+    the end; the next record appended would join it, and both would read as one malformed
+    line. Read through a second descriptor of the same open file (`/proc/self/fd`): the log
+    is opened write-only so that a FIFO nobody reads fails at once. Where that cannot be
+    opened, the log is taken to end a line (the record is written as before).
+    NOTE: a record being written by another process at this instant may look torn too; the
+    cost is an empty line before this record, which every reader skips.
+    """
+    try:
+        reader = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        size = os.fstat(reader).st_size
+        return size == 0 or os.pread(reader, 1, size - 1) == b"\n"
+    except OSError:
+        return True
+    finally:
+        os.close(reader)
 
 
 _STDOUT = "it is standard output, where the agent reads answers (records never go there)"
