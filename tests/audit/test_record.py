@@ -298,6 +298,23 @@ def test_secret_quoted_as_a_regular_expression_is_not_recorded_in_clear() -> Non
     assert b"SECRET" not in line
 
 
+def test_a_secret_in_the_contract_path_and_the_source_is_not_recorded_in_clear() -> None:
+    """The contract's folder, an MCP tool name and a JSON-RPC id holding the secret: redacted."""
+    contract = frozen.replace(secret_contract(), source=f"/srv/{SECRET}/contracts/review.toml")
+    request = make_request(REQUEST_ID, {"token": SECRET})
+    source = record.Source("mcp", tool=f"probe-{SECRET}", jsonrpc_id=f"call-{SECRET}")
+    built = record.build(
+        check(), contract, request, command="mcp", source=source,
+        hash_secret=partial(keyed_hash, KEY),
+    )  # fmt: skip
+    line = record.encode(built)
+    decoded = assert_safe_line(line)
+    assert SECRET.encode() not in line
+    assert decoded["contract"]["path"] == "/srv/[secret:token]/contracts/review.toml"
+    assert decoded["upstream"]["tool"] == "probe-[secret:token]"
+    assert decoded["upstream"]["jsonrpc_id"] == "call-[secret:token]"
+
+
 # --- bounding ------------------------------------------------------------------------------------
 
 

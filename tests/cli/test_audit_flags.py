@@ -391,6 +391,50 @@ def test_explain_shows_the_redacted_record(tmp_path: Path, mode: str) -> None:
     assert SECRET_ID.encode() not in run.stdout + run.stderr
 
 
+def test_a_secret_in_a_path_is_nowhere_the_operator_reads(tmp_path: Path) -> None:
+    """Contract and input in a folder named after the secret: redacted in the record, on
+    stderr and in explain's story."""
+    folder = tmp_path / SECRET_ID
+    folder.mkdir()
+    contract = review(folder, '\n[audit]\nsecret_context = ["change_id"]\n')
+    log = tmp_path / "audit.jsonl"
+    run = toolguard(
+        "check", contract, "--request-id", ID, "--context", f"change_id={SECRET_ID}",
+        "--input", folder / "response.json", "--audit-log", log,
+    )  # fmt: skip
+    assert run.status == 1, run.stderr  # the rule compares the change id with the secret
+    assert SECRET_ID.encode() not in run.stderr + log.read_bytes()
+    assert only_record(log)["contract"]["path"].endswith("/[secret:change_id]/contract.toml")
+    story = toolguard("explain", ID, "--audit-log", log, "--format", "json")
+    assert story.status == 0, story.stderr
+    assert SECRET_ID.encode() not in story.stdout + story.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "serve"])
+def test_audit_optional_warns_without_the_secret_in_the_paths_it_names(
+    tmp_path: Path, command: str
+) -> None:
+    """The warning names the log, key and raw folder that failed: a secret in them is redacted."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    missing = tmp_path / "missing" / SECRET_ID
+    flags = (
+        "--audit-log", missing / "audit.jsonl", "--audit-key", missing / "audit.key",
+        "--raw-dir", missing / "raw", "--raw-keep", "all", "--audit-optional",
+    )  # fmt: skip
+    if command == "check":
+        run = toolguard(
+            "check", contract, "--request-id", ID, "--context", f"change_id={SECRET_ID}",
+            *flags, stdin=OK,
+        )  # fmt: skip
+    else:
+        line = {"contract": "review_status", "request_id": ID, "raw": OK.decode(),
+                "context": {"change_id": SECRET_ID}}  # fmt: skip
+        run = toolguard("serve", contract, *flags, stdin=json.dumps(line).encode() + b"\n")
+    assert b"audit trail not written (--audit-optional)" in run.stderr
+    assert b"[secret:change_id]" in run.stderr
+    assert SECRET_ID.encode() not in run.stderr
+
+
 def test_a_record_written_after_a_write_cut_short_is_not_lost(
     contract: Path, tmp_path: Path
 ) -> None:

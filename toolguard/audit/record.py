@@ -69,7 +69,8 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         "toolguard": __version__,
         "command": command,
         "contract": {
-            "path": clean(str(contract.path.absolute()), _PATH),  # explain runs from anywhere
+            # explain runs from anywhere; a folder may be named after the secret
+            "path": _text(str(contract.path.absolute()), _PATH, secrets),
             "tool": contract.tool,
             "version": contract.version,
             "sha256": contract.digest,
@@ -196,6 +197,11 @@ def _scalar(value: object) -> object:
     return clean(value, _VALUE) if isinstance(value, str) else value
 
 
+def _text(value: str, limit: int, secrets: Secrets | None) -> str:
+    """A string the record takes from outside the outcome: secrets redacted, then escaped."""
+    return clean(value if secrets is None else secrets.text(value), limit)
+
+
 def _upstream(
     source: Source,
     argv: tuple[str, ...] | None,
@@ -204,13 +210,12 @@ def _upstream(
 ) -> dict[str, Any]:
     upstream: dict[str, Any] = {"kind": source.kind}
     if source.file is not None:
-        file = source.file if secrets is None else secrets.text(source.file)
-        upstream["file"] = clean(file, _PATH)
+        upstream["file"] = _text(source.file, _PATH, secrets)
     if source.tool is not None:
-        upstream["tool"] = clean(source.tool, _VALUE)
+        upstream["tool"] = _text(source.tool, _VALUE, secrets)
     if source.jsonrpc_id is not None:
         given = source.jsonrpc_id
-        upstream["jsonrpc_id"] = clean(given, _VALUE) if isinstance(given, str) else given
+        upstream["jsonrpc_id"] = _text(given, _VALUE, secrets) if isinstance(given, str) else given
     if argv is not None:
         upstream["argv"] = [clean(arg, _VALUE) for arg in argv[:64]]
     if attempts:

@@ -146,7 +146,7 @@ class AuditTrail:
                 log.append(self.log, record.encode(built), fsync=self.fsync)
         except AuditError as exc:
             outcome = self._lost(outcome, exc, warnings)
-        return outcome, "; ".join(warnings) or None
+        return outcome, _redacted("; ".join(warnings), contract, request) or None
 
     def _lost(self, outcome: Outcome, error: AuditError, warnings: list[str]) -> Outcome:
         """Fail closed, or (with `optional`) keep the outcome and add a warning."""
@@ -181,6 +181,16 @@ class AuditTrail:
 
         key = load_key(self.key_file)
         return lambda value: keyed_hash(key, value)
+
+
+def _redacted(warning: str, contract: Contract, request: Request) -> str:
+    """The warning as the operator may read it: a path it names may hold a secret value."""
+    if not warning:
+        return warning
+    from toolguard.redaction import Secrets  # noqa: PLC0415 - only when a warning is due
+
+    secrets = Secrets.of(contract.audit.secret_context, request.context)
+    return warning if secrets is None else secrets.text(warning)
 
 
 def _first(*values: int | None) -> int:
