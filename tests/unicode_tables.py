@@ -4,10 +4,10 @@ The standard library's `unicodedata` has no Joining_Type, Script, Default_Ignora
 or Emoji property. IDNA2008's contextual rules (RFC 5892 Appendix A.1, A.4-A.7) need the first
 two (`toolguard/schema/formats/unicode_tables.py`); what the agent may receive
 (`toolguard/invisible.py`) needs the last two (`toolguard/invisible_tables.py`). Patterns'
-property escapes take General_Category from the same UCD, not from `unicodedata`, whose
-version is the interpreter's (`toolguard/schema/category_table.py`). This script extracts just
-those values from five UCD files, as sorted, merged code point ranges, and writes the three
-modules:
+property escapes take General_Category, and their group names ID_Start and ID_Continue, from the
+same UCD, not from `unicodedata`, whose version is the interpreter's
+(`toolguard/schema/category_table.py`). This script extracts just those values from the UCD
+files, as sorted, merged code point ranges, and writes the three modules:
 
     python tests/unicode_tables.py [UCD_DIR]   # default /usr/share/unicode (Debian unicode-data)
 
@@ -46,6 +46,11 @@ CATEGORY_TARGET = Path(__file__).resolve().parents[1] / "toolguard/schema/catego
 # The Script values and their aliases, which `\p{sc=...}` and `\p{scx=...}` may name (ECMA-262
 # takes them from this file): a pattern naming one is valid, though toolguard cannot run it.
 ALIASES_FILE = "PropertyValueAliases.txt"
+# ID_Start and ID_Continue, which an ECMA-262 group name is made of: each is kept as the
+# General_Category values it is derived from, and the few code points it adds or takes out.
+IDENTIFIER_FILE = "DerivedCoreProperties.txt"
+ID_START_CATEGORIES = ("Lu", "Ll", "Lt", "Lm", "Lo", "Nl")
+ID_CONTINUE_CATEGORIES = (*ID_START_CATEGORIES, "Mn", "Mc", "Nd", "Pc")
 
 Range = tuple[int, int, str]
 _VERSION = re.compile(r"# [A-Za-z]+-(\d+\.\d+\.\d+)\.txt")
@@ -192,8 +197,10 @@ files {files}. Do not edit by hand:
 A sorted tuple of disjoint (first, last, category) code point ranges; a code point in none is
 Cn (unassigned). From the UCD rather than `unicodedata`, whose Unicode version is the
 interpreter's (14.0 in Python 3.11, 15.1 in 3.13): a pattern means the same on every Python,
-and the same version as the other generated tables. Then the names of the Script values, which
-make a `sc=` or `scx=` property escape valid ECMA-262 (though toolguard cannot run it).
+and the same version as the other generated tables. Then ID_Start and ID_Continue, which a
+group name is made of, as the categories each is derived from and the few code points it adds
+or takes out. Then the names of the Script values, which make a `sc=` or `scx=` property escape
+valid ECMA-262 (though toolguard cannot run it).
 """
 
 from __future__ import annotations
@@ -216,15 +223,40 @@ def _script_names(path: Path) -> tuple[str, list[str]]:
     return version.group(1), sorted(names)
 
 
+def _identifier_table(name: str, derived: list[Range], rows: list[Range]) -> Iterator[str]:
+    """ID_Start or ID_Continue as the General_Category values it starts from and its changes.
+
+    Both are derived from General_Category (UAX #31): the few code points they add (Other_ID_*)
+    or take out (Pattern_Syntax) are computed here from the UCD's own derivation, so the table
+    and its source cannot disagree, and stay a few lines long.
+    """
+    categories = ID_START_CATEGORIES if name == "ID_Start" else ID_CONTINUE_CATEGORIES
+    have = {cp for first, last, _ in derived for cp in range(first, last + 1)}
+    base = {cp for first, last, gc in rows if gc in categories for cp in range(first, last + 1)}
+    changes = _merge([(cp, cp, "+") for cp in have - base] + [(cp, cp, "-") for cp in base - have])
+    constant = name.upper()
+    yield ""
+    yield f"# {name} (UAX #31) is made of these General_Category values, then the changes below."
+    quoted = ", ".join(f'"{gc}"' for gc in categories)
+    yield f"{constant}_CATEGORIES = ({quoted})"
+    comment = f"What {name} adds to those categories (+) or takes out of them (-)."
+    yield from _table(f"{constant}_CHANGES", comment, changes, 3)
+
+
 def generate_categories(ucd_dir: Path | str) -> str:
     """The text of `category_table.py`, from the UCD files under `ucd_dir`."""
-    version, rows = _ranges(Path(ucd_dir) / CATEGORY_FILE, CATEGORIES)
-    aliases_version, scripts = _script_names(Path(ucd_dir) / ALIASES_FILE)
-    if aliases_version != version:
-        raise ValueError(f"mixed UCD versions: {version} and {aliases_version}")
-    files = f"{CATEGORY_FILE} and {ALIASES_FILE}"
+    ucd = Path(ucd_dir)
+    version, rows = _ranges(ucd / CATEGORY_FILE, CATEGORIES)
+    aliases_version, scripts = _script_names(ucd / ALIASES_FILE)
+    identifier_version, start = _ranges(ucd / IDENTIFIER_FILE, ("ID_Start",))
+    _, part = _ranges(ucd / IDENTIFIER_FILE, ("ID_Continue",))
+    if not version == aliases_version == identifier_version:
+        raise ValueError(f"mixed UCD versions: {version}, {aliases_version}, {identifier_version}")
+    files = f"{CATEGORY_FILE}, {ALIASES_FILE} and\n{IDENTIFIER_FILE}"
     lines = [_CATEGORY_HEADER.format(version=version, files=files).rstrip("\n")]
     lines += _table("GENERAL_CATEGORY", "General_Category, Cn left out.", rows, 3)
+    lines += _identifier_table("ID_Start", start, rows)
+    lines += _identifier_table("ID_Continue", part, rows)
     lines += ["", "# Script values and aliases (`sc` in PropertyValueAliases.txt).", "# fmt: off"]
     lines.append("SCRIPT_NAMES = frozenset({")
     line = "   "

@@ -136,6 +136,14 @@ def test_unnamed_and_non_participating_groups_are_left_out() -> None:
     assert document == {"records": [{"x": "1"}, {"x": "2", "y": 3}]}
 
 
+def test_a_group_name_written_with_escapes_is_its_decoded_name() -> None:
+    r"""`(?<\u0061ge>...)` is the group `age` (ECMA-262's StringValue): its member and its type."""
+    text = TextAdapter.load(
+        {"line": r"^(?<\u0061ge>[0-9]+) (?<\u{3C0}>[a-z]+)$", "types": {"age": "integer"}}, "c"
+    )
+    assert text(b"42 pi\n", LIMITS) == {"records": [{"age": 42, "\u03c0": "pi"}]}
+
+
 def test_overlapping_alternatives_get_the_right_answer_on_a_long_line() -> None:
     """`^(a|a){1,64}$` (hours for a backtracker at 35 bytes) answers at once on RE2: a line
     of 64 `a` matches, a 64 KiB line with a stray byte is a line mismatch."""

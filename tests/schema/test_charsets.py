@@ -34,6 +34,13 @@ def test_union_is_sorted_disjoint_and_covers_the_same_points(spans: list[tuple[i
     assert all(a[1] + 1 < b[0] for a, b in itertools.pairwise(merged))
 
 
+@given(SPANS, st.integers(0, 400))
+def test_contains_agrees_with_the_members(spans: list[tuple[int, int]], code_point: int) -> None:
+    """`contains` finds a code point exactly when one of the ranges holds it."""
+    ranges = charsets.union(spans)
+    assert charsets.contains(ranges, code_point) is (code_point in members(ranges))
+
+
 @given(SPANS)
 def test_complement_partitions_the_code_space(spans: list[tuple[int, int]]) -> None:
     """A set and its complement share nothing and together hold every code point."""

@@ -399,6 +399,61 @@ def test_ecma_pattern_syntax_is_checked_apart_from_translation(pattern: str, val
     assert is_ecma_pattern(pattern) is valid
 
 
+@pytest.mark.parametrize(
+    ("pattern", "valid"),
+    [
+        pytest.param(r"(?<\u0061bc>x)", True, id="escaped first letter"),
+        pytest.param(r"(?<a\u0062>x)", True, id="escaped later letter"),
+        pytest.param(r"(?<\u{61}>x)", True, id=r"\u{...} escape"),
+        pytest.param(r"(?<\u{1D4D1}>x)", True, id=r"astral letter as \u{...}"),
+        pytest.param(r"(?<\uD835\uDCD1>x)", True, id="astral letter as a surrogate pair"),
+        pytest.param("(?<\U0001d4d1>x)", True, id="astral letter written as is"),
+        pytest.param(r"(?<$>x)", True, id="$ alone"),
+        pytest.param(r"(?<$a>x)", True, id="$ first"),
+        pytest.param(r"(?<\u0024>x)", True, id="escaped $"),
+        pytest.param(r"(?<_1>x)", True, id="_ then a digit"),
+        pytest.param("(?<a\u200cb\u200d>x)", True, id="ZWNJ and ZWJ after the first"),
+        pytest.param(r"(?<a\u200C>x)", True, id="escaped ZWNJ after the first"),
+        pytest.param("(?<\u037a>x)", True, id="U+037A: ID_Start, not XID_Start"),
+        pytest.param("(?<a\u00b7>x)", True, id="U+00B7: Other_ID_Continue"),
+        pytest.param("(?<\u2118>x)", True, id="U+2118: Other_ID_Start"),
+        pytest.param("(?<a\u0301>x)", True, id="a combining mark after the first"),
+        pytest.param("(?<\u03c0>x)", True, id="Greek letter"),
+        pytest.param(r"(?<a>x)\k<\u0061>", True, id=r"\k<...> with an escape names the group"),
+        pytest.param(r"(?<\u0061>x)\k<a>", True, id=r"\k<...> plain, the group escaped"),
+        pytest.param(r"(?<\u{1F600}>x)", False, id=r"an emoji (So) as \u{...}"),
+        pytest.param("(?<\U0001f98a>x)", False, id="an emoji written as is"),
+        pytest.param("(?<\u2e2f>x)", False, id="U+2E2F: Lm but Pattern_Syntax"),
+        pytest.param("(?<\u200c>x)", False, id="ZWNJ first"),
+        pytest.param(r"(?<\u200D>x)", False, id="escaped ZWJ first"),
+        pytest.param("(?<\u0301>x)", False, id="a combining mark first"),
+        pytest.param(r"(?<1a>x)", False, id="a digit first"),
+        pytest.param(r"(?<\u0031>x)", False, id="an escaped digit first"),
+        pytest.param(r"(?<a-b>x)", False, id="a hyphen"),
+        pytest.param(r"(?<\uD835>x)", False, id="a lone surrogate escape"),
+        pytest.param(r"(?<\u{110000}>x)", False, id=r"\u{...} past U+10FFFF"),
+        pytest.param(r"(?<\x61>x)", False, id=r"\x escape"),
+        pytest.param(r"(?<\a>x)", False, id="identity escape"),
+        pytest.param(r"(?<>x)", False, id="empty name"),
+        pytest.param(r"(?<ab", False, id="unterminated name"),
+        pytest.param(r"(?<a>x)(?<\u0061>y)", False, id="duplicate name, one escaped"),
+        pytest.param(r"(?<a>x)\k<\u0062>", False, id=r"\k<...> naming no group"),
+        pytest.param(r"(?<a>x)\k<\u0061", False, id=r"\k<...> unterminated"),
+    ],
+)
+def test_group_names_are_ecma_identifier_names(pattern: str, valid: bool) -> None:
+    r"""A group name is ECMA-262's RegExpIdentifierName: ID_Start, `$` or `_`, then ID_Continue,
+    `$`, ZWNJ or ZWJ, each written as is or as a `\u` escape of one (never Python's rules)."""
+    assert is_ecma_pattern(pattern) is valid
+
+
+def test_escaped_group_names_are_decoded() -> None:
+    r"""`translate_groups` gives each name's value (`\u0061b` is `ab`) and matches as unnamed."""
+    translated, names = translate_groups(r"^(?<\u0061b>[0-9]+)-(?<\u{1D4D1}>x)(?<$\u200C>y)$")
+    assert names == ("ab", "\U0001d4d1", "$\u200c")
+    assert Matcher(translated).groups("12-xy") == ("12", "x", "y")
+
+
 @given(st.text(alphabet="()[]{}^$\\.*+?|-,<>=!:abkpPuUxcdDwWsSbB019L", max_size=24))
 def test_any_text_gets_a_defined_answer(pattern: str) -> None:
     """Hostile pattern text never crashes: an RE2 pattern that runs, or a SchemaError."""

@@ -12,15 +12,21 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from unicode_tables import JOINING_FILE, SCRIPTS_FILE, generate, generate_categories
+from unicode_tables import JOINING_FILE, SCRIPTS_FILE, _ranges, generate, generate_categories
 
 from toolguard import invisible_tables
-from toolguard.schema import category_table
+from toolguard.schema import category_table, charsets
 from toolguard.schema.formats import unicode_tables
 from toolguard.schema.formats.unicode_tables import JOINING_TYPE, SCRIPT, UNICODE_VERSION
 
 _UCD = Path(os.environ.get("TOOLGUARD_UCD_DIR", "/usr/share/unicode"))
-_FILES = (JOINING_FILE, SCRIPTS_FILE, "ArabicShaping.txt", "extracted/DerivedGeneralCategory.txt")
+_FILES = (
+    JOINING_FILE,
+    SCRIPTS_FILE,
+    "ArabicShaping.txt",
+    "extracted/DerivedGeneralCategory.txt",
+    "DerivedCoreProperties.txt",
+)
 _HAVE_UCD = all((_UCD / name).is_file() for name in _FILES)
 needs_ucd = pytest.mark.skipif(
     not _HAVE_UCD,
@@ -41,6 +47,16 @@ def test_committed_category_table_is_what_the_ucd_generates() -> None:
     """The General_Category table regenerated from the UCD is the committed module."""
     committed = Path(category_table.__file__).read_text(encoding="utf-8")
     assert generate_categories(_UCD) == committed, "run: python tests/unicode_tables.py"
+
+
+@needs_ucd
+@pytest.mark.parametrize("start", [True, False], ids=["ID_Start", "ID_Continue"])
+def test_identifier_ranges_are_the_ucds_derived_property(start: bool) -> None:
+    """Categories plus changes give exactly DerivedCoreProperties.txt's ID_Start/ID_Continue."""
+    name = "ID_Start" if start else "ID_Continue"
+    _, rows = _ranges(_UCD / "DerivedCoreProperties.txt", (name,))
+    derived = charsets.union([(first, last) for first, last, _ in rows])
+    assert charsets.identifier_ranges(start=start) == derived
 
 
 def test_every_generated_table_is_of_one_unicode_version() -> None:

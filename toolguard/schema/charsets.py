@@ -11,6 +11,7 @@ recognised as valid ECMA-262, but a schema using it is refused.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import sys
@@ -107,6 +108,34 @@ def property_ranges(expression: str) -> Ranges:
     if name == "Assigned":
         return complement(_categories(("Cn",)))
     raise UnknownProperty(expression, valid=name in UNSUPPORTED)
+
+
+def contains(ranges: Ranges, code_point: int) -> bool:
+    """Whether `code_point` lies in `ranges` (sorted and disjoint)."""
+    index = bisect.bisect_right(ranges, (code_point, MAX_CODE_POINT))
+    return index > 0 and ranges[index - 1][1] >= code_point
+
+
+@functools.cache
+def identifier_ranges(*, start: bool) -> Ranges:
+    """ID_Start (`start`) or ID_Continue: what ECMA-262's UnicodeIDStart/UnicodeIDContinue match.
+
+    Built from General_Category and the few changes UAX #31 makes to it (`category_table`),
+    of the tables' Unicode version, never from `str.isidentifier`: Python's rules are
+    XID_Start/XID_Continue (which leave out U+037A, for one) of the interpreter's version.
+    """
+    from toolguard.schema import category_table  # noqa: PLC0415 - 86 KB
+
+    categories, changes = (
+        (category_table.ID_START_CATEGORIES, category_table.ID_START_CHANGES)
+        if start
+        else (category_table.ID_CONTINUE_CATEGORIES, category_table.ID_CONTINUE_CHANGES)
+    )
+    added = [(first, last) for first, last, change in changes if change == "+"]
+    taken = [(first, last) for first, last, change in changes if change == "-"]
+    # NOTE: A minus B is the complement of (the complement of A, plus B).
+    kept = union([*complement(_categories(categories)), *taken])
+    return union([*complement(kept), *added])
 
 
 def complement(ranges: Ranges) -> Ranges:

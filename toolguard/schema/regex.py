@@ -32,6 +32,7 @@ _QUANTIFIER = re.compile(r"\{([0-9]+)(,?)([0-9]*)\}")
 _LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
 _MAX_NESTING = 100  # six Python frames per level: well inside the recursion limit
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_IDENTIFIER_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$_")
 MAX_COUNT = 1000  # RE2's largest repetition count
 _TOO_MANY = "RE2 repeats at most 1000 times; bound the length with minLength/maxLength instead"
 _REPEATED_GROUP = "which ECMA-262 clears on every repetition and RE2 does not: put it outside"
@@ -274,13 +275,30 @@ class _Parser:
         return f"({self.group_body()})"
 
     def group_name(self) -> str:
-        end = self.pattern.find(">", self.i)
-        name = self.pattern[self.i : end] if end >= 0 else ""
-        valid = name and (name[0] in "$_" or name[0].isidentifier())
-        if not valid or not all(c in "$\u200c\u200d" or f"a{c}".isidentifier() for c in name):
-            raise _Invalid("a group name that is not an identifier")
-        self.i = end + 1
-        return name
+        r"""`RegExpIdentifierName >` after its `<`: the name's StringValue, escapes decoded.
+
+        `(?<\u0061>x)` is named `a`, as `(?<a>x)` is: `\k<...>` and duplicates compare these.
+        """
+        name: list[str] = []
+        while not self.peek(">"):
+            if self.i >= len(self.pattern):
+                raise _Invalid("an unterminated group name")
+            if self.peek("\\u"):
+                self.i += 2
+                code_point = self.unicode_escape()
+            elif self.peek("\\"):
+                raise _Invalid("an escape other than \\u in a group name")
+            else:
+                code_point = ord(self.pattern[self.i])
+                self.i += 1
+            if not _identifier_char(code_point, first=not name):
+                where = "start" if not name else "go on with"
+                raise _Invalid(f"a group name cannot {where} U+{code_point:04X}")
+            name.append(chr(code_point))
+        if not name:
+            raise _Invalid("an empty group name")
+        self.i += 1
+        return "".join(name)
 
     def quantifier(self) -> str:
         char = self.pattern[self.i : self.i + 1]
@@ -372,13 +390,19 @@ class _Parser:
         if letter == "x":
             return self.hex_digits(2)
         if letter == "u":
-            return self.unicode_escape()
+            code_point = self.unicode_escape()
+            if 0xD800 <= code_point <= 0xDFFF:
+                # NOTE: valid ECMA-262 matching a lone surrogate, which a parsed JSON string
+                # never holds but a library caller's str might: refused, not half-supported.
+                self.untranslatable.append("has a lone surrogate escape")
+            return code_point
         if letter in _SYNTAX or (in_class and letter == "-"):
             return ord(letter)
         self.i = start
         raise _Invalid(f"\\{letter} is not an escape in Unicode mode" if letter else "a lone '\\'")
 
     def unicode_escape(self) -> int:
+        r"""The code point of `\u` after its `u`: `{...}`, 4 digits, or a pair of surrogates."""
         if self.peek("{"):
             end = self.pattern.find("}", self.i)
             digits = self.pattern[self.i + 1 : end] if end > 0 else ""
@@ -396,10 +420,6 @@ class _Parser:
             if 0xDC00 <= low <= 0xDFFF:  # a surrogate pair: one code point
                 return 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
             self.i = save
-        if 0xD800 <= unit <= 0xDFFF:
-            # NOTE: valid ECMA-262 matching a lone surrogate, which a parsed JSON string never
-            # holds but a library caller's str might: refused rather than half-supported.
-            self.untranslatable.append("has a lone surrogate escape")
         return unit
 
     def hex_digits(self, count: int) -> int:
@@ -442,6 +462,20 @@ class _Parser:
             return 0x08  # `[\b]` is backspace
         ranges = self.class_escape()
         return ranges if ranges is not None else self.character_escape(in_class=True)
+
+
+def _identifier_char(code_point: int, *, first: bool) -> bool:
+    """ECMA-262's IdentifierStartChar (`first`) or IdentifierPartChar, in Unicode's own terms.
+
+    `$` and `_` may start a name, `$`, ZWNJ and ZWJ go on with one, besides ID_Start and
+    ID_Continue (whose tables load only for a name that is not ASCII).
+    """
+    if code_point < 0x80:
+        char = chr(code_point)
+        return char in _IDENTIFIER_START or (not first and char.isdigit())
+    if not first and code_point in (0x200C, 0x200D):
+        return True
+    return charsets.contains(charsets.identifier_ranges(start=first), code_point)
 
 
 def _decimal(digits: str) -> str:
