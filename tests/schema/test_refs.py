@@ -155,3 +155,35 @@ def test_a_definition_named_like_a_bundled_document_is_refused(
     with pytest.raises(SchemaError, match="toolguard's own") as raised:
         compile_schema(schema, refs=refs)
     assert raised.value.field == "/$defs/toolguard:remote:0"
+
+
+def test_the_bundle_writes_a_static_dynamic_ref_as_a_pointer_and_keeps_a_scoped_one() -> None:
+    """With the `$id`s gone, a `$dynamicRef` that can land only on its static target becomes a
+    pointer from the bundle's root; one the dynamic scope decides stays as written."""
+    schema = {
+        "properties": {
+            "static": {"$ref": "https://example.com/x"},
+            "scoped": {"$ref": "https://example.com/strict"},
+        },
+        "$defs": {
+            "x": {
+                "$id": "https://example.com/x",
+                "$dynamicRef": "#/$defs/n",
+                "$defs": {"n": {"type": "integer"}},
+            },
+            "strict": {
+                "$id": "https://example.com/strict",
+                "$dynamicAnchor": "node",
+                "$ref": "tree",
+                "unevaluatedProperties": False,
+            },
+            "tree": {
+                "$id": "https://example.com/tree",
+                "$dynamicAnchor": "node",
+                "properties": {"kids": {"items": {"$dynamicRef": "#node"}}},
+            },
+        },
+    }
+    bundled = compile_schema(schema).schema
+    assert bundled["$defs"]["x"]["$dynamicRef"] == "#/%24defs/x/%24defs/n"
+    assert bundled["$defs"]["tree"]["properties"]["kids"]["items"]["$dynamicRef"] == "#node"

@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import unquote
 
-from toolguard.errors import ERROR_CODES
-from toolguard.pointer import lookup
+from toolguard.errors import ERROR_CODES, SchemaError
+from toolguard.pointer import escape, lookup
 from toolguard.projection import DISPLAY_TEXT_FIELD, Projection
 from toolguard.request import REQUEST_ID_PATTERN
+from toolguard.schema.refs import is_dynamic
 
 _SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _REQUEST_ID_SCHEMA = {"type": "string", "pattern": f"^{REQUEST_ID_PATTERN}$"}
@@ -114,7 +115,11 @@ def self_check_schema(implied: dict[str, Any]) -> dict[str, Any]:
 
 
 def _closure(schema: Any, roots: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Copy the subschemas at `roots` and everything they reference into numbered `$defs`."""
+    """Copy the subschemas at `roots` and everything they reference into numbered `$defs`.
+
+    Raises `SchemaError` for a `$dynamicRef` whose landing the dynamic scope decides: the
+    copies keep no `$id`, so no copy could mean what `check` enforces (see `refs.bundle`).
+    """
     names: dict[str, str] = {}  # payload schema pointer -> its name under $defs
     pending: list[str] = []
 
@@ -128,23 +133,34 @@ def _closure(schema: Any, roots: dict[str, str]) -> tuple[dict[str, Any], dict[s
     defs: dict[str, Any] = {}
     while pending:
         pointer = pending.pop(0)
-        defs[names[pointer]] = _rewrite(lookup(schema, pointer), name_for)
+        defs[names[pointer]] = _rewrite(lookup(schema, pointer), name_for, pointer)
     return defs, field_defs
 
 
-def _rewrite(node: Any, name_for: Callable[[str], str]) -> Any:
-    """A copy of `node` whose local references point at the copies under `$defs`."""
+def _rewrite(node: Any, name_for: Callable[[str], str], where: str) -> Any:
+    """A copy of `node` (at `where`) whose local references point at the copies under `$defs`."""
     if isinstance(node, list):
-        return [_rewrite(item, name_for) for item in node]
+        return [_rewrite(item, name_for, f"{where}/{n}") for n, item in enumerate(node)]
     if not isinstance(node, dict):
         return node
-    return {
-        key: f"#/$defs/{name_for(unquote(value[1:]))}"
-        if key == "$ref" and isinstance(value, str) and value.startswith("#")
-        else _rewrite(value, name_for)
-        for key, value in node.items()
-        if key not in ("$schema", "$id")
-    }
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("$schema", "$id", "$dynamicAnchor"):
+            continue
+        if key == "$dynamicRef" and isinstance(value, str) and is_dynamic(value):
+            raise SchemaError(
+                f"$dynamicRef {value!r} lands where the dynamic scope says, "
+                "which the envelope schema (copies of the projected fields' subschemas, "
+                "without their $id) cannot say the same way: project fields whose schema "
+                "does not reach it, or write a $ref to the subschema meant",
+                field=f"{where}/{key}",
+            )
+        if key in ("$ref", "$dynamicRef") and isinstance(value, str) and value.startswith("#"):
+            # NOTE: a static `$dynamicRef` stays one: with a pointer it is a plain reference.
+            out[key] = f"#/$defs/{name_for(unquote(value[1:]))}"
+        else:
+            out[key] = _rewrite(value, name_for, f"{where}/{escape(key)}")
+    return out
 
 
 def serve_schema(envelope_schemas: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -106,10 +106,10 @@ def _build(
             self_check_schema,
         )
 
-        implied = envelope_schema(
-            document["tool"], document["version"], payload_schema, locations, projection
-        )
         try:
+            implied = envelope_schema(
+                document["tool"], document["version"], payload_schema, locations, projection
+            )
             # NOTE: formats were asserted on the payload: here they are annotations, so the
             # self-check (the success branch alone, `self_check_schema`) repeats none of them.
             success_validator = schemas.implied("success envelope", self_check_schema(implied))

@@ -144,7 +144,13 @@ class Document:
 
     @cached_property
     def _dynamic_refs(self) -> dict[str, tuple[str, ...]]:
-        written = {at: node["$dynamicRef"] for at, node in self.nodes() if "$dynamicRef" in node}
+        # NOTE: as written: the bundle writes a static `$dynamicRef` as a pointer from its root,
+        # which `dynamic_targets` would resolve against the written `$id`s.
+        written = {
+            at: lookup(self.raw, f"{at}/$dynamicRef")
+            for at, node in self.nodes()
+            if "$dynamicRef" in node
+        }
         return dynamic_targets(self.raw, written) if written else {}
 
     def expand(self, seeds: Iterable[Member]) -> tuple[Member, ...]:

@@ -343,7 +343,12 @@ def bundle(index: Index) -> Any:
     """The schema as one self-contained document, otherwise as written.
 
     Every `$ref` a local pointer, no `$id` or `$anchor` left, registry documents under
-    `$defs`: what the envelope schema copies from, with no base URI to get wrong.
+    `$defs`: what the envelope schema copies from, with no base URI to get wrong. A
+    `$dynamicRef` that can land only on its static target is a local pointer too (a pointer
+    fragment makes it a plain reference). One whose landing the dynamic scope decides is left
+    as written: the resources (`$id`s) that decide it are gone, so in the bundle it no longer
+    means what `check` enforces, and whoever copies from the bundle must refuse it
+    (`is_dynamic`).
     """
 
     def copy(node: Any, where: str) -> Any:
@@ -356,6 +361,10 @@ def bundle(index: Index) -> Any:
                 continue
             if keyword == "$ref" and isinstance(value, str):
                 out[keyword] = "#" + quote(index.resolve(value, where), safe="/~")
+            elif keyword == "$dynamicRef" and isinstance(value, str):
+                target = index.resolve(value, where, keyword)
+                landings = set(index.dynamic_targets(value, where, target).values())
+                out[keyword] = "#" + quote(target, safe="/~") if landings <= {target} else value
             elif keyword in ONE:
                 out[keyword] = copy(value, at)
             elif keyword in MANY and isinstance(value, list):
@@ -372,3 +381,8 @@ def bundle(index: Index) -> Any:
     for key, document in index.remotes:
         bundled.setdefault("$defs", {})[key] = copy(document, f"/$defs/{escape(key)}")
     return bundled
+
+
+def is_dynamic(bundled_ref: str) -> bool:
+    """Whether a bundle's `$dynamicRef` lands where the dynamic scope says (see `bundle`)."""
+    return not (bundled_ref == "#" or bundled_ref.startswith("#/"))
