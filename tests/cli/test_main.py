@@ -436,3 +436,48 @@ def test_other_commands_end_with_the_interpreters_teardown(run_toolguard: RunToo
     )
     assert done.status == 0, done.stderr
     assert done.stderr.endswith(b"interpreter teardown\n")
+
+
+def _told_to(stderr: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """`toolguard ARGV` with a stderr whose reader is gone, or a full disk."""
+    if stderr == "full disk" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    read, write = os.pipe()
+    os.close(read)
+    if stderr == "full disk":
+        os.close(write)
+        write = os.open("/dev/full", os.O_WRONLY)
+    try:
+        return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
+            [sys.executable, "-m", "toolguard", *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=write,
+            cwd=REPO,
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("stderr", ["reader gone", "full disk"])
+@pytest.mark.parametrize(
+    ("arguments", "status"),
+    [
+        (("check", "--no-such-flag"), 2),
+        (("lint",), 2),
+        (("audit", "no-such-command"), 2),
+        (("check", REVIEW / "contract.toml", "--request-id", "bad"), 2),
+        (("check", REVIEW / "missing.toml"), 3),
+        (("lint", REVIEW / "missing.toml"), 3),
+        (("check", REVIEW / "contract.toml", *CONTEXT, "--input", REVIEW / "response.json"), 0),
+    ],
+    ids=["click-flag", "click-argument", "click-command", "usage", "contract", "lint", "check"],
+)
+def test_diagnostics_nobody_can_read_leave_the_status_as_it_was(
+    arguments: tuple[str | Path, ...], status: int, stderr: str
+) -> None:
+    """A stderr that cannot take the one line (EPIPE, a full disk) loses the line, never the
+    status: a usage error click found is still 2, not 4 as for a toolguard bug."""
+    done = _told_to(stderr, [str(word) for word in arguments])
+    assert done.returncode == status

@@ -67,6 +67,9 @@ def _dispatch(arguments: list[str]) -> None:
     except click.exceptions.Abort:
         raise KeyboardInterrupt from None
     except click.ClickException as exc:
-        exc.show()
+        # NOTE: a stderr nobody can read (its reader gone, a full disk) loses the message,
+        # never the status: unguarded, the failed write would end as an internal error (4).
+        with suppress(OSError, ValueError):
+            exc.show()
         sys.exit(exc.exit_code)
     sys.exit(status if isinstance(status, int) else 0)  # `--help`, `--version`: 0
