@@ -21,6 +21,7 @@ from toolguard.standins import suppress
 
 TYPE_CHECKING = False  # NOTE: `typing` and `pathlib` cost a one-shot check start-up time
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import BinaryIO
@@ -191,6 +192,33 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
 
 
 _TOKEN_BYTES = 4
+
+
+def scratch_folder(prefix: str) -> AbstractContextManager[Path]:
+    """A private temporary folder (in `TMPDIR`, else the system's), removed after use.
+
+    A folder that cannot be made or written (none usable, a full disk, `ulimit -f`) is the
+    environment's doing, not a toolguard bug: an `OSError` in making it or in its body (the
+    files written there) becomes a `UsageError` that says so, never an internal error.
+    """
+    import contextlib  # noqa: PLC0415 - `init` and `diff --against` only (start-up budget)
+    import tempfile  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from toolguard.errors import UsageError  # noqa: PLC0415
+
+    @contextlib.contextmanager
+    def made() -> Iterator[Path]:
+        try:
+            with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+                yield Path(folder)
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            raise UsageError(
+                f"cannot use a temporary folder: {why} (TMPDIR names the folder to use)"
+            ) from None
+
+    return made()
 
 
 def temporary_of(name: str) -> str | None:

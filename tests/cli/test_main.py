@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -481,3 +482,34 @@ def test_diagnostics_nobody_can_read_leave_the_status_as_it_was(
     status: a usage error click found is still 2, not 4 as for a toolguard bug."""
     done = _told_to(stderr, [str(word) for word in arguments])
     assert done.returncode == status
+
+
+def _no_file_may_grow() -> None:
+    """`ulimit -f 0` for the child: every write to a file fails (EFBIG; SIGXFSZ is ignored)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [("init", "zz_tool", "{tmp}"), ("diff", "--against", "HEAD", REVIEW / "contract.toml")],
+    ids=["init", "diff-against"],
+)
+def test_no_usable_temporary_folder_is_a_usage_error(
+    arguments: tuple[str | Path, ...], tmp_path: Path
+) -> None:
+    """A temporary folder that cannot be made or written (`ulimit -f 0`, a full /tmp) is the
+    environment's doing: exit 2 and a line that names TMPDIR, not an internal error (4)."""
+    done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+        [sys.executable, "-m", "toolguard"]
+        + [str(word).format(tmp=tmp_path / "new") for word in arguments],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd=REPO,
+        preexec_fn=_no_file_may_grow,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == b""
+    assert done.stderr.startswith(b"toolguard: error: cannot use a temporary folder: ")
+    assert done.stderr.endswith(b" (TMPDIR names the folder to use)\n")
+    assert_one_clear_line(done.stderr)

@@ -14,7 +14,6 @@ import dataclasses
 import os
 import posixpath
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,7 +22,7 @@ from toolguard.contract import Contract, load_contract, read_contract_document, 
 from toolguard.contract.find import contract_paths
 from toolguard.diff import ContractDiff, added, diff_contracts
 from toolguard.errors import ContractError, MissingExtra, UsageError
-from toolguard.files import write_atomic
+from toolguard.files import scratch_folder, write_atomic
 from toolguard.run.environment import without_toolguard
 from toolguard.run.program import RelativeMatch, locate
 from toolguard.schema.refs import SCHEMA_LIMITS
@@ -93,8 +92,7 @@ def load_committed(path: Path, revision: str) -> Committed:
     raw = None if commit is None else _blob(top, commit, relative, shown)
     if commit is None or raw is None:
         return Committed(shown, None)
-    with tempfile.TemporaryDirectory(prefix="toolguard-diff-") as temporary:
-        root = Path(temporary)
+    with scratch_folder("toolguard-diff-") as root:
         extracted = _write(root, relative, raw)
         try:
             document = read_contract_document(extracted)

@@ -15,7 +15,6 @@ folder's fixtures are this draft's; a file init never names is the author's, nev
 from __future__ import annotations
 
 import shlex
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from toolguard import envelope
 from toolguard.contract import load_contract
 from toolguard.contract.names import is_tool_name
 from toolguard.errors import ContractError, UsageError
-from toolguard.files import public_mode, write_atomic
+from toolguard.files import public_mode, scratch_folder, write_atomic
 from toolguard.pipeline import check
 from toolguard.scaffold.draft_contract import SCHEMA_FILE, Draft
 from toolguard.scaffold.near_misses import Plan, near_misses
@@ -130,7 +129,7 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
 
 def _golden(draft: Draft, files: Sequence[File], source: str) -> bytes:
     """The accepted fixture's envelope, as `toolguard test` will check it: loaded, checked."""
-    with tempfile.TemporaryDirectory(prefix="toolguard-init-") as folder:
+    with scratch_folder("toolguard-init-") as folder:
         for file in files:
             target = Path(folder, file.path)
             target.parent.mkdir(parents=True, exist_ok=True)
