@@ -197,7 +197,41 @@ def test_a_jc_child_ended_by_someone_elses_signal_is_an_internal_error(
 ) -> None:
     """Not the response's fault: never INVALID_RESPONSE, always a failure envelope."""
     monkeypatch.setattr(jc_adapter, "_CHILD", f"import os; os.kill(os.getpid(), {int(signum)})")
-    with pytest.raises(jc_adapter.JcInterrupted, match=signal.Signals(signum).name):
+    with pytest.raises(jc_adapter.JcNotJudged, match=signal.Signals(signum).name):
+        jc_adapter._run_jc("df", b"x\n", Limits())
+    outcome = check(load_contract(CONTRACT), (EXAMPLE / "response.txt").read_bytes())
+    assert outcome.diagnostics.outcome == "internal"
+    assert outcome.envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+
+
+@pytest.mark.parametrize(
+    "child",
+    [
+        "raise ValueError('not allowed')",  # its limits refused (a lower `ulimit -v` above it)
+        "raise SystemExit(9)",  # a status the child never gives
+    ],
+    ids=["its-own-exception", "unknown-status"],
+)
+def test_a_jc_child_that_failed_on_its_own_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, child: str
+) -> None:
+    """The child failed before judging the text: never INVALID_RESPONSE (`jc_failed`), which
+    would blame every response for the environment's limits."""
+    monkeypatch.setattr(jc_adapter, "_CHILD", child)
+    with pytest.raises(jc_adapter.JcNotJudged, match=r"failed before judging the text"):
+        jc_adapter._run_jc("df", b"x\n", Limits())
+    outcome = check(load_contract(CONTRACT), (EXAMPLE / "response.txt").read_bytes())
+    assert outcome.diagnostics.outcome == "internal"
+    assert outcome.envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+
+
+def test_a_jc_child_that_cannot_start_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No process or descriptor left (`ulimit -n`, `ulimit -u`), no interpreter: the text was
+    never judged, so the answer is UPSTREAM_UNAVAILABLE, not a rejection."""
+    monkeypatch.setattr(jc_adapter.sys, "executable", str(tmp_path / "gone"))
+    with pytest.raises(jc_adapter.JcNotJudged, match=r"^cannot start jc df: "):
         jc_adapter._run_jc("df", b"x\n", Limits())
     outcome = check(load_contract(CONTRACT), (EXAMPLE / "response.txt").read_bytes())
     assert outcome.diagnostics.outcome == "internal"
@@ -210,7 +244,7 @@ def test_a_jc_child_ended_by_a_signal_with_no_name_is_said_by_its_number(
 ) -> None:
     number = int(signal.SIGRTMIN) + 1  # a real-time signal: `signal.Signals` has no member
     monkeypatch.setattr(jc_adapter, "_CHILD", f"import os; os.kill(os.getpid(), {number})")
-    with pytest.raises(jc_adapter.JcInterrupted, match=f"was ended by signal {number}$"):
+    with pytest.raises(jc_adapter.JcNotJudged, match=f"was ended by signal {number}$"):
         jc_adapter._run_jc("df", b"x\n", Limits())
 
 

@@ -14,8 +14,11 @@ answer every input with bounded memory and time. Past a cap the answer is a reje
 The child is toolguard's own business: it runs in its own session, so a signal sent to the
 caller's process group (Ctrl-C, a supervisor's SIGTERM) reaches toolguard alone, which ends
 as documented (`serve` writes the answer being computed; `check` ends the child), and it gets
-no `TOOLGUARD_*` variable. A child ended by a signal its budget does not send is not the
-response's fault: toolguard could not check it, an internal error, never a rejection.
+no `TOOLGUARD_*` variable. A child that did not judge the text is not the response's fault:
+one that could not start (no descriptor or process left, `ulimit -n`), that failed on its own
+before judging (its budget out of the caller's reach, `ulimit -v`; an exit status it never
+gives) or that a signal its budget does not send ended: toolguard could not check the
+response, an internal error, never a rejection.
 """
 
 from __future__ import annotations
@@ -160,7 +163,7 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
     except subprocess.TimeoutExpired:
         raise ParseError("jc_over_budget", f"jc {parser} ran out of time") from None
     except OSError as exc:
-        raise ParseError("jc_failed", f"cannot start jc: {exc.strerror}") from None
+        raise JcNotJudged(f"cannot start jc {parser}: {exc.strerror or exc}") from None
     status = child.returncode
     if status == 0:
         return child.stdout
@@ -178,13 +181,15 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
             "jc_over_budget", f"jc {parser} needed more than {memory >> 20} MiB or {cpu} s of CPU"
         )
     if status < 0:
-        raise JcInterrupted(f"jc {parser} was ended by {signal_name(-status)}")
-    raise ParseError("jc_failed", f"jc {parser} exited with status {status}")
+        raise JcNotJudged(f"jc {parser} was ended by {signal_name(-status)}")
+    # NOTE: 1 is an exception the child did not expect (its limits refused, jc not importable)
+    raise JcNotJudged(f"jc {parser} failed before judging the text (exit status {status})")
 
 
-class JcInterrupted(Exception):
-    """Raised when something other than its budget ended the jc child by a signal.
+class JcNotJudged(Exception):
+    """Raised when the jc child did not judge the text.
 
-    Not a `Rejection`: the response was never judged. The pipeline turns it into an internal
-    error, as for any failure of toolguard's own.
+    It could not start, failed on its own, or something other than its budget ended it. Not a
+    `Rejection`: the response was never judged. The pipeline turns it into an internal error,
+    as for any failure of toolguard's own.
     """
