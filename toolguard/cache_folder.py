@@ -44,11 +44,9 @@ def opened(*, quiet: bool = False) -> int | None:
     configured = os.environ.get("TOOLGUARD_CACHE_DIR")
     if configured == "":
         return None  # an empty value turns the cache off
-    if not configured:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")  # noqa: PTH111 - a string, no Path
-        if base.startswith("~"):
-            return None  # no home to cache in
-        configured = f"{base}/toolguard"
+    configured = configured or _default()
+    if configured is None:
+        return None
     current = _opened
     if current is None or current[0] != configured:
         with _LOCK:
@@ -58,6 +56,23 @@ def opened(*, quiet: bool = False) -> int | None:
     if current[2] and not quiet:
         _warn(f"compile cache not used: {current[2]}; compiling in memory")
     return current[1]
+
+
+def _default() -> str | None:
+    """`$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`; None where there is no home.
+
+    NOTE: a relative `XDG_CACHE_HOME` is invalid and ignored, as the XDG base directory
+    specification says: it would put the cache (code later processes run) in whatever folder
+    the command runs in. A home that is not an absolute path (`HOME` empty or relative) or not
+    a folder (`/nonexistent`, a service account's) is no home: nothing is made to stand for it.
+    """
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if base.startswith("/"):
+        return f"{base}/toolguard"
+    home = os.environ["HOME"] if "HOME" in os.environ else os.path.expanduser("~")  # noqa: PTH111 - a string, no Path
+    if not home.startswith("/") or not os.path.isdir(home):  # noqa: PTH112 - no pathlib at start-up
+        return None
+    return f"{home.rstrip('/')}/.cache/toolguard"
 
 
 def _open(
