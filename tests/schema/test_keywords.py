@@ -411,6 +411,34 @@ def test_pattern_properties_that_translate_alike_are_all_enforced() -> None:
     assert not accepts(schema, {"1": 1})
 
 
+NON_BOUNDARY = "\\B"  # finds nothing in "a\u00e91": a word boundary between every two characters
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "valid"),
+    [
+        ({"pattern": NON_BOUNDARY}, "a\u00e91", False),
+        ({"pattern": NON_BOUNDARY}, "\u00e9\u00e9", True),
+        ({"propertyNames": {"pattern": NON_BOUNDARY}}, {"a\u00e91": 1}, False),
+        ({"patternProperties": {NON_BOUNDARY: False}}, {"a\u00e91": 1}, True),
+        ({"patternProperties": {NON_BOUNDARY: False}}, {"\u00e9\u00e9": 1}, False),
+        (
+            {"patternProperties": {NON_BOUNDARY: True}, "unevaluatedProperties": False},
+            {"a\u00e91": 1},
+            False,
+        ),
+    ],
+)
+def test_a_non_boundary_is_never_tried_inside_a_character(
+    schema: dict[str, Any], instance: Any, valid: bool
+) -> None:
+    r"""Every keyword that runs a pattern finds `\B` only between characters (ECMA-262).
+
+    RE2's unanchored search also tried it inside a character's UTF-8 bytes, where it held.
+    """
+    assert accepts(schema, instance) is valid
+
+
 def test_const_object_with_a_ref_member_is_data() -> None:
     """A `$ref` member inside a `const` value is compared as data, never resolved or rewritten."""
     schema = {"$id": "https://example.invalid/s.json", "const": {"$ref": "other.json"}}

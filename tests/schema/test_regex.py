@@ -147,6 +147,32 @@ def test_word_boundary_is_ascii(pattern: str, text: str, expected: bool) -> None
     assert matches(pattern, text) is expected
 
 
+@pytest.mark.parametrize(
+    ("pattern", "text", "expected"),
+    [
+        case(r"\B", "a\u00e91", False),  # a boundary between every two characters
+        case(r"\B", "a\U0001f6001", False),
+        case(r"\B", "\u00e9\u00e9", True),  # two non-word characters: no boundary between
+        case(r"\B", "\u00e9", True),  # nor between the start and a non-word character
+        case(r"\B", "", True),
+        case(r"x?\B", "a\u00e91", False),
+        case(r"\B|z", "a\u00e91", False),
+        case(r"(?:)\B(?:)", "a\u00e9\u00e91", True),
+        case(r"\\B", "a\u00e91", False),  # an escaped backslash, then B: no assertion
+        case(r"\\B", "\u00e9\\B", True),
+    ],
+)
+def test_non_boundary_is_judged_between_characters_only(
+    pattern: str, text: str, expected: bool
+) -> None:
+    r"""`\B` is tried only where ECMA-262 tries it: between characters, never inside one.
+
+    RE2 matches UTF-8 and its unanchored search starts anywhere, inside a character's bytes
+    too, where two non-word bytes made `\B` hold: `{"pattern": "\\B"}` accepted "a\u00e91".
+    """
+    assert matches(pattern, text) is expected
+
+
 def test_backspace_escape_inside_a_class_is_a_backspace() -> None:
     r"""`[\b]` is the backspace character U+0008 in ECMA-262, not a word boundary."""
     assert matches(r"^[\b]$", "\x08")

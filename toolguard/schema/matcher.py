@@ -29,7 +29,9 @@ MAX_PROGRAM_SIZE = 10_000
 # NOTE: RE2's default: the most one pattern's program and DFA cache may use. Past it the DFA
 # is flushed, then RE2 falls back to its Pike VM: slower, never wrong, still linear.
 _MAX_MEMORY = 8 << 20
-_ANCHOR: dict[bool, Any] = {}  # whole text (True) or anywhere (False); filled with re2's import
+# How a match may lie in the text: whole text (True), anywhere (False), or from its start
+# ("start"); filled with re2's import.
+_ANCHOR: dict[bool | str, Any] = {}
 
 
 class UnmatchableText(ValueError):
@@ -47,11 +49,12 @@ class Matcher:
     RE2, exactly as RE2 would, so a contract whose patterns are all identifiers never loads it.
     """
 
-    __slots__ = ("_compiled", "_plain", "source")
+    __slots__ = ("_compiled", "_plain", "_searcher", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source  # RE2 syntax, ASCII (every other code point is escaped)
         self._compiled: Any = None
+        self._searcher: Any = None  # what `search` runs, and how: see `_compile_search`
         self._plain = plain(source)
 
     def search(self, text: str) -> bool:
@@ -61,13 +64,13 @@ class Matcher:
         """
         if self._plain is not None and text.isascii():
             return self._plain.search(text)
-        compiled = self._compiled or self._compile()
+        compiled, anchor = self._searcher or self._compile_search()
         try:
             data = text.encode()  # NOTE: `_utf8` inlined: a call costs a tenth of a search
         except UnicodeEncodeError:
             _utf8(text)  # raises `UnmatchableText`
             raise
-        return compiled.Match(_ANCHOR[False], data, 0, len(data))[0][0] >= 0  # type: ignore[no-any-return]
+        return compiled.Match(anchor, data, 0, len(data))[0][0] >= 0  # type: ignore[no-any-return]
 
     def fullmatch(self, text: str) -> bool:
         """Whether the pattern matches the whole of `text`."""
@@ -98,6 +101,25 @@ class Matcher:
             raise SchemaError(f"pattern {self.source!r} {exc}") from None
         return self._compiled
 
+    def _compile_search(self) -> tuple[Any, Any]:
+        r"""The program `search` runs and its anchor: the source unanchored, as a rule.
+
+        NOTE: RE2's unanchored search may start a match at any byte, inside a character's UTF-8
+        sequence too, where `\B` holds (two non-word bytes) though ECMA-262 never looks there:
+        `\B` alone matched "aé1", which has a word boundary at every character boundary. A
+        source with `\B` is searched as `(?s:.)*?(?:source)` anchored at the start instead:
+        the prefix consumes whole characters, so every try starts on a character boundary.
+        """
+        if not _asserts_non_boundary(self.source):
+            self._searcher = (self._compiled or self._compile(), _ANCHOR[False])
+            return self._searcher
+        try:
+            compiled = _compile(_aligned(self.source))
+        except _Refused as exc:  # NOTE: unreachable for a source `refusal` passed
+            raise SchemaError(f"pattern {self.source!r} {exc}") from None
+        self._searcher = (compiled, _ANCHOR["start"])
+        return self._searcher
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Matcher) and other.source == self.source
 
@@ -114,7 +136,7 @@ def refusal(source: str) -> str | None:
     Deterministic: the same source, options and re2 always give the same answer.
     """
     try:
-        compiled = _compile(source)
+        compiled = _compile(_aligned(source) if _asserts_non_boundary(source) else source)
     except _Refused as exc:
         return str(exc)
     size: int = compiled.ProgramSize()
@@ -142,6 +164,7 @@ def _compile(source: str) -> Any:
     from re2 import _re2  # noqa: PLC0415
 
     _ANCHOR[True], _ANCHOR[False] = _re2.RE2.Anchor.ANCHOR_BOTH, _re2.RE2.Anchor.UNANCHORED
+    _ANCHOR["start"] = _re2.RE2.Anchor.ANCHOR_START
     options = re2.Options()
     options.log_errors = False  # RE2 would print its own message on stderr
     options.max_mem = _MAX_MEMORY
@@ -156,6 +179,24 @@ def _compile(source: str) -> Any:
             )
         raise _Refused(f"cannot be run by RE2: {reason}")
     return compiled
+
+
+def _asserts_non_boundary(source: str) -> bool:
+    r"""Whether the RE2 `source` holds the assertion `\B` (not an escaped backslash, then B)."""
+    at = source.find("\\")
+    while at >= 0:
+        if source.startswith("B", at + 1):
+            return True
+        at = source.find("\\", at + 2)  # NOTE: skip the escaped character, a backslash too
+    return False
+
+
+def _aligned(source: str) -> str:
+    """`source` behind a lazy prefix of whole characters (see `Matcher._compile_search`).
+
+    Run anchored at the start, it is a search whose every try starts on a character boundary.
+    """
+    return f"(?s:.)*?(?:{source})"
 
 
 def _utf8(text: str) -> bytes:
