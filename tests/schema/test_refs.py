@@ -187,3 +187,39 @@ def test_the_bundle_writes_a_static_dynamic_ref_as_a_pointer_and_keeps_a_scoped_
     bundled = compile_schema(schema).schema
     assert bundled["$defs"]["x"]["$dynamicRef"] == "#/%24defs/x/%24defs/n"
     assert bundled["$defs"]["tree"]["properties"]["kids"]["items"]["$dynamicRef"] == "#node"
+
+
+NULL = {"type": "null"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "ref"),
+    [
+        ({"patternProperties": {"^a$": NULL}}, "#/patternProperties/%5Ea$"),
+        ({"patternProperties": {"a/b": NULL}}, "#/patternProperties/a~1b"),
+        ({"patternProperties": {"\\d": {}, "[0-9]": NULL}}, "#/patternProperties/[0-9]"),
+        (
+            {"patternProperties": {"^a$": {"patternProperties": {"b$": NULL}}}},
+            "#/patternProperties/%5Ea$/patternProperties/b$",
+        ),
+        (
+            {"$defs": {"d": {"patternProperties": {"^a$": NULL}}}},
+            "#/$defs/d/patternProperties/%5Ea$",
+        ),
+    ],
+    ids=["anchors", "slash", "translated-alike", "nested", "in-$defs"],
+)
+@pytest.mark.parametrize("keyword", ["$ref", "$dynamicRef"])
+def test_a_reference_into_pattern_properties_lands_on_its_subschema(
+    schema: dict[str, Any], ref: str, keyword: str
+) -> None:
+    """A member of `patternProperties` is a subschema a reference may name by its pattern.
+
+    The compiled copy keys it by the pattern's RE2 translation; a reference written with the
+    pattern as the schema has it failed with fastjsonschema's "Unresolvable ref", or, where
+    another member's translation is that text (`\\d` becomes `[0-9]`), landed on that member
+    and let `{"x": 1}` through.
+    """
+    validator = compile_schema({**schema, "properties": {"x": {keyword: ref}}})
+    assert validator.is_valid({"x": None})
+    assert not validator.is_valid({"x": 1})

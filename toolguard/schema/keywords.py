@@ -59,4 +59,5 @@ def prepare(
         prepared.setdefault("$defs", {})[key] = embedded
         visited += 1
     walker.check_references()
+    walker.point_into_copy()
     return Prepared(prepared, bundle(walker.index), formats, tuple(walker.index.files))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from toolguard.errors import SchemaError
 from toolguard.pointer import escape
@@ -68,6 +68,10 @@ class SchemaWalker:
         self.subschemas: set[str] = set()
         self.references: dict[str, str] = {}  # where the $ref is -> the pointer it targets
         self.same_instance: dict[str, list[str]] = {}  # schema -> schemas on the same instance
+        # A `patternProperties` member's pointer -> its key in the copy (the translated
+        # pattern), and the copies holding a reference: see `point_into_copy`.
+        self.renamed: dict[str, str] = {}
+        self.referring: list[dict[str, Any]] = []
 
     def visit(self, node: Any, where: str) -> Any:
         """The checked, tagged copy of the subschema `node` found at pointer `where`."""
@@ -84,6 +88,8 @@ class SchemaWalker:
                 out[REF_RESOURCE_TAG] = self.ref_resources[where]
         if "$dynamicRef" in node:
             out["$dynamicRef"] = self._check_dynamic_ref(node, where)
+        if "$ref" in out or "$dynamicRef" in out:
+            self.referring.append(out)
         if self.index.dynamic_anchors() and where in self.index.resources.values():
             out[RESOURCE_TAG] = self.index.resource_of(where)
         for keyword, value in node.items():
@@ -157,6 +163,8 @@ class SchemaWalker:
             pattern = translate(key, at)
             while pattern in out:  # `\d` and `[0-9]` translate alike; both must be enforced
                 pattern = f"(?:{pattern})"
+            if pattern != key:
+                self.renamed[f"{at}/{escape(key)}"] = escape(pattern)
             out[pattern] = self.visit(sub, f"{at}/{escape(key)}")
         return out
 
@@ -206,6 +214,34 @@ class SchemaWalker:
         self.references[f"{where}/{keyword}"] = target
         self.same_instance.setdefault(where, []).append(target)
         return target
+
+    def point_into_copy(self) -> None:
+        """Rewrite each reference's pointer for the copy, once every subschema is visited.
+
+        A `patternProperties` member is keyed in the copy by its translated pattern, so a
+        reference written through its original key (`#/patternProperties/^a$`) is rewritten
+        through the new one; a reference may precede the member it leads to, hence after
+        the walk. Every other pointer is the same in the schema and in its copy.
+        """
+        if not self.renamed:
+            return
+        for out in self.referring:
+            if "$ref" in out:
+                out["$ref"] = self._in_copy(out["$ref"])
+            if "$dynamicRef" in out:
+                targets = out["$dynamicRef"]
+                targets["static"] = self._in_copy(targets["static"])
+                targets["dynamic"] = {
+                    uri: self._in_copy(ref) for uri, ref in targets["dynamic"].items()
+                }
+
+    def _in_copy(self, ref: str) -> str:
+        """The local reference `ref` (`#` and a quoted pointer) with renamed members renamed."""
+        original, copied = "", ""
+        for token in unquote(ref[1:]).split("/")[1:]:
+            original += "/" + token
+            copied += "/" + self.renamed.get(original, token)
+        return "#" + quote(copied, safe="/~")
 
     def check_references(self) -> None:
         """Every `$ref` must land on a subschema, and no cycle may skip the instance."""
