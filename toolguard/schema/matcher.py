@@ -54,7 +54,7 @@ class Matcher:
     def __init__(self, source: str) -> None:
         self.source = source  # RE2 syntax, ASCII (every other code point is escaped)
         self._compiled: Any = None
-        self._searcher: Any = None  # what `search` runs, and how: see `_compile_search`
+        self._searcher: tuple[Any, Any] | None = None  # what `search` runs, see `_compile_search`
         self._plain = plain(source)
 
     def search(self, text: str) -> bool:
