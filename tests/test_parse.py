@@ -22,7 +22,7 @@ from strategies import (
     same_json,
 )
 
-from toolguard.errors import LimitExceeded, ParseError, Rejection
+from toolguard.errors import BrokenInstall, LimitExceeded, ParseError, Rejection
 from toolguard.limits import Limits
 from toolguard.number import ExactFloat
 from toolguard.parse import _strict_parse, parse
@@ -847,3 +847,12 @@ def test_a_replay_past_its_budget_still_rejects_at_the_chunk() -> None:
     with pytest.raises(Rejection) as caught:
         parse(raw, Limits())
     assert caught.value.offset is not None
+
+
+def test_ijson_without_its_c_backend_is_a_broken_install_that_says_what_to_reinstall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ijson built without yajl2_c (no wheel, no compiler) is named, never a silent fallback."""
+    monkeypatch.setitem(sys.modules, "ijson.backends.yajl2_c", None)  # import raises ImportError
+    with pytest.raises(BrokenInstall, match=r"no yajl2_c backend.*pip install .*ijson"):
+        parse(b'{"a": 1, "a": 2}')  # a duplicate member: the strict path, hence yajl

@@ -97,6 +97,15 @@ class ToolguardError(Exception):
     exit_status: ClassVar[ExitStatus] = ExitStatus.INTERNAL
 
 
+class BrokenInstall(ToolguardError):
+    """Raised when a required dependency is installed without a part toolguard needs.
+
+    Not a bug and not the response's fault: ijson without its C backend (a build from source
+    with no compiler, or a version with no wheel for this Python). The message says what to
+    reinstall; the answer is an internal error's (exit 4), with that message instead of a trace.
+    """
+
+
 class UsageError(ToolguardError):
     """Raised for a bad flag, request id or context: the caller must fix the call."""
 

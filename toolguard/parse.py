@@ -16,7 +16,7 @@ from __future__ import annotations
 import codecs
 
 from toolguard import collector
-from toolguard.errors import LimitExceeded, ParseError, Rejection
+from toolguard.errors import BrokenInstall, LimitExceeded, ParseError, Rejection
 from toolguard.fast_parse import DEFER, accept, screened_for_size
 from toolguard.limits import Limits
 from toolguard.number import SHORT_TOKEN, float_reader, short_decimals_are_floats
@@ -96,7 +96,24 @@ class _LazyBackend:
     def __getattr__(self, name: str) -> Any:
         import ijson  # noqa: PLC0415 - deferred: most documents never reach the strict path
 
-        return getattr(ijson.get_backend("yajl2_c"), name)
+        try:
+            backend = ijson.get_backend("yajl2_c")
+        except ImportError:
+            raise BrokenInstall(_missing_yajl(ijson.__version__)) from None
+        return getattr(backend, name)
+
+
+def _missing_yajl(version: str) -> str:
+    """What to do when ijson `version` came without its C extension.
+
+    NOTE: pip installs ijson without it where it has no wheel for the Python and no compiler
+    builds one (ijson 3.2.3 on Python 3.13: hence the floors in pyproject.toml).
+    """
+    return (
+        f"ijson {version} has no yajl2_c backend (its C extension), which toolguard's strict "
+        "parser needs: reinstall ijson from a wheel: "
+        "pip install --force-reinstall --only-binary ijson 'ijson>=3.4'"
+    )
 
 
 # NOTE: the workarounds below are for yajl's behaviour (and its error messages); the pure

@@ -12,7 +12,7 @@ import time
 
 from toolguard import envelope
 from toolguard.digest import sha256_hex
-from toolguard.errors import ExitStatus
+from toolguard.errors import BrokenInstall, ExitStatus
 from toolguard.frozen import field, frozen, replace
 
 TYPE_CHECKING = False
@@ -288,9 +288,15 @@ def _redacted(diagnostics: Diagnostics, secrets: Secrets) -> Diagnostics:
 
 
 def trace() -> str:
-    """The last frames of the exception being handled, for an internal error's message."""
-    import traceback  # noqa: PLC0415 - only a toolguard bug gets here (start-up budget)
+    """The last frames of the exception being handled, for an internal error's message.
 
+    A `BrokenInstall` is no bug: its message, which says what to reinstall, is the whole story.
+    """
+    import sys  # noqa: PLC0415 - only a toolguard bug or a broken install gets here
+    import traceback  # noqa: PLC0415
+
+    if isinstance(error := sys.exc_info()[1], BrokenInstall):
+        return str(error)
     return traceback.format_exc(limit=-3)
 
 

@@ -612,3 +612,16 @@ def test_a_named_pipe_for_a_contract_file_is_refused_not_waited_on(
     assert run.status == 3, run.stderr
     assert run.stdout == b""
     assert "not a regular file (a named pipe)" in one_error_line(run.stderr)
+
+
+def test_ijson_without_its_c_backend_exits_4_saying_what_to_reinstall(run_toolguard: Any) -> None:
+    """A broken install is an internal error's answer, its message the fix, with no traceback."""
+    hidden = "import sys; sys.modules['ijson.backends.yajl2_c'] = None; import runpy; "
+    launch = [sys.executable, "-c", hidden + "runpy.run_module('toolguard', run_name='__main__')"]
+    duplicate = b'{"change_id": "CR-1042", "change_id": "CR-1042"}'  # the strict path, hence yajl
+    run = run_toolguard(*REVIEW_ARGS, "--request-id", REQUEST_ID, stdin=duplicate, command=launch)
+    assert run.status == 4
+    assert run.envelope()["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert b"no yajl2_c backend" in run.stderr
+    assert b"pip install --force-reinstall --only-binary ijson" in run.stderr
+    assert b"Traceback" not in run.stderr
