@@ -4,9 +4,10 @@
 annotations as the server gave them, its title and description only if they hide nothing
 (else the tool is withheld), the contract's description if it has one, and the contract's
 envelope schema as `outputSchema`. A tool without a contract is removed, unless the operator
-allowed it by name. `initialize` and `server/discover` lose the server's `instructions`
-(clients put them in the system prompt) and its task capability (a task's result would come
-back through `tasks/*`, around the check).
+allowed it by name; of the page itself, only pagination and cache hints pass. `initialize`
+and `server/discover` lose the server's `instructions` (clients put them in the system
+prompt) and its task capability (a task's result would come back through `tasks/*`, around
+the check).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 from toolguard.invisible import invisible_at
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+# What a listing page keeps besides its tools: pagination, and 2026-07-28's result type and
+# cache hints. Nothing else of the server's (`_meta`, members no revision defines) passes.
+_PAGE = ("nextCursor", "resultType", "ttlMs", "cacheScope")
 # The annotations MCP defines, and their types (null is "not given").
 _ANNOTATIONS: dict[str, type] = {
     "title": str,
@@ -50,9 +54,10 @@ def rewrite_tools(
     result: dict[str, Any], guarded: Mapping[str, Listed], unguarded: frozenset[str]
 ) -> tuple[dict[str, Any], list[str]]:
     """One `tools/list` page for the client, and what was withheld or removed (for stderr)."""
+    page = {key: result[key] for key in _PAGE if key in result}
     tools = result.get("tools")
     if not isinstance(tools, list):
-        return {**result, "tools": []}, ["the server's tool listing has no tools array"]
+        return {**page, "tools": []}, ["the server's tool listing has no tools array"]
     names = Counter(name for tool in tools if isinstance(name := _name(tool), str))
     listed: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -72,7 +77,7 @@ def rewrite_tools(
             listed.append(tool)  # --allow-unguarded: untouched, as the operator asked
         else:
             notes.append(f"removed tool {name!r}: no contract guards it")
-    return {**result, "tools": listed}, notes
+    return {**page, "tools": listed}, notes
 
 
 def _name(tool: Any) -> str | None:
