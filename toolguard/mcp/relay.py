@@ -294,6 +294,8 @@ class Relay:
                 more = f"{len(notes) - _NOTES_SHOWN} more tools withheld or removed from a listing"
                 self._notice("tool_listing", more)
             return result_line(request_id, tools)
+        if method == "ping":
+            return result_line(request_id, _pong(answer))
         if method in _DESCRIBING:
             passing = self._options.pass_instructions
             described = listing.server_description(answer, pass_instructions=passing)
@@ -451,6 +453,15 @@ class Relay:
 def _guarded_method(method: str) -> bool:
     """A request toolguard checks (tools/call) or refuses (tasks/*): never a notification."""
     return method == "tools/call" or method.startswith(_TASKS)
+
+
+def _pong(answer: dict[str, Any]) -> dict[str, Any]:
+    """A ping's result as the client gets it: empty, as MCP defines it.
+
+    Nothing of the server's passes (text in a ping result would reach the client unchecked),
+    but 2026-07-28's `resultType`, if the server gave it as `complete`.
+    """
+    return {"resultType": "complete"} if answer.get("resultType") == "complete" else {}
 
 
 def _internal_error(request_id: str | int) -> bytes:
