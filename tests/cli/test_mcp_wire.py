@@ -193,8 +193,14 @@ def test_a_server_that_cannot_start_ends_with_status_5() -> None:
         (["--contract", PROBE, "--allow-unguarded", "probe"], 2, b"--allow-unguarded names a tool"),
         ([], 2, b"at least one --contract"),
         (["--contract", DATA / "missing.toml"], 3, b"cannot read contract"),
+        (
+            ["--contract", PROBE, "--shut-channel", "resource"],
+            2,
+            b"--shut-channel: no such channel: resource (channels: resources, prompts, "
+            b"completions, logging, progress, sampling, elicitation, all)",
+        ),
     ],
-    ids=["two contracts", "allow a guarded tool", "no contract", "missing contract"],
+    ids=["two contracts", "allow a guarded tool", "no contract", "missing contract", "channel"],
 )
 def test_set_up_errors_exit_before_the_server_starts(
     args: list[Any], status: int, says: bytes
@@ -205,6 +211,26 @@ def test_set_up_errors_exit_before_the_server_starts(
     assert client.rest == b""
     assert says in client.stderr
     assert b"server started" not in client.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "relayed"),
+    [((), True), (("--shut-channel", "resources"), True), (("--shut-channel", "all"), False)],
+)
+def test_a_method_mcp_does_not_define_is_relayed_unless_all_channels_are_shut(
+    flags: tuple[str, ...], relayed: bool
+) -> None:
+    """A vendor's request reaches the server (which answers it) unless `--shut-channel all`."""
+    client = RawClient("--contract", PROBE, *flags)
+    client.initialize()
+    client.send({"jsonrpc": "2.0", "id": 5, "method": "vendor/secret", "params": {}})
+    answer = client.receive()
+    assert (answer["id"], answer["error"]["code"]) == (5, -32601)
+    if relayed:
+        assert answer["error"]["message"] == "no vendor/secret"  # the server's own answer
+    else:
+        assert "only the methods MCP defines (--shut-channel all)" in answer["error"]["message"]
+    assert client.close() == 0
 
 
 def test_options_after_the_command_belong_to_the_server() -> None:

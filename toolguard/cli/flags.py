@@ -214,6 +214,14 @@ MCP = (
         "NAME",
     ),
     Flag(
+        "--shut-channel",
+        "shut_channels",
+        "repeatable",
+        "Shut a channel toolguard does not guard (default: passed): resources, prompts, "
+        "completions, logging, progress, sampling, elicitation, or all (repeatable).",
+        "NAME",
+    ),
+    Flag(
         "--pass-instructions",
         "pass_instructions",
         "switch",

@@ -129,6 +129,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
         call_timeout=flags["call_timeout"],
         max_line_bytes=flags["max_line_bytes"],
         allow_unguarded=tuple(flags["allow_unguarded"]),
+        shut_channels=tuple(flags["shut_channels"]),
         pass_instructions=flags["pass_instructions"],
         mode=mode,
         busy_poll_us=flags["busy_poll_us"],

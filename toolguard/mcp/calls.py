@@ -195,6 +195,11 @@ def malformed(call: Call, why: str) -> Outcome:
     return _malformed(call, "malformed_response", why)
 
 
+def shut(call: Call, why: str) -> Outcome:
+    """An answer that asks the client for a channel the operator shut (`channels.py`)."""
+    return _malformed(call, "shut_channel", why)
+
+
 def unreadable(call: Call, rejection: Rejection, line: bytes) -> Outcome:
     """An answer to the call that the strict parser refused (its id read before the failure)."""
     return result.rejected(call.guard.contract, call.request, rejection, line, time.perf_counter())

@@ -6,8 +6,8 @@ annotations as the server gave them, its title and description only if they hide
 envelope schema as `outputSchema`. A tool without a contract is removed, unless the operator
 allowed it by name; of the page itself, only pagination and cache hints pass. `initialize`
 and `server/discover` lose the server's `instructions` (clients put them in the system
-prompt) and its task capability (a task's result would come back through `tasks/*`, around
-the check).
+prompt), its task capability (a task's result would come back through `tasks/*`, around the
+check) and the capabilities of the channels the operator shut (`channels.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolguard.invisible import invisible_at
+from toolguard.mcp.channels import Channels
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 # What a listing page keeps besides its tools: pagination, and 2026-07-28's result type and
@@ -138,12 +139,20 @@ def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{where}/{index}")
 
 
-def server_description(result: dict[str, Any], *, pass_instructions: bool) -> dict[str, Any]:
-    """An `initialize` or `server/discover` result without instructions and task support."""
+def server_description(
+    result: dict[str, Any], *, pass_instructions: bool, channels: Channels | None = None
+) -> dict[str, Any]:
+    """An `initialize` or `server/discover` result without instructions and task support.
+
+    The capabilities of the channels the operator shut (`channels.py`) are withheld too: a
+    client then does not use them.
+    """
     changed = dict(result)
     if not pass_instructions:
         changed.pop("instructions", None)
     capabilities = result.get("capabilities")
+    if isinstance(capabilities, dict) and channels is not None:
+        capabilities = changed["capabilities"] = channels.capabilities(capabilities)
     if isinstance(capabilities, dict) and _offers_tasks(capabilities):
         capabilities = {key: value for key, value in capabilities.items() if key != "tasks"}
         extensions = capabilities.get("extensions")

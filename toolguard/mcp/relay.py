@@ -2,8 +2,9 @@
 
 Responses are matched to the client's requests by id (`ids.py`); the server's own requests
 keep their id space. A guarded call's answer becomes an envelope (`calls.py`); the tool
-listing and the server's description are rewritten (`listing.py`); every other message
-passes as the exact line it came as. Nothing unreadable is forwarded, nothing is repaired.
+listing and the server's description are rewritten (`listing.py`); a method of a channel
+the operator shut (`channels.py`) is refused or dropped; every other message passes as the
+exact line it came as. Nothing unreadable is forwarded, nothing is repaired.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from toolguard.audit import Source
 from toolguard.errors import LimitExceeded, Rejection
 from toolguard.mcp import calls, jsonrpc, listing
 from toolguard.mcp.calls import Call, Guard, Refused
+from toolguard.mcp.channels import Channels, channel_of
 from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
 from toolguard.mcp.jsonrpc import (
     Message,
@@ -49,6 +51,7 @@ class Options:
     allow_unguarded: frozenset[str] = frozenset()
     pass_instructions: bool = False
     listed: Mapping[str, listing.Listed] = field(default_factory=dict)
+    channels: Channels = field(default_factory=Channels)  # those shut (default: none)
 
 
 class Relay:
@@ -177,6 +180,8 @@ class Relay:
         if method.startswith(_TASKS):
             why = f"toolguard: {method} is not offered: tasks are not relayed"
             raise Refused(jsonrpc.METHOD_NOT_FOUND, why)
+        if not self._options.channels.client_request(method):
+            raise Refused(jsonrpc.METHOD_NOT_FOUND, f"toolguard: {_shut(method)}")
         if method != "tools/call":
             return Pending(method)
         name = message.params.get("name")
@@ -242,15 +247,9 @@ class Relay:
             return
         message = classify(value)
         if message.kind == "request":
-            if self._flight.server_request(message.key):  # type: ignore[arg-type]
-                self._client.write(line)
-            else:
-                why = "toolguard: too many server requests in flight"
-                self._reply_to_server(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
+            self._server_request(message, line)
         elif message.kind == "notification":
-            if message.method == "notifications/cancelled":
-                self._flight.server_answered(_cancelled(message))
-            self._client.write(line)
+            self._server_notification(message, line)
         elif message.kind == "response":
             self._server_response(message, line)
         elif isinstance(value, list) and meant_as_message(line):
@@ -263,6 +262,39 @@ class Relay:
         else:
             why = "toolguard: the server's response was malformed"
             self._client.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
+
+    def _server_request(self, message: Message, line: bytes) -> None:
+        """A request to the client: passed, or refused to the server if its channel is shut."""
+        method, request_id = message.method or "", message.body["id"]
+        if not self._options.channels.server_request(method):
+            why = _shut(method)
+            self._notice("shut_channel", f"refused the server's {method[:64]}: {why}", once=True)
+            self._reply_to_server(error_line(request_id, jsonrpc.METHOD_NOT_FOUND, why))
+        elif self._flight.server_request(message.key):  # type: ignore[arg-type]
+            self._client.write(line)
+        else:
+            why = "toolguard: too many server requests in flight"
+            self._reply_to_server(error_line(request_id, jsonrpc.INTERNAL_ERROR, why))
+
+    def _server_notification(self, message: Message, line: bytes) -> None:
+        """A notification to the client: passed, or dropped if its channel is shut.
+
+        A progress notification passes without its `message` while `progress` is shut.
+        """
+        method, channels = message.method or "", self._options.channels
+        if not channels.notification(method):
+            why = f"dropped the server's {method[:64]}: {_shut(method)}"
+            self._notice("shut_channel", why, once=True)
+            return
+        if method == "notifications/cancelled":
+            self._flight.server_answered(_cancelled(message))
+        elif method == "notifications/progress":
+            kept = channels.progress(message.params)
+            if kept is not None:
+                why = "withheld what progress notifications carry besides their numbers"
+                self._notice("shut_channel", why, once=True)
+                line = jsonrpc.notification_line(method, kept)
+        self._client.write(line)
 
     def _server_response(self, message: Message, line: bytes) -> None:
         key: jsonrpc.IdKey = message.key  # type: ignore[assignment]
@@ -297,11 +329,16 @@ class Relay:
         if method == "ping":
             return result_line(request_id, _pong(answer))
         if method in _DESCRIBING:
-            passing = self._options.pass_instructions
-            described = listing.server_description(answer, pass_instructions=passing)
+            passing, channels = self._options.pass_instructions, self._options.channels
+            described = listing.server_description(
+                answer, pass_instructions=passing, channels=channels
+            )
             if described == answer:
                 return line
-            self._notice("server_description", "withheld instructions or task support", once=True)
+            why = "withheld instructions or task support"
+            if channels.shut:
+                why = "withheld instructions, task support or the capabilities of shut channels"
+            self._notice("server_description", why, once=True)
             return result_line(request_id, described)
         return line
 
@@ -314,6 +351,10 @@ class Relay:
         ):
             # 2026-07-28: an interim answer; the client retries with a new id, guarded again.
             # (To a call of an earlier revision it is an unknown resultType: `judge` fails it.)
+            why = self._options.channels.input_requests(answer.get("inputRequests"))
+            if why:
+                self._deliver(call, calls.shut(call, why), line)
+                return
             interim = {key: answer[key] for key in _INTERIM if key in answer}
             self._notice("input_required", f"{call.tool}: the server asks the client for input")
             self._client.write(result_line(call.jsonrpc_id, interim))
@@ -462,6 +503,15 @@ def _pong(answer: dict[str, Any]) -> dict[str, Any]:
     but 2026-07-28's `resultType`, if the server gave it as `complete`.
     """
     return {"resultType": "complete"} if answer.get("resultType") == "complete" else {}
+
+
+def _shut(method: str) -> str:
+    """Why a method is not relayed: its channel is shut, or MCP defines no such method."""
+    name = channel_of(method)
+    if name:
+        return f"{method[:64]} is not relayed: the {name} channel is shut (--shut-channel {name})"
+    why = "toolguard relays only the methods MCP defines (--shut-channel all)"
+    return f"{method[:64]} is not relayed: {why}"
 
 
 def _internal_error(request_id: str | int) -> bytes:

@@ -26,6 +26,7 @@ from toolguard.errors import ContractError, ExitStatus, UsageError
 from toolguard.framing import Lines
 from toolguard.mcp import lifecycle
 from toolguard.mcp.calls import Guard
+from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
 from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
@@ -44,6 +45,7 @@ class Settings:
     call_timeout: float = 300.0
     max_line_bytes: int = 16 << 20
     allow_unguarded: tuple[str, ...] = ()
+    shut_channels: tuple[str, ...] = ()  # channels besides tool results shut (`channels.py`)
     pass_instructions: bool = False
     mode: str = "rich"
     busy_poll_us: int = 0  # how long the relay polls for an answer after relaying a line
@@ -85,6 +87,15 @@ def guards(
     return by_tool, listed
 
 
+def shut_channels(names: Sequence[str]) -> Channels:
+    """The channels `--shut-channel` shuts; a name that is none is a usage error."""
+    try:
+        return Channels.named(names)
+    except ValueError as exc:
+        known = ", ".join((*CHANNEL_BY_NAME, ALL))
+        raise UsageError(f"--shut-channel: {exc} (channels: {known})") from None
+
+
 def run(  # noqa: PLR0913 - the session's parts, all keyword-only
     *,
     contracts: Sequence[Contract],
@@ -96,6 +107,7 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
 ) -> ExitStatus:
     """Relay between the client on `streams` (stdin, stdout, stderr) and the server `command`."""
     by_tool, listed = guards(contracts, trail_options, settings.allow_unguarded)
+    channels = shut_channels(settings.shut_channels)
     client_in, client_out, stderr = streams
     operator = OperatorChannel(stderr, settings.mode)
     try:
@@ -107,6 +119,7 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
             allow_unguarded=frozenset(settings.allow_unguarded),
             pass_instructions=settings.pass_instructions,
             listed=listed,
+            channels=channels,
         )
         # NOTE: the session's handlers before the server starts: a stop in between must not
         # unwind past a server nothing would then stop (it lives in its own session).
