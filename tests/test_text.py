@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import hidden_prone_text
 
-from toolguard.text import _distinct, clean, cleaned
+from toolguard.text import clean, cleaned, distinct
 
 
 def test_keys_that_read_alike_once_escaped_are_all_kept() -> None:
@@ -46,7 +46,7 @@ def test_many_keys_that_read_alike_cost_a_step_each() -> None:
 
     def trace(frame: FrameType, event: str, arg: object) -> object:
         nonlocal lines
-        if frame.f_code is _distinct.__code__:
+        if frame.f_code is distinct.__code__:
             if event == "line":
                 lines += 1
             return trace

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Container
     from typing import Any
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
@@ -51,7 +52,7 @@ def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -
                 continue
             shown = clean(str(key), limit)
             if shown in copy:
-                shown = _distinct(shown, copy, suffixes)
+                shown = distinct(shown, copy, suffixes)
             copy[shown] = cleaned(item, limit, drop_none=drop_none)
         return copy
     if isinstance(value, list | tuple):
@@ -61,9 +62,10 @@ def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -
     return clean(str(value), limit)
 
 
-def _distinct(shown: str, taken: dict[str, Any], suffixes: dict[str, int]) -> str:
-    """`shown` with the first ` (N)` suffix, from 2, that no key of `taken` has.
+def distinct(shown: str, taken: Container[str], suffixes: dict[str, int]) -> str:
+    """`shown` with the first ` (N)` suffix, from 2, that `taken` does not hold.
 
+    For names that must stay apart once escaped and truncated (JSON keys, JUnit test names).
     `suffixes` remembers where the search for each name stopped, so a mapping whose many
     keys all read alike costs a step a key, not a walk over the suffixes already given.
     """
