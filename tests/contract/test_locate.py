@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import tomllib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from toolguard.contract.locate import json_lines, line_of, position_of, toml_lines, toml_positions
+
+# What TOML lets a comment or a string hold that `str.splitlines` takes for a line break.
+NOT_NEWLINES = ("\x85", "\u2028", "\u2029")
 
 
 def test_json_lines_place_members_on_their_name() -> None:
@@ -38,3 +46,28 @@ def test_toml_positions_give_the_column_of_each_key_and_header() -> None:
     assert positions["/rules/0/pointr"] == (3, 3)
     assert position_of(positions, "/rules/0/pointr/deeper") == (3, 3)
     assert position_of(positions, "/absent") == (1, 1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(st.sampled_from([*NOT_NEWLINES, "x", " "]), max_size=4),
+            st.sampled_from(["\n", "\r\n"]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_toml_lines_count_only_what_toml_counts(lines: list[tuple[str, str, bool]]) -> None:
+    """Lines end at LF (or CRLF) alone: no other character in a comment or string moves a key."""
+    text = "".join(
+        f'k{number} = "{odd}"{end}' if quoted else f"k{number} = 1 # {odd}{end}"
+        for number, (odd, end, quoted) in enumerate(lines)
+    )
+    assert len(tomllib.loads(text)) == len(lines)
+    positions = toml_positions(text)
+    assert [positions[f"/k{number}"] for number in range(len(lines))] == [
+        (number, 1) for number in range(1, len(lines) + 1)
+    ]

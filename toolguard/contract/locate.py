@@ -41,6 +41,16 @@ def position_of(positions: dict[str, tuple[int, int]], pointer: str) -> tuple[in
     return positions.get("", (1, 1))
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a TOML or JSON text, numbered as TOML, JSON, editors and SARIF number them.
+
+    NOTE: split at LF only (a CRLF line keeps its CR, which the scanners read as blank):
+    `str.splitlines` also splits at VT, FF, U+0085, U+2028 and U+2029, which a comment or a
+    string may hold, and every line after one would be reported too low.
+    """
+    return text.split("\n")
+
+
 def file_lines(path: str) -> dict[str, int]:
     """Pointer -> line for a `.toml` contract or a JSON schema; {} if it cannot be read."""
     try:
@@ -62,7 +72,7 @@ def toml_positions(text: str) -> dict[str, tuple[int, int]]:
     table: list[str] = []
     counts: dict[tuple[str, ...], int] = {}
     closing: str | None = None
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if closing is not None:
             closing = None if closing in line else closing
             continue
