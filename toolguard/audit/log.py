@@ -5,7 +5,9 @@ whole at the end of the file (Linux serialises writes to one regular file; recor
 at `MAX_RECORD_BYTES`, which is also PIPE_BUF, so a FIFO gets them whole too). The file is
 opened for each record, which makes rotation by rename safe without any signal. A write cut
 short (a full disk, `ulimit -f`) leaves part of a record at the end of the file: the next
-record starts with a newline then (`_ends_a_line`), so no whole record is glued to a torn one.
+record starts with a newline then (`_ends_a_line`), so no whole record is glued to a torn one;
+writers hold the file's `flock` while they judge the end and write, so a record still being
+copied in by another writer is never taken for a torn one.
 
 Records are never written into a file someone else controls, nor through their link. The
 log's folder is reached from `/` one folder at a time (`trusted_paths.open_beside`: a folder
@@ -29,6 +31,7 @@ import errno
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -60,7 +63,7 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
                 why = "it is stderr, and the record could not be written (stderr is not being read)"
                 raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
             return
-        if stat.S_ISREG(info.st_mode) and not _ends_a_line(fd):
+        if stat.S_ISREG(info.st_mode) and _locked(fd) and not _ends_a_line(fd):
             line = b"\n" + line  # a torn record is at the end: never join this one to it
         written = os.write(fd, line)
         if written != len(line):  # a short write would leave half a record: say so
@@ -76,6 +79,31 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
             os.close(fd)
 
 
+def _locked(fd: int) -> bool:
+    """Take the log's `flock` for this record's write (released when `fd` is closed).
+
+    Every toolguard writer takes it, so a writer that sees no newline at the end knows no
+    other is halfway through its record: what is there is torn. The wait is bounded (a
+    process of the same user could hold the lock for ever); without the lock, the tail is not
+    judged and the record is written as it is, as before the check existed.
+    """
+    import fcntl  # noqa: PLC0415 - only a regular log file needs it
+
+    for _ in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            time.sleep(0.001)
+        except OSError:  # no locks here (some network file systems)
+            return False
+        else:
+            return True
+    return False
+
+
+_LOCK_TRIES = 1000  # about a second: a writer holds the lock for one write
+
+
 def _ends_a_line(fd: int) -> bool:
     """Whether the regular file open (write-only) on `fd` is empty or ends with a newline.
 
@@ -84,8 +112,8 @@ def _ends_a_line(fd: int) -> bool:
     line. Read through a second descriptor of the same open file (`/proc/self/fd`): the log
     is opened write-only so that a FIFO nobody reads fails at once. Where that cannot be
     opened, the log is taken to end a line (the record is written as before).
-    NOTE: a record being written by another process at this instant may look torn too; the
-    cost is an empty line before this record, which every reader skips.
+    Called with the log locked (`_locked`): a record another writer is appending at this
+    instant would look torn too (the file grows a page at a time while it is copied).
     """
     try:
         reader = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
