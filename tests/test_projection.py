@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from toolguard.errors import ProjectionError
 from toolguard.invisible import BLANKS
+from toolguard.limits import Limits
+from toolguard.parse import parse
 from toolguard.projection import DISPLAY_TEXT_FIELD, DisplayText, Projection
 
 BLANKS_TEXT = "".join(map(chr, BLANKS))
@@ -295,3 +297,30 @@ def test_display_text_refuses_variation_selectors_and_blanks() -> None:
             display()({"ticket": 1, "title": f"ok {char}"})
         assert info.value.reason == "unsafe_display_text"
         assert f"U+{ord(char):04X} at character 3" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b'{"n": 0.99999999999999999}', "/n"),  # goes out as 1.0
+        (b'{"n": 12345678901234567.0}', "/n"),  # goes out as 12345678901234568.0
+        (b'{"n": {"deep": [1, 0.10000000000000001]}}', "/n/deep/1"),  # nested: as 0.1
+    ],
+)
+def test_a_number_the_agent_would_receive_as_another_is_refused(raw: bytes, where: str) -> None:
+    """A number whose delivered float is not the number written never reaches the agent."""
+    payload = parse(raw, Limits())
+    with pytest.raises(ProjectionError) as info:
+        Projection({"field": "/n"})(payload)
+    assert info.value.reason == "number_not_as_written"
+    assert info.value.instance_path == where
+    assert f"field 'field' ({where})" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "raw", [b"1.0", b"-0.0", b"0.1", b"1e300", b"1.0e19", b"9007199254740993", b"6.02e23"]
+)
+def test_numbers_delivered_as_written_are_projected(raw: bytes) -> None:
+    """A number whose float (or int) is the number written is delivered, at any depth."""
+    payload = parse(b'{"n": [' + raw + b"]}", Limits())
+    assert Projection({"field": "/n"})(payload) == {"field": payload["n"]}

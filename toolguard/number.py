@@ -190,6 +190,16 @@ def from_plain_data(value: Any) -> Any:
     return value
 
 
+def delivered_as_written(value: Any) -> bool:
+    """Whether the number the agent receives for `value` is the number the JSON text wrote.
+
+    Only an `ExactFloat` can differ: its float's shortest repr (what the envelope serialises)
+    may be another decimal than `exact` (`9007199254740992.9` goes out as `9007199254740992.0`);
+    an integer over the budget written as its float's repr (`1e300`) goes out as written.
+    """
+    return type(value) is not ExactFloat or exact_number(float(value)) == exact_number(value)
+
+
 def exact_number(value: int | float) -> Fraction | float:
     """The exact rational a JSON number denotes; a non-finite float (not JSON) is itself.
 

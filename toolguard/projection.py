@@ -4,7 +4,8 @@ The agent never sees the validated object re-serialised, only the fields the con
 copied out by JSON Pointer. One optional display-text field is passed under the fixed,
 self-describing name `untrusted_display_text`, bounded. No string the agent receives (a value
 or a member name, at any depth, and the display text) may hold a code point a person cannot
-see (`invisible.py`), unless the contract lets one field through by name, with a reason.
+see (`invisible.py`), unless the contract lets one field through by name, with a reason; and
+no number may reach the agent as another number than the one the schema validated.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from types import MappingProxyType
 from toolguard.errors import ProjectionError
 from toolguard.frozen import field, frozen
 from toolguard.invisible import find_invisible, invisible_at
-from toolguard.pointer import MISSING, lookup
+from toolguard.number import delivered_as_written
+from toolguard.pointer import MISSING, escape, lookup
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ class Projection:
                         f"field {name!r} ({pointer}): {found}, which a person cannot see",
                         instance_path=pointer,
                     )
+            _require_numbers_as_written(name, pointer, value)
             if isinstance(value, dict | list):
                 import copy  # noqa: PLC0415 - only for a projected object or array
 
@@ -92,3 +95,27 @@ class Projection:
                 instance_path=spec.pointer,
             )
         return text
+
+
+def _require_numbers_as_written(name: str, pointer: str, value: Any) -> None:
+    """Refuse a field holding, at any depth, a number the agent would receive as another.
+
+    The schema decided on the number written (`schema-engine.md#numbers`), but the envelope
+    carries its float: `0.99999999999999999` passes `exclusiveMaximum: 1` and would go out as
+    `1.0`. Delivering it would hand the agent a value no check saw; rounding it is a repair.
+    """
+    stack: list[tuple[str, Any]] = [(pointer, value)]
+    while stack:
+        at, item = stack.pop()
+        if isinstance(item, float):
+            if not delivered_as_written(item):
+                raise ProjectionError(
+                    "number_not_as_written",
+                    f"field {name!r} ({at}): {item.exact} would reach the agent as "
+                    f"{float(item)!r}, a number the schema did not validate",
+                    instance_path=at,
+                )
+        elif isinstance(item, dict):
+            stack.extend((f"{at}/{escape(key)}", member) for key, member in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{at}/{index}", member) for index, member in enumerate(item))
