@@ -260,8 +260,16 @@ def test_missing_context_is_a_usage_error_even_for_oversized_input(job_run: Cont
             "context 'project_runs' must be a list for rule 'run_belongs_to_project'",
         ),
         ({"project_id": ["bluebird"]}, "missing request context: project_runs"),
+        (
+            {"project_id": "", "project_runs": ["run_7Hc2mQ9xLp4T"]},
+            "context 'project_id' is empty for rule 'project_matches'",
+        ),
+        (
+            {"project_id": "bluebird", "project_runs": ["", "run_7Hc2mQ9xLp4T"]},
+            "context 'project_runs' holds an empty string for rule 'run_belongs_to_project'",
+        ),
     ],
-    ids=["none", "one-missing", "wrong-shape", "missing-before-shape"],
+    ids=["none", "one-missing", "wrong-shape", "missing-before-shape", "empty", "empty-item"],
 )
 def test_missing_context_names_every_missing_key_before_any_shape(
     job_run: Contract, context: dict[str, Any], message: str

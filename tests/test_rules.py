@@ -16,6 +16,7 @@ from toolguard.parse import parse
 from toolguard.request import Request, make_request
 from toolguard.rules import (
     RULE_BY_KIND,
+    context_problem,
     equals_context,
     equals_request_id,
     fresh,
@@ -638,3 +639,55 @@ def test_signed_without_the_library_is_refused_naming_the_extra(
     assert caught.value.extra == "signed"
     lint_only = signed_rule(need_library=False)  # lint's build: the set is still judged
     assert len(lint_only.keys.keys) == 1
+
+
+# context_problem: what a rule's context value may be, judged before any byte is read --------
+
+EQUALS = equals_context("project_matches", "/project", "project")
+MEMBER = member_of_context("run_belongs", "/run_id", "runs")
+PATTERN = matches_context_pattern("build_of_project", "/build", "{project}-[0-9]{1,6}")
+
+
+@pytest.mark.parametrize(
+    ("rule", "value", "problem"),
+    [
+        (EQUALS, "", "is empty"),
+        (PATTERN, "", "is empty"),
+        (MEMBER, ["run_a", ""], "holds an empty string"),
+        (PATTERN, True, "must be a string or an integer"),
+        (PATTERN, 1e16, "must be a string or an integer"),
+        (PATTERN, parse(b"9007199254740992.9"), "must be a string or an integer"),
+        (PATTERN, None, "must be a string or an integer"),
+        (EQUALS, ["bluebird"], "must be a scalar"),
+        (MEMBER, "run_a", "must be a list"),
+    ],
+    ids=repr,
+)
+def test_a_context_value_no_rule_can_use_is_named(rule: Any, value: Any, problem: str) -> None:
+    """An empty string (`--context key=$UNSET`) vouches for nothing; a pattern takes no float
+    or boolean, whose text is not what the request wrote (`True`, `1e+16`, a nearer float)."""
+    assert context_problem(rule, value) == problem
+
+
+@pytest.mark.parametrize(
+    ("rule", "value"),
+    [
+        (EQUALS, "bluebird"),
+        (EQUALS, True),
+        (EQUALS, None),
+        (EQUALS, 1.5),
+        (PATTERN, 42),
+        (PATTERN, "bluebird"),
+        (MEMBER, []),
+        (MEMBER, ["run_a", 7, None]),
+    ],
+    ids=repr,
+)
+def test_a_context_value_of_the_rules_shape_passes(rule: Any, value: Any) -> None:
+    """Values of each rule's shape pass: a boolean or null for equality, an int in a pattern."""
+    assert context_problem(rule, value) is None
+
+
+def test_an_empty_context_value_would_let_a_pattern_match_other_values() -> None:
+    """Why an empty value is refused up front: `{project}` would vanish from the pattern."""
+    assert PATTERN({"build": "-42"}, request(project="")) is None

@@ -25,6 +25,7 @@ from toolguard.errors import (
 from toolguard.limits import read_at_most
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord
+from toolguard.rules import context_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -209,9 +210,9 @@ def require_context(contract: Contract, request: Request) -> None:
                 raise ContextError(f"missing request context: {missing}")
     for rule in contract.rules:
         for key in rule.context_keys:
-            if not isinstance(context[key], rule.context_shape):
-                shape = "a list" if rule.context_shape is list else "a scalar"
-                raise ContextError(f"context {key!r} must be {shape} for rule {rule.name!r}")
+            why = context_problem(rule, context[key])
+            if why is not None:
+                raise ContextError(f"context {key!r} {why} for rule {rule.name!r}")
 
 
 def check_attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:

@@ -91,7 +91,9 @@ def make_request(
         if not isinstance(key, str) or not is_context_key(key):
             raise UsageError(f"context key {key!r} is not a valid name")
         if not _context_value(value):
-            raise UsageError(f"context {key!r} must be a string, number, boolean or list of them")
+            raise UsageError(
+                f"context {key!r} must be a string, number, boolean, null or list of them"
+            )
         checked[key] = value
     return Request(request_id, MappingProxyType(checked), _instant(now))
 

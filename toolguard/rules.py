@@ -268,7 +268,9 @@ class _MatchesContextPattern:
     name: str
     pointer: str
     pattern: str
-    context_shape: ClassVar[tuple[type, ...]] = (str, int, float)
+    # NOTE: no float, no boolean: their text is not what the request wrote (`1e16` is put in as
+    # `1e+16`, `9007199254740992.9` as `9007199254740992.0`, `true` as `True`).
+    context_shape: ClassVar[tuple[type, ...]] = (str, int)
 
     @property
     def context_keys(self) -> tuple[str, ...]:
@@ -318,6 +320,33 @@ def matches_context_pattern(name: str, pointer: str, pattern: str) -> Rule:
     if why is not None:
         raise ValueError(f"pattern {pattern!r} {why}")
     return _MatchesContextPattern(name, pointer, pattern)
+
+
+_SHAPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "a boolean"}
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def context_problem(rule: Rule, value: Any) -> str | None:
+    """Why `value` cannot be a context value `rule` reads (`must be a list`), or None if it can.
+
+    Checked before any byte is read. A boolean is an `int` to `isinstance`, never to JSON: it
+    fits only a shape that names `bool`. An empty string, alone or in a list, is refused: it is
+    what `--context key=$UNSET` gives, and a rule would then vouch for an empty field, or `{key}`
+    in a pattern would vanish (`{project}/[a-z]+` would match `/x`, a path of no project).
+    """
+    shape = rule.context_shape
+    shapes = shape if isinstance(shape, tuple) else (shape,)
+    fits = bool in shapes if isinstance(value, bool) else isinstance(value, shapes)
+    if not fits:
+        if shapes == (list,):
+            return "must be a list"
+        if shapes == _SCALARS:
+            return "must be a scalar"
+        words = [_SHAPE_WORDS[each] for each in shapes]
+        return f"must be {', '.join(words[:-1])} or {words[-1]}"
+    if value == "" or (isinstance(value, list) and "" in value):
+        return "is empty" if value == "" else "holds an empty string"
+    return None
 
 
 @frozen
