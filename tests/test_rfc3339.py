@@ -155,6 +155,13 @@ def test_leap_second_maps_to_the_first_instant_of_the_next_minute() -> None:
     assert parsed == datetime(1999, 1, 1, tzinfo=UTC)
 
 
+@pytest.mark.parametrize("fraction", [".5", ".999999", ".9999999", ".0000001"])
+def test_a_leap_second_with_a_fraction_is_never_read_past_the_next_minute(fraction: str) -> None:
+    """23:59:60.9Z came before 00:00:00.0Z: both bounds are that instant, never 00:00:00.9Z."""
+    first = datetime(1999, 1, 1, tzinfo=UTC)
+    assert rfc3339.instant_bounds(f"1998-12-31T23:59:60{fraction}Z") == (first, first)
+
+
 def test_leap_second_with_an_offset_maps_to_the_same_instant() -> None:
     """15:59:60-08:00 is the same leap second, and maps to 00:00:00Z the next day."""
     parsed = rfc3339.parse_date_time("1998-12-31T15:59:60-08:00")
@@ -284,8 +291,8 @@ def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     offset = timedelta(
         minutes=sign * (fields.get("off_hour", 0) * 60 + fields.get("off_minute", 0))
     )
-    micro = int(((match["fraction"] or ".")[1:] + "000000")[:6])
     leap = fields["second"] == 60
+    micro = 0 if leap else int(((match["fraction"] or ".")[1:] + "000000")[:6])
     local = datetime(
         fields["year"], fields["month"], fields["day"], fields["hour"], fields["minute"],
         59 if leap else fields["second"], micro, timezone(offset),
@@ -297,7 +304,7 @@ def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     assert parsed == expected
     assert parsed is not None
     assert parsed.utcoffset() == offset
-    beyond_micro = (match["fraction"] or ".")[7:].strip("0")
+    beyond_micro = not leap and (match["fraction"] or ".")[7:].strip("0")
     try:
         ceiling = expected + timedelta(microseconds=1 if beyond_micro else 0)
     except OverflowError:  # 9999-12-31T23:59:59.9999999Z: the last instant

@@ -691,3 +691,11 @@ def test_a_context_value_of_the_rules_shape_passes(rule: Any, value: Any) -> Non
 def test_an_empty_context_value_would_let_a_pattern_match_other_values() -> None:
     """Why an empty value is refused up front: `{project}` would vanish from the pattern."""
     assert PATTERN({"build": "-42"}, request(project="")) is None
+
+
+def test_a_leap_second_stamp_is_not_read_as_younger_than_it_is() -> None:
+    """23:59:60.9Z came before 00:00:00Z, so at 00:00:01.5Z it is over a second old."""
+    rule = fresh("observation_fresh", "/at", max_age_seconds=1)
+    now = datetime(2017, 1, 1, 0, 0, 1, 500000, tzinfo=UTC)
+    stale = violation(rule, {"at": "2016-12-31T23:59:60.9Z"}, make_request(REQUEST_ID, {}, now))
+    assert stale.reason == "stale"

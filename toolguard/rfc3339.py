@@ -37,8 +37,8 @@ def parse_date_time(text: str) -> datetime | None:
     """Return the aware instant `text` denotes, or None if it is not an RFC 3339 date-time.
 
     Digits past the microsecond are truncated (`instant_bounds` also gives the ceiling, for a
-    bound check that must not under-estimate an instant). A leap second (23:59:60 UTC) is
-    returned as the first instant of the next minute.
+    bound check that must not under-estimate an instant). A leap second (23:59:60 UTC), with
+    any fraction, is returned as the first instant of the next minute.
     """
     bounds = instant_bounds(text)
     if bounds is None:
@@ -57,11 +57,14 @@ def instant_bounds(text: str) -> tuple[datetime, datetime] | None:
     (year, month, day), (hour, minute, second, fraction, offset_minutes) = parts
     if year == 0:
         return None  # a valid date-time, but no instant `datetime` can hold
-    micro = int((fraction + "000000")[:6]) if fraction else 0
-    offset = UTC if not offset_minutes else _zone(offset_minutes)
     leap = second == 60
+    # NOTE: a leap second's fraction is dropped: 23:59:60.9 came before 00:00:00.0, which a
+    # clock without leap seconds reads as that instant; read as 00:00:00.9 it would sort after
+    # 00:00:00.5 and look up to a second younger than it is.
+    micro = int((fraction + "000000")[:6]) if fraction and not leap else 0
+    offset = UTC if not offset_minutes else _zone(offset_minutes)
     local = datetime(year, month, day, hour, minute, 59 if leap else second, micro, offset)
-    beyond_micro = len(fraction) > 6 and fraction[6:].strip("0")
+    beyond_micro = not leap and len(fraction) > 6 and fraction[6:].strip("0")
     if not leap and not beyond_micro:
         return local, local
     # NOTE: past datetime's range (9999-12-31T23:59:60Z; a ceiling a microsecond past the
