@@ -305,6 +305,7 @@ def test_display_text_refuses_variation_selectors_and_blanks() -> None:
         (b'{"n": 0.99999999999999999}', "/n"),  # goes out as 1.0
         (b'{"n": 12345678901234567.0}', "/n"),  # goes out as 12345678901234568.0
         (b'{"n": {"deep": [1, 0.10000000000000001]}}', "/n/deep/1"),  # nested: as 0.1
+        (b'{"n": {"a": 0.10000000000000001, "b": [0.99999999999999999]}}', "/n/a"),  # the first
     ],
 )
 def test_a_number_the_agent_would_receive_as_another_is_refused(raw: bytes, where: str) -> None:

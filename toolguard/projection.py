@@ -15,7 +15,7 @@ from types import MappingProxyType
 from toolguard.errors import ProjectionError
 from toolguard.frozen import field, frozen
 from toolguard.invisible import find_invisible, invisible_at
-from toolguard.number import delivered_as_written
+from toolguard.number import ExactFloat, delivered_as_written
 from toolguard.pointer import MISSING, escape, lookup
 
 TYPE_CHECKING = False
@@ -107,15 +107,15 @@ def _require_numbers_as_written(name: str, pointer: str, value: Any) -> None:
     stack: list[tuple[str, Any]] = [(pointer, value)]
     while stack:
         at, item = stack.pop()
-        if isinstance(item, float):
-            if not delivered_as_written(item):
-                raise ProjectionError(
-                    "number_not_as_written",
-                    f"field {name!r} ({at}): {item.exact} would reach the agent as "
-                    f"{float(item)!r}, a number the schema did not validate",
-                    instance_path=at,
-                )
-        elif isinstance(item, dict):
-            stack.extend((f"{at}/{escape(key)}", member) for key, member in item.items())
+        if type(item) is ExactFloat and not delivered_as_written(item):
+            raise ProjectionError(
+                "number_not_as_written",
+                f"field {name!r} ({at}): {item.exact} would reach the agent as "
+                f"{float(item)!r}, a number the schema did not validate",
+                instance_path=at,
+            )
+        # NOTE: pushed last first, so the first such number in document order is named.
+        if isinstance(item, dict):
+            stack.extend((f"{at}/{escape(key)}", item[key]) for key in reversed(item))
         elif isinstance(item, list):
-            stack.extend((f"{at}/{index}", member) for index, member in enumerate(item))
+            stack.extend((f"{at}/{index}", item[index]) for index in reversed(range(len(item))))
