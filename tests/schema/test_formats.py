@@ -275,7 +275,7 @@ IDN_HOSTNAME = [
     row("idn-hostname", "\udbff\udfff", False, "two surrogates, uncombined"),
     row("idn-hostname", "\U0010ffff", False, "a noncharacter"),
     row("idn-hostname", "\u0378.example", False, "an unassigned code point"),
-    row("idn-hostname", "ab--cd.example", False, "an R-LDH label that is not an A-label"),
+    row("idn-hostname", "ab--cd.example", True, "an R-LDH label is a hostname label"),
     row("idn-hostname", "host_name", False),
     row("idn-hostname", "exa mple", False),
     row("idn-hostname", "example.com\n", False),
@@ -293,6 +293,43 @@ IDN_HOSTNAME = [
     row("idn-hostname", ".".join([*_LONG, "\u00fc" * 56]), False, "254 octets in A-label form"),
     row("idn-hostname", "\u00fc" * 300, False, "an overlong U-label"),
     row("idn-hostname", "a." * 2000 + "a", False, "an overlong name"),
+]
+
+# Hyphens in a label (RFC 1123 2.1, RFC 5890 2.3.1, RFC 5891 4.2.3.1): (label, hostname,
+# idn-hostname). Never first or last; `--` in positions 3 and 4 only in an A-label (`xn--`) or
+# another ASCII (R-LDH) label, never in a U-label, nor in the U-label an A-label encodes.
+_HYPHENS = [
+    ("a-b", True, True),
+    ("a--b", True, True),
+    ("ab--cd", True, True),
+    ("AB--CD", True, True),
+    ("ab---cd", True, True),
+    ("abc--d", True, True),
+    ("x--", False, False),
+    ("-ab", False, False),
+    ("ab-", False, False),
+    ("--", False, False),
+    ("xn--bcher-kva", True, True),
+    ("Xn--bcher-kva", True, True),
+    ("xn--ab", False, False),
+    ("XN--aa---o47jg78q", False, False),
+    ("\u00fc-b", False, True),
+    ("\u00fc--b", False, True),
+    ("a\u00fcb--c", False, True),
+    ("a\u00fc--b", False, False),
+    ("\u00fcb--c", False, False),
+    ("ab--\u00fc", False, False),
+    ("xn--\u00fc", False, False),
+    ("-\u00fcb", False, False),
+    ("\u00fcb-", False, False),
+    (idna.to_a_label("\u00fc--b"), True, True),
+    (idna.to_a_label("a\u00fcb--c"), True, True),
+    ("xn--ab--c-ova", False, False),
+]
+HYPHENS = [
+    row(fmt, f"{label}.example", expected, f"{label!a}")
+    for label, *verdicts in _HYPHENS
+    for fmt, expected in zip(("hostname", "idn-hostname"), verdicts, strict=True)
 ]
 
 # idn-email: RFC 6531 mailboxes, UTF-8 in the local part and an IDN domain.
@@ -329,7 +366,7 @@ IDN_EMAIL = [
     row("idn-email", "\u00e9@" + _DOMAIN_252[1:], True, "a 254-octet mailbox"),
     row("idn-email", "\u00e9@" + _DOMAIN_252, False, "a 255-octet mailbox of 254 characters"),
     row("idn-email", "joe@xn--X.com", False),
-    row("idn-email", "joe@ab--cd.example", False, "an R-LDH label in the domain"),
+    row("idn-email", "joe@ab--cd.example", True, "an R-LDH label in the domain"),
     row("idn-email", "joe@" + "e\u0301" * 2000, False, "an overlong domain"),
     row("idn-email", "2962", False),
     row("idn-email", "joe@", False),
@@ -497,6 +534,7 @@ REGEX = [
     + EMAIL
     + HOSTNAME
     + IDN_HOSTNAME
+    + HYPHENS
     + IDN_EMAIL
     + URI
     + URI_REFERENCE
@@ -617,6 +655,21 @@ def test_a_valid_idn_hostname_has_a_valid_hostname_form(labels: list[str], separ
     assert is_idn_email(f"\u00e9l\u00e8ve@{name}")
     for label, a_label in zip(labels, a_labels, strict=True):
         assert label.isascii() or idna.to_u_label(a_label) == label
+
+
+@pytest.mark.parametrize(("fmt", "text", "expected"), HOSTNAME + HYPHENS)
+def test_every_hostname_is_an_idn_hostname(fmt: str, text: str, expected: bool) -> None:
+    """A valid `hostname` is a valid `idn-hostname` ("either RFC 1123 as for hostname", 7.3.3)."""
+    if fmt == "hostname" and expected:
+        assert is_idn_hostname(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abxnXN-", min_size=1, max_size=8), min_size=1, max_size=3))
+def test_generated_hostnames_are_idn_hostnames(labels: list[str]) -> None:
+    """Any LDH name, hyphens anywhere and `xn--` or not, is an `idn-hostname` if a `hostname`."""
+    name = ".".join(labels)
+    assert not is_hostname(name) or is_idn_hostname(name)
 
 
 def _rfc5321_ipv6() -> re.Pattern[str]:

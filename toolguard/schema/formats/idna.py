@@ -65,20 +65,20 @@ def to_a_label(u_label: str) -> str:
 
 
 def label_form(label: str) -> str | None:
-    """The Unicode form of an IDNA-valid label (NR-LDH, A-label or U-label), else None.
+    """The Unicode form of a valid `idn-hostname` label (an RFC 1123 label or a U-label), else None.
 
-    An ASCII label must be LDH. One with `--` in positions 3 and 4 must be an A-label: the other
-    such (R-LDH) labels are reserved, not hostnames (RFC 5890 2.3.1). A non-ASCII label must be a
-    U-label, so upper-case ASCII in it is DISALLOWED (RFC 5892: it is not stable under case
-    folding); mapping it to lower case is a lookup-time convenience (RFC 5895), not validity.
+    JSON Schema's `idn-hostname` is "either RFC 1123 as for hostname, or" an RFC 5890 IDN
+    (Validation 2020-12 section 7.3.3), so an ASCII label is held to `hostname`'s rule: LDH, and
+    an `xn--` label must be an A-label. Other `--` in positions 3 and 4 (R-LDH, RFC 5890 2.3.1:
+    `ab--cd`) is an RFC 1123 label; RFC 5891 4.2.3.1 refuses it in U-labels only. A non-ASCII
+    label must be a U-label, so upper-case ASCII in it is DISALLOWED (RFC 5892: it is not stable
+    under case folding); mapping it to lower case is a lookup-time convenience (RFC 5895).
     """
     if not label.isascii():
         return label if is_u_label(label) else None
     if LDH_LABEL.fullmatch(label) is None:
         return None
-    if label[:4].lower() == _PREFIX:
-        return to_u_label(label)
-    return None if label[2:4] == "--" else label
+    return to_u_label(label) if label[:4].lower() == _PREFIX else label
 
 
 def is_a_label_domain(labels: Sequence[str]) -> bool:

@@ -79,10 +79,11 @@ def is_hostname(text: str) -> bool:
 
 
 def is_idn_hostname(text: str) -> bool:
-    """An internationalized host name: NR-LDH labels, A-labels and U-labels (RFC 5890 2.3.2.3).
+    """An internationalized host name: `hostname` labels and U-labels (RFC 5890 2.3.2.3).
 
-    Labels are held to IDNA2008 (RFC 5891 section 5.4, see `idna`); their lengths are those of
-    the A-label form: 63 octets a label, 253 in all.
+    Every `hostname` is one (Validation 2020-12 section 7.3.3: "either RFC 1123 as for hostname,
+    or" an IDN). Labels are held to IDNA2008 (RFC 5891 section 5.4, see `idna`); their lengths
+    are those of the A-label form: 63 octets a label, 253 in all.
     """
     # Each character is at least one octet of the A-label form: a longer text cannot fit.
     if len(text) > _NAME_OCTETS:
