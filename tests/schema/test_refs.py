@@ -4,6 +4,7 @@ what it resolves to, whatever order the schema and its registry documents are wr
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +224,93 @@ def test_a_reference_into_pattern_properties_lands_on_its_subschema(
     validator = compile_schema({**schema, "properties": {"x": {keyword: ref}}})
     assert validator.is_valid({"x": None})
     assert not validator.is_valid({"x": 1})
+
+
+STRING_CONTENT = {"contentMediaType": "application/json", "contentSchema": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "ref"),
+    [
+        (STRING_CONTENT, "#/contentSchema"),
+        (
+            {"contentSchema": {"properties": {"a": {"type": "string"}}}},
+            "#/contentSchema/properties/a",
+        ),
+        ({"contentSchema": {"$anchor": "text", "type": "string"}}, "#text"),
+        ({"contentSchema": {"contentSchema": {"type": "string"}}}, "#/contentSchema/contentSchema"),
+        ({"$defs": {"d": STRING_CONTENT}}, "#/$defs/d/contentSchema"),
+        (
+            {"contentSchema": {"$ref": "#/$defs/s"}, "$defs": {"s": {"type": "string"}}},
+            "#/contentSchema",
+        ),
+        (
+            {
+                "contentSchema": {
+                    "$ref": "#/contentSchema/$defs/s",
+                    "$defs": {"s": {"type": "string"}},
+                }
+            },
+            "#/contentSchema",
+        ),
+    ],
+    ids=["itself", "into", "anchor", "nested", "in-$defs", "ref-out", "ref-within"],
+)
+@pytest.mark.parametrize("keyword", ["$ref", "$dynamicRef"])
+def test_a_reference_into_content_schema_applies_the_subschema_it_names(
+    schema: dict[str, Any], ref: str, keyword: str
+) -> None:
+    """`contentSchema` holds a schema a reference may name, though it applies nowhere itself.
+
+    It was left out of the compiled copy, so such a reference was refused with "does not point
+    at a schema".
+    """
+    validator = compile_schema({**schema, "properties": {"x": {keyword: ref}}})
+    assert validator.is_valid({"x": "text", "y": 1})
+    assert not validator.is_valid({"x": 1})
+
+
+def test_content_schema_still_applies_only_through_a_reference() -> None:
+    """Referenced or not, `contentSchema` stays an annotation where it stands."""
+    validator = compile_schema({**STRING_CONTENT, "properties": {"x": {"$ref": "#/contentSchema"}}})
+    assert validator.is_valid({"x": "text"})
+    assert compile_schema(STRING_CONTENT).is_valid(1)
+    assert compile_schema({"items": STRING_CONTENT}).is_valid([1])
+
+
+def test_a_content_schema_is_checked_only_once_a_reference_applies_it() -> None:
+    """An annotation cannot let anything through; a subschema a reference applies can."""
+    schema = {"contentSchema": {"pattern": "(a)\\1"}}
+    assert compile_schema(schema).is_valid("x")
+    with pytest.raises(SchemaError, match="backreference") as caught:
+        compile_schema({**schema, "$ref": "#/contentSchema"})
+    assert caught.value.field == "/contentSchema/pattern"
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"$ref": "#/type", "type": "string"}, "it is the value of 'type' in the subschema at /"),
+        ({"$ref": "#/properties", "properties": {}}, "it is the value of 'properties' in the"),
+        ({"$ref": "#/$comment", "$comment": "x"}, "it is the value of '$comment' in the"),
+        (
+            {"$ref": "#/default/a", "default": {"a": {}}},
+            "it lies inside the value of 'default' in the subschema at /",
+        ),
+        (
+            {"$defs": {"a/b": {"examples": [{}]}}, "$ref": "#/$defs/a~1b/examples/0"},
+            "it lies inside the value of 'examples' in the subschema at /$defs/a~1b",
+        ),
+        (
+            {"$ref": "#/contentSchema/enum", "contentSchema": {"enum": [{}]}},
+            "it is the value of 'enum' in the subschema at /contentSchema",
+        ),
+    ],
+    ids=["assertion", "map", "comment", "data", "escaped", "in-contentSchema"],
+)
+def test_a_reference_to_no_schema_is_refused_saying_what_it_points_at(
+    schema: dict[str, Any], message: str
+) -> None:
+    """A reference landing on a keyword's value or on data names that keyword and its owner."""
+    with pytest.raises(SchemaError, match="does not point at a schema: " + re.escape(message)):
+        compile_schema(schema)

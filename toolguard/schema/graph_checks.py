@@ -8,6 +8,29 @@ the schemas whose references or formats could not be enforced soundly.
 from __future__ import annotations
 
 from toolguard.errors import SchemaError
+from toolguard.pointer import tokens
+
+
+def refuse_off_schema_references(references: dict[str, str], subschemas: set[str]) -> None:
+    """Refuse a reference that lands on something other than a subschema, saying what it is.
+
+    `references` maps where each reference is to the pointer it targets; `subschemas` holds
+    the pointer of every subschema visited. `#/type`, `#/properties` (the map, not one of
+    its schemas) and `#/default/a` (data) name no schema: what they would apply is undefined.
+    """
+    for at, target in references.items():
+        if target in subschemas:
+            continue
+        steps = target.split("/")  # still escaped: prefixes of it are pointers
+        depth = max(n for n in range(len(steps)) if "/".join(steps[:n]) in subschemas)
+        owner = "/".join(steps[:depth]) or "/"
+        keyword = tokens("/" + steps[depth])[0]
+        where = "is the value of" if depth == len(steps) - 1 else "lies inside the value of"
+        raise SchemaError(
+            f"reference '#{target}' does not point at a schema: it {where} {keyword!r} "
+            f"in the subschema at {owner}",
+            field=at,
+        )
 
 
 def refuse_cycles(edges: dict[str, list[str]]) -> None:
@@ -54,11 +77,11 @@ def refuse_negated_formats(
     while changed:  # a subschema reached by reference from a negated one is negated too
         changed = False
         for where, target in ref_edges:
-            if target not in negated and _under(where, negated):
+            if target not in negated and under(where, negated):
                 negated.add(target)
                 changed = True
     for site in format_sites:
-        if _under(site, negated):
+        if under(site, negated):
             raise SchemaError(
                 "a format asserted under not/if/oneOf/maxContains is refused: a valid value "
                 "the format check rejects there would let an invalid instance through",
@@ -66,6 +89,6 @@ def refuse_negated_formats(
             )
 
 
-def _under(location: str, roots: set[str]) -> bool:
+def under(location: str, roots: set[str]) -> bool:
     """Whether `location` is one of `roots` or inside one of them."""
     return any(location == root or location.startswith(f"{root}/") for root in roots)

@@ -2,8 +2,9 @@
 
 `SchemaWalker.visit` returns the copy fastjsonschema compiles: patterns translated from
 ECMA-262 to Python, references rewritten to local pointers, data and resolved keywords
-dropped, and every subschema tagged with its location (the tags below, which the generator
-and the error reports read). It records the reference graph for `graph_checks`.
+dropped (a `contentSchema` is kept only where a reference leads into it), and every subschema
+tagged with its location (the tags below, which the generator and the error reports read). It
+records the reference graph for `graph_checks`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from urllib.parse import quote, unquote
 from toolguard.errors import SchemaError
 from toolguard.pointer import escape
 from toolguard.schema.formats import FORMAT_CHECKERS
-from toolguard.schema.graph_checks import refuse_cycles, refuse_negated_formats
+from toolguard.schema.graph_checks import (
+    refuse_cycles,
+    refuse_negated_formats,
+    refuse_off_schema_references,
+    under,
+)
 from toolguard.schema.keyword_values import check_value
 from toolguard.schema.refs import Index
 from toolguard.schema.regex import translate
@@ -72,6 +78,9 @@ class SchemaWalker:
         # pattern), and the copies holding a reference: see `point_into_copy`.
         self.renamed: dict[str, str] = {}
         self.referring: list[dict[str, Any]] = []
+        # Each `contentSchema`'s pointer -> (the copy of the subschema it stands in, its value):
+        # see `visit_referenced_content`.
+        self.content: dict[str, tuple[dict[str, Any], Any]] = {}
 
     def visit(self, node: Any, where: str) -> Any:
         """The checked, tagged copy of the subschema `node` found at pointer `where`."""
@@ -96,6 +105,8 @@ class SchemaWalker:
             checked = self._keyword(keyword, value, where, f"{where}/{escape(keyword)}")
             if keyword in self.annotation_only:
                 continue
+            if keyword == "contentSchema":
+                self.content[f"{where}/contentSchema"] = (out, value)
             if keyword not in _DROPPED and keyword not in ("$ref", "$dynamicRef"):
                 out[keyword] = checked
         out["$comment"] = LOCATION_TAG + (where or "/")
@@ -243,11 +254,27 @@ class SchemaWalker:
             copied += "/" + self.renamed.get(original, token)
         return "#" + quote(copied, safe="/~")
 
+    def visit_referenced_content(self) -> None:
+        """Check and copy every `contentSchema` a reference leads into, so that it can apply.
+
+        NOTE: `contentSchema` is an annotation: it never applies where it stands, so what it
+        holds is left unchecked (a pattern RE2 cannot run refuses nothing there). A reference
+        to it, or into it, applies that subschema like any other, so it is then checked and
+        copied under its own key, which the generator reads only through the reference.
+        """
+        pending = True
+        while pending:  # a subschema just visited may refer into another contentSchema
+            pending = False
+            for at, (out, value) in list(self.content.items()):
+                targets = self.references.values()
+                if at not in self.subschemas and any(under(t, {at}) for t in targets):
+                    out["contentSchema"] = self.visit(value, at)
+                    pending = True
+
     def check_references(self) -> None:
         """Every `$ref` must land on a subschema, and no cycle may skip the instance."""
-        for at, target in self.references.items():
-            if target not in self.subschemas:
-                raise SchemaError(f"reference '#{target}' does not point at a schema", field=at)
+        self.visit_referenced_content()
+        refuse_off_schema_references(self.references, self.subschemas)
         refuse_cycles(self.same_instance)
         refuse_negated_formats(self.format_sites, self.negated, self.ref_edges)
 
