@@ -595,3 +595,58 @@ def test_python_reading_leaves_the_warning_filters_alone(
         assert python_reading(pattern) == reading
         monkeypatch.undo()
     assert shown == []
+
+
+_LONE = "lone surrogate escape (U+{}), refused: no UTF-8 text holds one"
+_EDITION = "ECMA-262 11th edition (ES2020), the one JSON Schema 2020-12 cites,"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        pytest.param(r"\uD83D\u{DE00}", _LONE.format("D83D"), id=r"\u{...} never pairs"),
+        pytest.param(r"\u{D83D}\uDE00", _LONE.format("D83D"), id=r"nor does it lead a pair"),
+        pytest.param(r"\uDE00\uD83D", _LONE.format("DE00"), id="a reversed pair"),
+        pytest.param(r"[\uD83D-\uDE00]", _LONE.format("D83D"), id="a range of surrogates"),
+        pytest.param("x\ud83d", "a lone surrogate (U+D83D), refused", id="one written as is"),
+        pytest.param(r"\uD83D\uZZZZ", r"\u without 4 hex digits or {...}", id=r"bad \u after"),
+        pytest.param(r"\u12", r"\u without 4 hex digits or {...}", id=r"\u short"),
+        pytest.param(r"\x{41}", r"\x without 2 hex digits", id=r"\x with braces"),
+        pytest.param(r"\u{41", r"an unterminated \u{...}", id=r"\u{ unterminated"),
+        pytest.param(r"\u{}", r"\u{} without hex digits", id=r"\u{} empty"),
+        pytest.param(r"\u{4G}", r"\u{...} holding other than hex digits", id=r"\u{ not hex"),
+        pytest.param(r"\u{110000}", r"\u{...} beyond U+10FFFF", id=r"\u{ too high"),
+        pytest.param(r"\p{Lu", r"an unterminated \p{...}", id=r"\p{ unterminated"),
+        pytest.param(r"\pL", r"\p without a {property}", id=r"\p without braces"),
+        pytest.param(r"[\B]", r"\B is not an escape in a class in Unicode mode", id=r"[\B]"),
+        pytest.param(r"[\1]", r"\1 is not an escape in a class", id=r"[\1]"),
+        pytest.param(r"\q", r"\q is not an escape in Unicode mode", id=r"\q"),
+        pytest.param(r"(?<a>x)|(?<a>y)", f"the group name 'a' twice: {_EDITION}", id="ES2025 dup"),
+        pytest.param(r"(?<a>x)(?<\u0061>y)", "the group name 'a' twice", id="duplicate"),
+        pytest.param(r"(?i:a)", f"a modifier group such as (?i:...), which {_EDITION}", id="(?i:"),
+        pytest.param(r"(?-m:a)", "a modifier group", id="(?-m:"),
+        pytest.param(r"(?i)a", "a group syntax ECMA-262 does not have", id="(?i)"),
+        pytest.param(r"(?<a>x)\k<a", "an unterminated group name", id=r"\k<a"),
+        pytest.param(r"a{2,1}", "a quantifier whose numbers are out of order", id="{2,1}"),
+    ],
+)
+def test_a_refusal_names_its_cause(pattern: str, message: str) -> None:
+    """Each refusal says what is wrong with the pattern, not a neighbouring cause."""
+    with pytest.raises(SchemaError, match=re.escape(message)):
+        translate(pattern, WHERE)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "valid"),
+    [
+        (r"\uD83D\u{DE00}", True),
+        (r"\u{D83D}\uDE00", True),
+        (r"\uD83D\uDE00", True),
+        (r"(?<a>x)|(?<a>y)", False),
+        (r"(?i:a)", False),
+    ],
+)
+def test_the_regex_format_reads_the_edition_json_schema_cites(pattern: str, valid: bool) -> None:
+    r"""`\uD83D\u{DE00}` is two lone surrogates, valid ECMA-262 that a schema cannot use; ES2025
+    syntax (duplicate names in separate alternatives, modifier groups) is not 11th edition."""
+    assert is_ecma_pattern(pattern) is valid

@@ -38,6 +38,11 @@ _TOO_MANY = "RE2 repeats at most 1000 times; bound the length with minLength/max
 _REPEATED_GROUP = "which ECMA-262 clears on every repetition and RE2 does not: put it outside"
 _EMPTY = "which ECMA-262 then leaves unset and RE2 sets to an empty string"
 _LOOKAROUND = "uses a lookaround assertion, which RE2 does not run (it is linear-time only without)"
+_HEX = frozenset("0123456789abcdefABCDEF")
+# NOTE: JSON Schema 2020-12 cites ECMA-262's 11th edition (ES2020); what later editions add to
+# the grammar (ES2025's modifier groups and duplicate group names) is not valid there.
+_EDITION = "ECMA-262 11th edition (ES2020), the one JSON Schema 2020-12 cites,"
+_MODIFIERS = re.compile(r"\(\?[a-zA-Z]*-?[a-zA-Z]*:")
 
 
 # Escapes Python's `re` reads exactly as ECMA-262 does, and those it reads more loosely.
@@ -253,7 +258,7 @@ class _Parser:
         if char == "\\":
             return self.atom_escape()
         self.i += 1
-        return emit_char(ord(char))
+        return emit_char(self.code_point(ord(char)))
 
     def group(self) -> str:
         if self.peek("(?:"):
@@ -263,9 +268,17 @@ class _Parser:
             self.i += 3
             name = self.group_name()
             if name in self.names:
-                raise _Invalid(f"duplicate group name {name!r}")
+                raise _Invalid(
+                    f"the group name {name!r} twice: {_EDITION} allows each name once, even in "
+                    "separate alternatives (ES2025 allows that; toolguard does not read it)"
+                )
             self.names.add(name)
             self.group_names.append(name)
+        elif _MODIFIERS.match(self.pattern, self.i):
+            raise _Invalid(
+                f"a modifier group such as (?i:...), which {_EDITION} does not have (ES2025 "
+                "added it; toolguard does not read it)"
+            )
         elif self.peek("(?"):
             raise _Invalid("a group syntax ECMA-262 does not have")
         else:
@@ -355,8 +368,10 @@ class _Parser:
         if letter not in ("p", "P"):
             return None
         end = self.pattern.find("}", self.i)
-        if not self.pattern.startswith("{", self.i + 2) or end < 0:
+        if not self.pattern.startswith("{", self.i + 2):
             raise _Invalid(f"\\{letter} without a {{property}}")
+        if end < 0:
+            raise _Invalid(f"an unterminated \\{letter}{{...}}")
         expression = self.pattern[self.i + 3 : end]
         self.i = end + 1
         try:
@@ -388,44 +403,60 @@ class _Parser:
                 raise _Invalid("an octal escape, which Unicode mode does not allow")
             return 0
         if letter == "x":
-            return self.hex_digits(2)
+            return self.hex_digits(2, "\\x")
         if letter == "u":
-            code_point = self.unicode_escape()
-            if 0xD800 <= code_point <= 0xDFFF:
-                # NOTE: valid ECMA-262 matching a lone surrogate, which a parsed JSON string
-                # never holds but a library caller's str might: refused, not half-supported.
-                self.untranslatable.append("has a lone surrogate escape")
-            return code_point
+            return self.code_point(self.unicode_escape(), escaped=True)
         if letter in _SYNTAX or (in_class and letter == "-"):
             return ord(letter)
         self.i = start
-        raise _Invalid(f"\\{letter} is not an escape in Unicode mode" if letter else "a lone '\\'")
+        if not letter:
+            raise _Invalid("a lone '\\'")
+        raise _Invalid(f"\\{letter} is not an escape {'in a class ' * in_class}in Unicode mode")
+
+    def code_point(self, code_point: int, *, escaped: bool = False) -> int:
+        r"""A code point the pattern matches, noted as untranslatable if it is a lone surrogate.
+
+        NOTE: valid ECMA-262 that matches a lone surrogate (`\uD83D`, or U+D83D itself in a
+        library caller's str), which a parsed JSON string never holds: refused, not
+        half-supported.
+        """
+        if 0xD800 <= code_point <= 0xDFFF:
+            self.untranslatable.append(
+                f"has a lone surrogate{' escape' * escaped} (U+{code_point:04X}), refused: no "
+                "UTF-8 text holds one, so RE2 cannot match it (write a character past U+FFFF as "
+                "\\u{...} or as a pair of 4-digit \\u escapes)"
+            )
+        return code_point
 
     def unicode_escape(self) -> int:
         r"""The code point of `\u` after its `u`: `{...}`, 4 digits, or a pair of surrogates."""
         if self.peek("{"):
             end = self.pattern.find("}", self.i)
-            digits = self.pattern[self.i + 1 : end] if end > 0 else ""
-            if not digits or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise _Invalid("\\u{...} without hex digits")
+            if end < 0:
+                raise _Invalid("an unterminated \\u{...}")
+            digits = self.pattern[self.i + 1 : end]
+            if not digits:
+                raise _Invalid("\\u{} without hex digits")
+            if not all(c in _HEX for c in digits):
+                raise _Invalid("\\u{...} holding other than hex digits")
             self.i = end + 1
             if int(digits, 16) > charsets.MAX_CODE_POINT:
                 raise _Invalid("\\u{...} beyond U+10FFFF")
             return int(digits, 16)
-        unit = self.hex_digits(4)
-        if 0xD800 <= unit <= 0xDBFF and self.peek("\\u"):
-            save = self.i
-            self.i += 2
-            low = self.hex_digits(4)
-            if 0xDC00 <= low <= 0xDFFF:  # a surrogate pair: one code point
-                return 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-            self.i = save
+        unit = self.hex_digits(4, "\\u")
+        trail = self.pattern[self.i + 2 : self.i + 6]
+        if 0xD800 <= unit <= 0xDBFF and self.peek("\\u") and _is_trail_surrogate(trail):
+            # NOTE: only two 4-digit escapes pair (RegExpUnicodeEscapeSequence): `\uD83D\u{DE00}`
+            # is two lone surrogates, as `\u{D83D}\uDE00` is.
+            self.i += 6
+            return 0x10000 + ((unit - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
         return unit
 
-    def hex_digits(self, count: int) -> int:
+    def hex_digits(self, count: int, escape: str) -> int:
         digits = self.pattern[self.i : self.i + count]
-        if len(digits) != count or not all(c in "0123456789abcdefABCDEF" for c in digits):
-            raise _Invalid(f"an escape without {count} hex digits")
+        if len(digits) != count or not all(c in _HEX for c in digits):
+            braces = " or {...}" if escape == "\\u" else ""
+            raise _Invalid(f"{escape} without {count} hex digits{braces}")
         self.i += count
         return int(digits, 16)
 
@@ -456,7 +487,7 @@ class _Parser:
             raise _Invalid("unterminated character class")
         if not self.peek("\\"):
             self.i += 1
-            return ord(self.pattern[self.i - 1])
+            return self.code_point(ord(self.pattern[self.i - 1]))
         if self.peek("\\b"):
             self.i += 2
             return 0x08  # `[\b]` is backspace
@@ -476,6 +507,11 @@ def _identifier_char(code_point: int, *, first: bool) -> bool:
     if not first and code_point in (0x200C, 0x200D):
         return True
     return charsets.contains(charsets.identifier_ranges(start=first), code_point)
+
+
+def _is_trail_surrogate(digits: str) -> bool:
+    """Whether these are 4 hex digits spelling a trail surrogate (U+DC00-U+DFFF)."""
+    return len(digits) == 4 and set(digits) <= _HEX and 0xDC00 <= int(digits, 16) <= 0xDFFF
 
 
 def _decimal(digits: str) -> str:
