@@ -11,7 +11,6 @@ recognised as valid ECMA-262, but a schema using it is refused.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import sys
@@ -112,6 +111,8 @@ def property_ranges(expression: str) -> Ranges:
 
 def contains(ranges: Ranges, code_point: int) -> bool:
     """Whether `code_point` lies in `ranges` (sorted and disjoint)."""
+    import bisect  # noqa: PLC0415 - only group names beyond ASCII come here; off the warm path
+
     index = bisect.bisect_right(ranges, (code_point, MAX_CODE_POINT))
     return index > 0 and ranges[index - 1][1] >= code_point
 
