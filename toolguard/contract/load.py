@@ -16,7 +16,6 @@ from types import MappingProxyType
 from toolguard.adapters import build_adapter, kind_of
 from toolguard.contract import artefact
 from toolguard.contract.audit_policy import AuditPolicy
-from toolguard.contract.locate import text_lines
 from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.digest import sha256
@@ -449,6 +448,8 @@ def _held_float(text: str) -> float:
 
 def _literal_position(text: str, literal: str) -> tuple[int | None, int | None]:
     """Where `literal` is first written as a value (not in a comment), from 1; else unknown."""
+    from toolguard.contract.locate import text_lines  # noqa: PLC0415 - an error path: off the check path
+
     for number, line in enumerate(text_lines(text), 1):
         column = line.split("#", 1)[0].find(literal)
         if column >= 0:
