@@ -191,6 +191,43 @@ def test_the_jc_child_imports_nothing_from_the_working_folder(
     assert records[0]["filesystem"] == "/dev/vda"
 
 
+def test_the_jc_child_ignores_the_callers_python_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PYTHONINSPECT, PYTHONSTARTUP, PYTHONPATH, PYTHONWARNINGS: none reaches the child.
+
+    Under PYTHONINSPECT the child's exit statuses became 1 (a rejection read as an internal
+    error); a `jc.py` on PYTHONPATH ran in place of jc.
+    """
+    marker = tmp_path / "ran"
+    hostile = tmp_path / "hostile.py"
+    hostile.write_text(f"open({str(marker)!r}, 'a').write('startup')\n")
+    (tmp_path / "jc.py").write_text(
+        f"open({str(marker)!r}, 'a').write('jc')\nraise SystemExit(42)\n"
+    )
+    monkeypatch.setenv("PYTHONINSPECT", "1")
+    monkeypatch.setenv("PYTHONSTARTUP", str(hostile))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("PYTHONWARNINGS", "error")
+    records = json.loads(
+        jc_adapter._run_jc("df", (EXAMPLE / "response.txt").read_bytes(), Limits())
+    )
+    assert records[0]["filesystem"] == "/dev/vda"
+    with pytest.raises(Rejection) as caught:
+        jc_adapter._run_jc("ifconfig", GARBAGE.encode(), Limits())
+    assert caught.value.reason == "jc_empty"
+    assert not marker.exists()
+
+
+def test_the_jc_child_finds_jc_where_toolguard_found_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Isolated from the caller's variables, the child still imports this process's jc."""
+    spy = "import jc, json, sys\nsys.stdout.write(json.dumps([sys.flags.isolated, jc.__file__]))"
+    monkeypatch.setattr(jc_adapter, "_CHILD", spy)
+    isolated, where = json.loads(jc_adapter._run_jc("df", b"x\n", Limits()))
+    assert isolated == 1
+    assert where == jc.__file__
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_jc_child_ended_by_someone_elses_signal_is_an_internal_error(
     monkeypatch: pytest.MonkeyPatch, signum: int

@@ -14,11 +14,11 @@ answer every input with bounded memory and time. Past a cap the answer is a reje
 The child is toolguard's own business: it runs in its own session, so a signal sent to the
 caller's process group (Ctrl-C, a supervisor's SIGTERM) reaches toolguard alone, which ends
 as documented (`serve` writes the answer being computed; `check` ends the child), and it gets
-no `TOOLGUARD_*` variable. A child that did not judge the text is not the response's fault:
-one that could not start (no descriptor or process left, `ulimit -n`), that failed on its own
-before judging (its budget out of the caller's reach, `ulimit -v`; an exit status it never
-gives) or that a signal its budget does not send ended: toolguard could not check the
-response, an internal error, never a rejection.
+no `TOOLGUARD_*` variable, nor (isolated: `_jc_folder`) a `PYTHON*` one. A child that did not
+judge the text is not the response's fault: one that could not start (no descriptor or
+process left, `ulimit -n`), that failed on its own before judging (its budget out of the
+caller's reach, `ulimit -v`; an exit status it never gives) or that a signal its budget does
+not send ended: toolguard could not check the response, an internal error, never a rejection.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ _BUDGET_SIGNALS = frozenset({
 _CHILD = """
 import json, resource, sys
 parser, cap, memory, cpu = sys.argv[1], *map(int, sys.argv[2:5])
+sys.path.append(sys.argv[5])
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 try:
@@ -144,9 +145,8 @@ def budget(size: int) -> tuple[int, int]:
 def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
     """The JSON of what jc made of `text`, from a child held to `budget`, or a rejection."""
     memory, cpu = budget(len(text))
-    # NOTE: `-P`: with `-c` alone, Python puts the working folder first on `sys.path`, and a
-    # `json.py` or `jc.py` there (anyone's, in a shared folder) would run as this user.
-    argv = [sys.executable, "-P", "-c", _CHILD, parser, *map(str, (limits.max_bytes, memory, cpu))]
+    numbers = (limits.max_bytes, memory, cpu)
+    argv = [sys.executable, "-I", "-c", _CHILD, parser, *map(str, numbers), _jc_folder()]
     try:
         # NOTE: the wall-clock timeout only backs the CPU limit up (a child that sleeps).
         # `run` kills the child on any exception, a KeyboardInterrupt included: no orphan.
@@ -184,6 +184,21 @@ def _run_jc(parser: str, text: bytes, limits: Limits) -> bytes:
         raise JcNotJudged(f"jc {parser} was ended by {signal_name(-status)}")
     # NOTE: 1 is an exception the child did not expect (its limits refused, jc not importable)
     raise JcNotJudged(f"jc {parser} failed before judging the text (exit status {status})")
+
+
+def _jc_folder() -> str:
+    """The `sys.path` folder this process imports jc from, for the child to look in last.
+
+    NOTE: the child runs isolated (`-I`): no `PYTHON*` variable reaches it (`PYTHONINSPECT`
+    would hold it at a prompt, `PYTHONSTARTUP`, `PYTHONPATH` or `PYTHONWARNINGS` run or change
+    code), nor the working folder (a `json.py` or `jc.py` there, anyone's in a shared folder,
+    would run as this user), nor the user's site-packages. The interpreter's own
+    site-packages (a venv's) stay, and jc is found where this process found it (`PYTHONPATH`,
+    `pip install --user`, an editable install), after the standard library.
+    """
+    import jc  # noqa: PLC0415 - loaded already: `load` imports it
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(jc.__file__)))  # noqa: PTH100, PTH120
 
 
 class JcNotJudged(Exception):
