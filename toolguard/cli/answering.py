@@ -24,11 +24,11 @@ from toolguard.errors import ExitStatus, UsageError
 _CONTRACT = click.Path(path_type=Path, readable=False)  # the loader says why it cannot
 
 
-@click.command()
+@click.command(help="Check one response against CONTRACT; print exactly one envelope on stdout.")
 @click.argument("contract", type=_CONTRACT)
 @flags.click_options(flags.CHECK)
 def check(contract: Path, **values: Any) -> None:
-    """Check one response against CONTRACT; print exactly one envelope on stdout."""
+    """`check` when the fast path declined its flags (`fast.parse_check`); `respond` answers."""
     respond.check(contract, values)
 
 
@@ -44,16 +44,17 @@ class _CommandLast(click.Command):
         return super().parse_args(ctx, flags.options_end_at_command(flags.RUN, args, leading=1))
 
 
-@click.command(cls=_CommandLast)
+@click.command(
+    cls=_CommandLast,
+    help="Run COMMAND (no shell), check its output, print one envelope.\n\n"
+    "Options go before COMMAND: every word from COMMAND on is the command's own, even "
+    "one that looks like an option (a `--` before COMMAND is optional).",
+)
 @click.argument("contract", type=_CONTRACT)
 @click.argument("command", nargs=-1, required=True)
 @flags.click_options(flags.RUN)
 def run(contract: Path, command: tuple[str, ...], **values: Any) -> None:
-    """Run COMMAND (no shell), check its output, print one envelope.
-
-    Options go before COMMAND: every word from COMMAND on is the command's own, even one that
-    looks like an option (a `--` before COMMAND is optional).
-    """
+    """`run`, its words split by `_CommandLast`; the process reaps COMMAND's orphans."""
     from toolguard.run.reaper import become_subreaper  # noqa: PLC0415 - `run` only
 
     # NOTE: the CLI's process has no children but the command's, so every orphan re-parented
@@ -62,11 +63,11 @@ def run(contract: Path, command: tuple[str, ...], **values: Any) -> None:
     respond.run(contract, command, values)
 
 
-@click.command()
+@click.command(help="Answer JSON request lines on stdin with one envelope line each, in order.")
 @click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
 @flags.click_options(flags.SERVE)
 def serve(contracts: tuple[Path, ...], **values: Any) -> None:
-    """Answer JSON request lines on stdin with one envelope line each, in order."""
+    """Load every contract, then `Server.serve` until stdin ends; its status is the exit's."""
     from toolguard.serve import Server  # noqa: PLC0415 - only `serve` needs it
 
     mode = values["diagnostics"]
@@ -84,15 +85,17 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
 
 
 # NOTE: no interspersed options: everything from COMMAND on belongs to the server.
-@click.command(context_settings={"allow_interspersed_args": False})
+@click.command(
+    context_settings={"allow_interspersed_args": False},
+    help="Start the MCP server COMMAND (after --) and guard every tools/call result.\n\n"
+    "Configure it in the MCP client in place of the server. Only tools with a "
+    "contract are listed and callable; each result is checked and reaches the client "
+    "as an envelope.",
+)
 @flags.click_options(flags.MCP)
 @click.argument("command", nargs=-1, required=True)
 def mcp(command: tuple[str, ...], **values: Any) -> None:
-    """Start the MCP server COMMAND (after --) and guard every tools/call result.
-
-    Configure it in the MCP client in place of the server. Only tools with a contract are
-    listed and callable; each result is checked and reaches the client as an envelope.
-    """
+    """`respond.mcp` relays; the process reaps what leaves the server's group."""
     from toolguard.run.reaper import become_subreaper  # noqa: PLC0415 - `run` and `mcp` only
 
     # NOTE: the CLI only, as for `run`: a library caller's other children are its own. What
@@ -101,7 +104,12 @@ def mcp(command: tuple[str, ...], **values: Any) -> None:
     respond.mcp(command, values)
 
 
-@click.command()
+@click.command(
+    help="Print the envelope schema CONTRACT implies "
+    "(declare it as the tool's output schema).\n\n"
+    "It is the outputSchema `toolguard mcp` lists. With --serve, the schema of every "
+    "line `toolguard serve CONTRACT...` writes."
+)
 @click.argument("contracts", metavar="CONTRACT...", nargs=-1, required=True, type=_CONTRACT)
 @click.option(
     "--serve",
@@ -110,11 +118,7 @@ def mcp(command: tuple[str, ...], **values: Any) -> None:
     help="The schema of every line `serve` writes for these contracts (bad requests too).",
 )
 def schema(contracts: tuple[Path, ...], for_serve: bool) -> None:
-    """Print the envelope schema CONTRACT implies (declare it as the tool's output schema).
-
-    It is the outputSchema `toolguard mcp` lists. With --serve, the schema of every line
-    `toolguard serve CONTRACT...` writes.
-    """
+    """The contract's `advertised_schema`, or the `serve_schema` of them all, on stdout."""
     from toolguard.contract.advertised import advertised_schema  # noqa: PLC0415
     from toolguard.contract.envelope_schema import serve_schema  # noqa: PLC0415
 

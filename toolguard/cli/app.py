@@ -8,10 +8,13 @@ from toolguard.cli import answering, authoring, reading
 from toolguard.version import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Make tool output earn its way into an agent's context.",
+)
 @click.version_option(__version__, "-V", "--version", prog_name="toolguard")
 def cli() -> None:
-    """Make tool output earn its way into an agent's context."""
+    """The `toolguard` group; `main` runs it without click's standalone mode."""
 
 
 for command in (

@@ -27,7 +27,13 @@ _DATA = named_path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
 _CONTRACT = click.Path(path_type=Path)
 
 
-@click.command()
+@click.command(
+    help="Write a contract for TOOL in DIR (default ./TOOL), with fixtures that pass.\n\n"
+    "The contract, a closed and bounded schema, an accepted response and the "
+    "article's near misses as reject fixtures: `toolguard test DIR` and `toolguard "
+    "lint` pass as written. Without --from, an example to replace; with it, a draft "
+    "of the sample's shape."
+)
 @click.argument("tool")
 @click.argument(
     "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
@@ -41,12 +47,7 @@ _CONTRACT = click.Path(path_type=Path)
 )
 @click.option("--force", is_flag=True, help="Replace the files init writes (its old fixtures too).")
 def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> None:
-    """Write a contract for TOOL in DIR (default ./TOOL), with fixtures that pass.
-
-    The contract, a closed and bounded schema, an accepted response and the article's near
-    misses as reject fixtures: `toolguard test DIR` and `toolguard lint` pass as written.
-    Without --from, an example to replace; with it, a draft of the sample's shape.
-    """
+    """Build with `scaffold` (from a sample, if given), write, print the summary."""
     from toolguard import scaffold  # noqa: PLC0415 - only `init` needs it
     from toolguard.scaffold.sample import read_sample  # noqa: PLC0415
 
@@ -62,7 +63,10 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
     sys.stdout.write(scaffold.summary(built, target, removed))
 
 
-@click.command()
+@click.command(
+    help="Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).\n\n"
+    "Either SCHEMA or one INSTANCE may be `-`, read from standard input."
+)
 @click.argument("schema_file", metavar="SCHEMA", type=_DATA)
 @click.argument(
     "instances", metavar="INSTANCE...", nargs=-1, required=True, type=named_path(path_type=Path)
@@ -83,10 +87,7 @@ def validate(
     no_formats: bool,
     output: str,
 ) -> None:
-    """Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).
-
-    Either SCHEMA or one INSTANCE may be `-`, read from standard input.
-    """
+    """Compile SCHEMA once, then one report line per instance (`validate_files`)."""
     from toolguard.schema import compile_schema  # noqa: PLC0415 - only `validate` needs these
     from toolguard.schema.refs import read_schema  # noqa: PLC0415
     from toolguard.validate import validate_files  # noqa: PLC0415
@@ -105,7 +106,9 @@ def validate(
     sys.exit(ExitStatus.SUCCESS if all_valid else ExitStatus.FAILURE)
 
 
-@click.command("test")
+@click.command(
+    "test", help="Check each contract against the fixtures beside it; exit 1 if any fails."
+)
 @click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
 @format_option(("text", "json"), "A table per contract, or one line of JSON.")
 @click.option(
@@ -125,7 +128,7 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     request_id: str | None,
     now: str | None,
 ) -> None:
-    """Check each contract against the fixtures beside it; exit 1 if any fails."""
+    """`toolguard test`: prepare each contract's suite, run them all, render (JUnit too)."""
     from functools import partial  # noqa: PLC0415 - only `test` needs these
 
     from toolguard.contract.find import contract_paths  # noqa: PLC0415
@@ -172,16 +175,16 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
 LINT_FORMATS = ("text", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
 
 
-@click.command()
+@click.command(
+    help="Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail).\n\n"
+    "A folder stands for every contract.toml and contract.NAME.toml under it."
+)
 @click.argument(
     "targets", metavar="CONTRACT_SCHEMA_OR_DIR...", nargs=-1, required=True, type=_CONTRACT
 )
 @format_option(LINT_FORMATS, "Findings as text, one line of JSON, or SARIF 2.1.0.")
 def lint(targets: tuple[Path, ...], output: str) -> None:
-    """Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail).
-
-    A folder stands for every contract.toml and contract.NAME.toml under it.
-    """
+    """`lint_paths`, rendered by the renderer `--format` names."""
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 
@@ -190,7 +193,12 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
     sys.exit(ExitStatus.SUCCESS if result.clean else ExitStatus.FAILURE)
 
 
-@click.command()
+@click.command(
+    help="Compare two contract versions; exit 1 if a needed version bump is missing.\n\n"
+    "With --against REV, the old version is each contract as committed at REV, with "
+    "the files it names, read with git from any folder of the work tree; a contract "
+    "that did not exist at REV is new: all added, no bump needed."
+)
 @click.argument(
     "contracts",
     metavar="OLD_CONTRACT NEW_CONTRACT | --against REV CONTRACT_OR_DIR...",
@@ -206,12 +214,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
 )
 @format_option(("text", "json"), "A table for people, or one JSON object (per contract) for CI.")
 def diff(contracts: tuple[Path, ...], revision: str | None, output: str) -> None:
-    """Compare two contract versions; exit 1 if a needed version bump is missing.
-
-    With --against REV, the old version is each contract as committed at REV, with the
-    files it names, read with git from any folder of the work tree; a contract that did
-    not exist at REV is new: all added, no bump needed.
-    """
+    """`diff_contracts` of two files, or of each contract and its committed self (`--against`)."""
     from toolguard.diff import ContractDiff, diff_contracts  # noqa: PLC0415 - only `diff` needs it
     from toolguard.diff.render import write  # noqa: PLC0415
 

@@ -16,7 +16,9 @@ from toolguard.files import is_stdin
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
-@click.command()
+@click.command(
+    help="Tell the whole story of REQUEST_ID from the audit log; exit 1 if it is not there."
+)
 @click.argument("request_id", metavar="REQUEST_ID")
 @click.option(
     "--audit-log",
@@ -50,7 +52,7 @@ def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     contract_file: Path | None,
     output: str,
 ) -> None:
-    """Tell the whole story of REQUEST_ID from the audit log; exit 1 if it is not there."""
+    """Find REQUEST_ID's records (`explain.find`), re-check them if asked, render the story."""
     from toolguard.explain import find as finder  # noqa: PLC0415 - only this command needs it
     from toolguard.explain import render  # noqa: PLC0415
 
@@ -68,12 +70,14 @@ def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     sys.exit(ExitStatus.SUCCESS if found.records else ExitStatus.FAILURE)
 
 
-@click.group()
+@click.group(help="Read audit logs; prune raw copies.")
 def audit() -> None:
-    """Read audit logs; prune raw copies."""
+    """The `audit` group: `summary` and `prune`."""
 
 
-@audit.command()
+@audit.command(
+    help="Count FILE's records per tool, outcome, error code and layer (FILE `-`: stdin)."
+)
 @click.argument(
     "log_file",
     metavar="FILE",
@@ -83,7 +87,7 @@ def audit() -> None:
 @click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
 @format_option(("text", "json"), "A table for people, or one line of JSON.")
 def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
-    """Count FILE's records per tool, outcome, error code and layer (FILE `-`: stdin)."""
+    """`summarize` the log, with a progress bar when its size is known."""
     from toolguard.explain import render  # noqa: PLC0415 - only this command needs it
     from toolguard.explain.summary import Summary, summarize  # noqa: PLC0415
 
@@ -99,7 +103,11 @@ def summary(log_file: Path, since: str | None, until: str | None, output: str) -
     render.summary(result, output, sys.stdout)
 
 
-@audit.command()
+@audit.command(
+    help="Delete raw copies past the age and total caps now (for cron); exit 2 if DIR is "
+    "unusable.\n\n"
+    "Checks apply the same caps as they seal, at most once a minute; this runs at once."
+)
 @click_options(PRUNE)
 @format_option(("text", "json"), "A line for people, or one line of JSON.")
 def prune(
@@ -108,10 +116,7 @@ def prune(
     raw_max_age_seconds: int | None,
     output: str,
 ) -> None:
-    """Delete raw copies past the age and total caps now (for cron); exit 2 if DIR is unusable.
-
-    Checks apply the same caps as they seal, at most once a minute; this runs at once.
-    """
+    """`RawStore.prune` at once, every file past the caps, due or not."""
     from toolguard.audit.raw import Pruned, RawStore  # noqa: PLC0415 - only this command
     from toolguard.contract.audit_policy import AuditPolicy  # noqa: PLC0415
     from toolguard.explain import render  # noqa: PLC0415

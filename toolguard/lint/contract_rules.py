@@ -2,7 +2,7 @@
 
 The projection, rules and display text must read fields the schema declares, requires and
 types as they need; the tool name, limits and version must follow the conventions. Each
-check's docstring opens with the rule's rationale, drawn from the article.
+check's description (`lint_rule`) opens with the rule's rationale, drawn from the article.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from toolguard.adapters import ADAPTER_BY_KIND, kind_of
 from toolguard.contract import Contract
 from toolguard.contract.names import TOOL_NAME
 from toolguard.limits import Limits
-from toolguard.lint.findings import Finding, Hit, LintRule
+from toolguard.lint.findings import Finding, Hit, lint_rule
 from toolguard.lint.patterns import admits_sentence
 from toolguard.lint.schema_rules import bounded_string
 from toolguard.lint.views import Document, Reach, View
@@ -57,12 +57,16 @@ class ContractSubject:
         return ADAPTER_BY_KIND[kind_of(self.document)].fixed_depth
 
 
-def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG009",
+    "undeclared-pointer",
     """Build a new object holding exactly the data the tool's contract promises.
 
     So every projection, rule and display-text pointer is declared by the schema through
     `properties`/`items` (toolguard refuses to load the contract otherwise).
-    """
+    """,
+)
+def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
     for where, pointer, reader in contract.readers():
         if declared_location(contract.schema.schema, pointer) is None:
             yield Hit(
@@ -73,13 +77,17 @@ def undeclared_pointer(contract: ContractSubject) -> Iterator[Hit]:
             )
 
 
-def not_required(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG010",
+    "not-required",
     """All-optional schemas force the agent to infer the state from fragments.
 
     So `required` covers every field the rules or the projection read, at every level (and
     `minItems` every array position they read): an answer without it must fail the schema,
     not a later layer.
-    """
+    """,
+)
+def not_required(contract: ContractSubject) -> Iterator[Hit]:
     for where, pointer, reader in contract.readers():
         steps, field = resolve_field(contract.schema, pointer)
         for view, token in steps if field is not None else ():  # undeclared: TG009 says so
@@ -97,14 +105,18 @@ def not_required(contract: ContractSubject) -> Iterator[Hit]:
             break
 
 
-def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG011",
+    "rule-field-type",
     """Semantic checks need fields they can check: a timestamp that really is one.
 
     `fresh` reads a string with `format: date-time` (RFC 3339, asserted by toolguard);
     `equals_request_id` and `matches_context_pattern` read strings; `signed` reads a bounded
     string (as TG002 bounds one); `equals_context` and `member_of_context` read scalars,
     never objects or arrays.
-    """
+    """,
+)
+def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
     for index, rule in enumerate(contract.document.get("rules", [])):
         _, view = resolve_field(contract.schema, rule["pointer"])
         if view is None:
@@ -131,12 +143,16 @@ def rule_field_type(contract: ContractSubject) -> Iterator[Hit]:
             )
 
 
-def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG012",
+    "unbounded-display-text",
     """A message for a person goes in a separate, length-bounded, untrusted field.
 
     So the display text is a string whose schema `maxLength` is at most
     `display_text.max_length`: an over-long text fails the schema, not the projection.
-    """
+    """,
+)
+def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
     display = contract.document.get("display_text")
     if not display:
         return
@@ -157,7 +173,9 @@ def unbounded_display_text(contract: ContractSubject) -> Iterator[Hit]:
     )
 
 
-def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG019",
+    "free-text-field",
     """Free text reaches the agent as data; text for a person belongs in the display text.
 
     A notice, which never fails lint: a projected string, at any depth of a projected field,
@@ -167,7 +185,10 @@ def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
     says. Text meant for a person goes in `[display_text]`, which reaches the agent as
     `untrusted_display_text`, a name that says what it is; waive the notice where a free
     string is the field's point (a person's name).
-    """
+    """,
+    severity="notice",
+)
+def free_text_field(contract: ContractSubject) -> Iterator[Hit]:
     schema = contract.schema
     projected = Reach.of(contract.document["projection"].values())
     document = Document(schema.schema, schema.raw, schema.file, projected)
@@ -193,24 +214,32 @@ def _written(view: View, keyword: str) -> list[str]:
     return [node[keyword] for _, node in view.dicts if isinstance(node.get(keyword), str)]
 
 
-def tool_name(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG013",
+    "tool-name",
     """A fixed tool value keeps a dispatcher from taking one result for another's.
 
     So the tool name is snake_case words, as the envelope's `tool` const and the function
     names of agent runtimes expect: `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`, no leading, trailing or
     doubled underscore.
-    """
+    """,
+)
+def tool_name(contract: ContractSubject) -> Iterator[Hit]:
     tool = contract.document["tool"]
     if not TOOL_NAME.fullmatch(tool):
         yield Hit(contract.file, "/tool", f"tool {tool!r} is not snake_case words")
 
 
-def limits_unset(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG014",
+    "limits-unset",
     """Set an explicit maximum size in bytes and nesting depth at the transport boundary.
 
     So `[limits]` sets `max_bytes` and `max_depth` (not for a `[text]` line adapter, whose
     documents are always three levels deep): the defaults were not chosen for this tool.
-    """
+    """,
+)
+def limits_unset(contract: ContractSubject) -> Iterator[Hit]:
     limits = contract.document.get("limits", {})
     if "max_bytes" not in limits:
         yield Hit(contract.file, "/limits/max_bytes", "max_bytes is not set (default: 1 MiB)")
@@ -218,12 +247,16 @@ def limits_unset(contract: ContractSubject) -> Iterator[Hit]:
         yield Hit(contract.file, "/limits/max_depth", "max_depth is not set (default: 32)")
 
 
-def limits_insane(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG015",
+    "limits-insane",
     """Limits protect only if tight enough to matter and loose enough for valid answers.
 
     So `max_bytes` is at most 1 MiB and `max_depth` at most 32 (waive with a reason for a
     tool that needs more), and `max_depth` is at least the depth of every field read.
-    """
+    """,
+)
+def limits_insane(contract: ContractSubject) -> Iterator[Hit]:
     limits = contract.document.get("limits", {})
     if limits.get("max_bytes", 0) > MAX_SANE_BYTES:
         yield Hit(
@@ -249,13 +282,17 @@ def limits_insane(contract: ContractSubject) -> Iterator[Hit]:
             )
 
 
-def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG016",
+    "version-scheme",
     """Version incompatible changes explicitly.
 
     So the contract version is semantic (`MAJOR.MINOR.PATCH`, SemVer 2.0.0, as `diff`
     compares it): a new required field, a narrower enum or a changed type shows as a new
     major version.
-    """
+    """,
+)
+def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
     version = contract.document["version"]
     if parse_semver(version) is None:
         yield Hit(
@@ -265,14 +302,18 @@ def version_scheme(contract: ContractSubject) -> Iterator[Hit]:
         )
 
 
-def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG018",
+    "unretryable-retry-code",
     """Retry only what may succeed next time.
 
     So every code in `[retry] retry_on` is one the contract can give as retryable:
     `UPSTREAM_UNAVAILABLE` (timeouts, signals, exit 255), or a code an `[[run.exit_status]]` or
     `[[run.error_documents]]` entry maps with `retryable = true`. `INVALID_RESPONSE` never is:
     a malformed answer is malformed again, so listing it can never retry anything.
-    """
+    """,
+)
+def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
     run = contract.document.get("run", {})
     retryable = {"UPSTREAM_UNAVAILABLE"}
     for entry in (*run.get("exit_status", []), *run.get("error_documents", [])):
@@ -288,14 +329,19 @@ def unretryable_retry_code(contract: ContractSubject) -> Iterator[Hit]:
             )
 
 
-def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG021",
+    "unbound-field",
     """A signature binds only the claims it carries: an unbound field can change beside it.
 
     So, in a contract with a rule that vouches for fields (`signed`, through
     `[rules.claims]`), each projected field, and the display text (the agent receives it
     too, labelled untrusted), is bound by one of its claims (at its pointer or above it), or
     is the token itself; a notice names each one a genuine token does not cover.
-    """
+    """,
+    severity="notice",
+)
+def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
     bound: list[str] = []
     vouching: list[str] = []
     for rule in contract.document.get("rules", []):
@@ -331,13 +377,18 @@ class BuiltSubject:
     contract: Contract
 
 
-def ignored_key(subject: BuiltSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG020",
+    "ignored-key",
     """Keys a contract cannot use are set aside, not silently trusted or silently refused.
 
     So lint names each key of a `signed` rule's key set that no listed algorithm can use, or
     whose `use`/`key_ops` is not signature verification: a published set works as it is,
     and a reviewer sees which of its keys count.
-    """
+    """,
+    severity="notice",
+)
+def ignored_key(subject: BuiltSubject) -> Iterator[Hit]:
     for index, rule in enumerate(subject.contract.rules):
         by_option: dict[str, list[str]] = {}
         for option, why in RULE_BY_KIND[rule.kind].ignored(rule):
@@ -356,11 +407,16 @@ class WaiverSubject:
     findings: tuple[Finding, ...]
 
 
-def unmatched_waiver(subject: WaiverSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG017",
+    "unmatched-waiver",
     """A waiver that matches nothing hides nothing today, and the wrong finding tomorrow.
 
     So every `[[lint.waive]]` entry matches a finding of its rule at its pointer.
-    """
+    """,
+    severity="warning",
+)
+def unmatched_waiver(subject: WaiverSubject) -> Iterator[Hit]:
     for index, waiver in enumerate(subject.waivers):
         rule, pointer = waiver["rule"], waiver["pointer"]
         if not any(f.rule == rule and f.pointer == pointer for f in subject.findings):
@@ -372,17 +428,17 @@ def unmatched_waiver(subject: WaiverSubject) -> Iterator[Hit]:
 
 
 CONTRACT_RULES = (
-    LintRule("TG009", "undeclared-pointer", undeclared_pointer),
-    LintRule("TG010", "not-required", not_required),
-    LintRule("TG011", "rule-field-type", rule_field_type),
-    LintRule("TG012", "unbounded-display-text", unbounded_display_text),
-    LintRule("TG013", "tool-name", tool_name),
-    LintRule("TG014", "limits-unset", limits_unset),
-    LintRule("TG015", "limits-insane", limits_insane),
-    LintRule("TG016", "version-scheme", version_scheme),
-    LintRule("TG018", "unretryable-retry-code", unretryable_retry_code),
-    LintRule("TG019", "free-text-field", free_text_field, "notice"),
-    LintRule("TG021", "unbound-field", unbound_field, "notice"),
+    undeclared_pointer,
+    not_required,
+    rule_field_type,
+    unbounded_display_text,
+    tool_name,
+    limits_unset,
+    limits_insane,
+    version_scheme,
+    unretryable_retry_code,
+    free_text_field,
+    unbound_field,
 )
-BUILT_RULES = (LintRule("TG020", "ignored-key", ignored_key, "notice"),)
-UNMATCHED_WAIVER = LintRule("TG017", "unmatched-waiver", unmatched_waiver, "warning")
+BUILT_RULES = (ignored_key,)
+UNMATCHED_WAIVER = unmatched_waiver

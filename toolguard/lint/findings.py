@@ -1,8 +1,8 @@
 """Lint results as values: findings, waived findings, and the registry of rules that make them.
 
-A rule is one check function whose docstring's first line is the rationale (from the article)
-that the README, `--format sarif` and the rich output all quote. Checks decide; `render.py`
-only renders what they decided.
+A rule is one check function registered by `lint_rule` with its description, whose first line
+is the rationale (from the article) that the README, `--format sarif` and the rich output all
+quote. Checks decide; `render.py` only renders what they decided.
 """
 
 from __future__ import annotations
@@ -65,26 +65,45 @@ class LintReport:
         return not any(finding.severity in FAILING for finding in self.findings)
 
 
+Check = Callable[[Any], Iterable[Hit]]
+
+
 @dataclass(frozen=True, slots=True)
 class LintRule:
-    """A registered rule: `TG001` `open-object`, its severity, and the check that applies it."""
+    """A registered rule: `TG001` `open-object`, what it checks, and the check that applies it.
+
+    NOTE: `description` is data, never the check's docstring: `python -OO` strips docstrings,
+    and SARIF's rule descriptions must not depend on how Python was started.
+    """
 
     id: str
     name: str
-    check: Callable[[Any], Iterable[Hit]]
+    description: str  # its first line is the rationale; the rest, what the rule checks
+    check: Check
     severity: Severity = "error"
 
     @property
     def rationale(self) -> str:
-        """The first line of the check's docstring: why the rule exists, from the article."""
+        """The description's first line: why the rule exists, from the article."""
         return self.description.splitlines()[0]
-
-    @property
-    def description(self) -> str:
-        """The check's whole docstring."""
-        return inspect.getdoc(self.check) or self.name
 
     def __call__(self, subject: Any) -> Iterator[Finding]:
         """The findings of this rule on `subject` (a schema view, document or contract)."""
         for file, pointer, message in self.check(subject):
             yield Finding(self.id, self.name, message, file, pointer, self.severity)
+
+
+def lint_rule(
+    rule_id: str,
+    name: str,
+    description: str,
+    *,
+    severity: Severity = "error",
+) -> Callable[[Check], LintRule]:
+    """Register the decorated check as rule `rule_id` `name`, described by `description`.
+
+    The description is written as a docstring would be (indented lines, a blank line between
+    paragraphs) and kept as `inspect.cleandoc` reads one.
+    """
+    text = inspect.cleandoc(description)
+    return lambda check: LintRule(rule_id, name, text, check, severity)

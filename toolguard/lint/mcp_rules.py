@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 
 from toolguard.lint.contract_rules import ContractSubject
-from toolguard.lint.findings import Hit, LintRule
+from toolguard.lint.findings import Hit, lint_rule
 from toolguard.pointer import escape
 from toolguard.rules import RULE_BY_KIND
 
@@ -17,12 +17,16 @@ from toolguard.rules import RULE_BY_KIND
 _MCP_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
-def mcp_tool_name(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG022",
+    "mcp-tool-name",
     """A tool name every MCP client accepts keeps the guarded tool callable by that name.
 
     So `[mcp] tool` follows the MCP specification's rule (2025-11-25): 1 to 128 ASCII letters,
     digits, `_`, `-` and `.`; a client may refuse, rename or drop another name.
-    """
+    """,
+)
+def mcp_tool_name(contract: ContractSubject) -> Iterator[Hit]:
     name = contract.document.get("mcp", {}).get("tool")
     if name is not None and not _MCP_TOOL_NAME.fullmatch(name):
         yield Hit(
@@ -32,13 +36,17 @@ def mcp_tool_name(contract: ContractSubject) -> Iterator[Hit]:
         )
 
 
-def mcp_context(contract: ContractSubject) -> Iterator[Hit]:
+@lint_rule(
+    "TG023",
+    "mcp-context",
     """Match the request: a rule compares the answer with what the agent asked for.
 
     So with `[mcp]`, every context key a rule reads is given by `[mcp.context]` (a pointer into
     the call's `arguments`; without it `toolguard mcp` refuses every call), and every
     `[mcp.context]` key is read by a rule (or it checks nothing).
-    """
+    """,
+)
+def mcp_context(contract: ContractSubject) -> Iterator[Hit]:
     table = contract.document.get("mcp")
     if table is None:
         return
@@ -74,6 +82,6 @@ def _context_keys(rule: dict[str, str]) -> tuple[str, ...]:
 
 
 MCP_RULES = (
-    LintRule("TG022", "mcp-tool-name", mcp_tool_name),
-    LintRule("TG023", "mcp-context", mcp_context),
+    mcp_tool_name,
+    mcp_context,
 )

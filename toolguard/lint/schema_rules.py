@@ -1,14 +1,14 @@
 """Schema rules: what lint asks of a payload schema (or of any schema file it is given).
 
 View rules judge each leaf view (see `views.py`); document rules judge the file as a whole.
-Each check's docstring opens with the rule's rationale, drawn from the article.
+Each check's description (`lint_rule`) opens with the rule's rationale, drawn from the article.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolguard.lint.findings import Hit, LintRule
+from toolguard.lint.findings import Hit, lint_rule
 from toolguard.lint.patterns import bounded_pattern, name_matches
 from toolguard.lint.views import Document, View, is_anything
 from toolguard.pointer import escape, lookup
@@ -64,7 +64,9 @@ def _maps(view: View) -> list[str]:
     return sorted(set(found))
 
 
-def open_object(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG001",
+    "open-object",
     """An unreviewed new field can become an injection container, a flag or a URL to visit.
 
     So every object schema that can hold members is closed: `additionalProperties: false`,
@@ -73,7 +75,9 @@ def open_object(view: View) -> Iterator[Hit]:
     open, a `$ref` to an open base is open, and a property that a closed sibling's
     `additionalProperties: false` rejects (it does not see siblings) is reported where it is
     declared. Free-form maps outside the projection's reach are reported here too.
-    """
+    """,
+)
+def open_object(view: View) -> Iterator[Hit]:
     if not view.holds("object"):
         return
     file = view.document.file
@@ -154,12 +158,16 @@ def _shadowed(view: View, closer: str, keyword: str) -> Iterator[Hit]:
             )
 
 
-def unbounded_string(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG002",
+    "unbounded-string",
     """A bounded identifier keeps a response from hiding a paragraph in a correlation field.
 
     So every string is bounded: `maxLength`, `enum`, `const`, or a `pattern` anchored at both
     ends whose repetitions are bounded (no `*`, `+` or `{n,}`).
-    """
+    """,
+)
+def unbounded_string(view: View) -> Iterator[Hit]:
     if not view.holds("string") or view.anything or bounded_string(view):
         return
     untyped = "" if view.declares_type else " (no type is declared, so any string passes)"
@@ -182,12 +190,16 @@ def bounded_string(view: View) -> bool:
     return any(bounded_pattern(pattern) for pattern in patterns)
 
 
-def unbounded_array(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG003",
+    "unbounded-array",
     """A perfectly legal array of a million log lines can poison the agent's context budget.
 
     So every array has `maxItems`, or no items beyond its `prefixItems` (`items: false`, or
     `unevaluatedItems: false` with no `items` schema).
-    """
+    """,
+)
+def unbounded_array(view: View) -> Iterator[Hit]:
     if not view.holds("array") or view.anything or view.has("maxItems"):
         return
     document = view.document
@@ -203,12 +215,16 @@ def unbounded_array(view: View) -> Iterator[Hit]:
     yield Hit(view.document.file, view.root, f"array without maxItems{untyped}")
 
 
-def unbounded_map(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG004",
+    "unbounded-map",
     """An object built to consume the agent's context and attention is still legal JSON.
 
     So every map (an object with `patternProperties`, or with an `additionalProperties` or
     `unevaluatedProperties` schema) has `maxProperties`, or `propertyNames` with an `enum`.
-    """
+    """,
+)
+def unbounded_map(view: View) -> Iterator[Hit]:
     maps = _maps(view)
     if not view.holds("object") or view.anything or not maps or view.has("maxProperties"):
         return
@@ -218,14 +234,18 @@ def unbounded_map(view: View) -> Iterator[Hit]:
     yield Hit(view.document.file, view.root, f"map ({', '.join(maps)}) without maxProperties")
 
 
-def free_form_map(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG005",
+    "free-form-map",
     """Free-form maps invite accidental disclosure and make prompts harder to review.
 
     So no `additionalProperties: {}`/`true` (or the same under `patternProperties`,
     `unevaluatedProperties`, or a schema that accepts anything), and no array item that no
     `items` schema governs (an absent `items` is `true`), where the projection can reach:
     everywhere, in a bare schema file.
-    """
+    """,
+)
+def free_form_map(view: View) -> Iterator[Hit]:
     if not view.reach or not view.holds("object"):
         return
     if view.anything:
@@ -237,13 +257,17 @@ def free_form_map(view: View) -> Iterator[Hit]:
         )
 
 
-def format_unasserted(view: View) -> Iterator[Hit]:
+@lint_rule(
+    "TG006",
+    "format-unasserted",
     """A field that looks like a timestamp is not automatically a timestamp.
 
     A `format` counts only where toolguard asserts it: on strings. A `format` beside no
     `type` lets numbers, objects and arrays through unchecked; beside a type that admits no
     strings it never applies.
-    """
+    """,
+)
+def format_unasserted(view: View) -> Iterator[Hit]:
     if view.impossible or view.pinned or view.opaque:
         return
     for at, node in view.dicts:
@@ -258,12 +282,16 @@ def format_unasserted(view: View) -> Iterator[Hit]:
         yield Hit(view.document.file, f"{at}/format", message)
 
 
-def schema_dialect(document: Document) -> Iterator[Hit]:
+@lint_rule(
+    "TG007",
+    "schema-dialect",
     """Some validators default to an older draft, where unevaluatedProperties means nothing.
 
     So the schema says `"$schema": "https://json-schema.org/draft/2020-12/schema"` itself:
     toolguard reads a schema without one as 2020-12, other tools may not.
-    """
+    """,
+)
+def schema_dialect(document: Document) -> Iterator[Hit]:
     declared = document.raw.get("$schema") if isinstance(document.raw, dict) else None
     if isinstance(declared, str) and declared.rstrip("#") == DRAFT_2020_12:
         return
@@ -271,12 +299,16 @@ def schema_dialect(document: Document) -> Iterator[Hit]:
     yield Hit(document.file, "/$schema", f"{found}: declare {DRAFT_2020_12!r}")
 
 
-def remote_ref(document: Document) -> Iterator[Hit]:
+@lint_rule(
+    "TG008",
+    "remote-ref",
     """Nothing reads the network, or another file, because a schema said so.
 
     So every `$ref` resolves inside the schema file itself (toolguard's shipped metaschemas
     and `--refs` registries included: a reader of the file alone cannot follow them).
-    """
+    """,
+)
+def remote_ref(document: Document) -> Iterator[Hit]:
     for at, node in document.nodes():
         for keyword in ("$ref", "$dynamicRef"):
             if keyword in node and document.targets(at, keyword) is None:
@@ -289,14 +321,14 @@ def remote_ref(document: Document) -> Iterator[Hit]:
 
 
 VIEW_RULES = (
-    LintRule("TG001", "open-object", open_object),
-    LintRule("TG002", "unbounded-string", unbounded_string),
-    LintRule("TG003", "unbounded-array", unbounded_array),
-    LintRule("TG004", "unbounded-map", unbounded_map),
-    LintRule("TG005", "free-form-map", free_form_map),
-    LintRule("TG006", "format-unasserted", format_unasserted),
+    open_object,
+    unbounded_string,
+    unbounded_array,
+    unbounded_map,
+    free_form_map,
+    format_unasserted,
 )
 DOCUMENT_RULES = (
-    LintRule("TG007", "schema-dialect", schema_dialect),
-    LintRule("TG008", "remote-ref", remote_ref),
+    schema_dialect,
+    remote_ref,
 )
