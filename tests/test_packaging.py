@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from toolguard import shipped
+from toolguard.errors import DEPENDENCIES
 
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -63,3 +65,11 @@ def test_each_supported_python_has_exactly_one_floor_per_dependency(python: str)
     assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", pin) for pin in pins), pins
     dependencies = {_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
     assert sorted(_name(pin) for pin in pins) == sorted(dependencies)
+
+
+def test_every_runtime_dependency_is_named_when_it_is_missing() -> None:
+    """`errors.DEPENDENCIES` (what a missing import is reported as) lists exactly these."""
+    dependencies = {_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
+    assert set(DEPENDENCIES.values()) == dependencies
+    for module in DEPENDENCIES:
+        assert importlib.util.find_spec(module) is not None, module

@@ -98,12 +98,43 @@ class ToolguardError(Exception):
 
 
 class BrokenInstall(ToolguardError):
-    """Raised when a required dependency is installed without a part toolguard needs.
+    """Raised when a required dependency is missing, or installed without a part toolguard needs.
 
-    Not a bug and not the response's fault: ijson without its C backend (a build from source
-    with no compiler, or a version with no wheel for this Python). The message says what to
-    reinstall; the answer is an internal error's (exit 4), with that message instead of a trace.
+    Not a bug and not the response's fault: a dependency the environment lacks (`broken_install`
+    finds its `ModuleNotFoundError`), or ijson without its C backend (a build from source with
+    no compiler, or a version with no wheel for this Python). The message says what to
+    (re)install; the answer is an internal error's (exit 4), with that message instead of a trace.
     """
+
+
+# The runtime dependencies (pyproject.toml's `dependencies`), by the module each is imported as:
+# a test keeps the two in step.
+DEPENDENCIES = {
+    "click": "click",
+    "fastjsonschema": "fastjsonschema",
+    "ijson": "ijson",
+    "re2": "google-re2",
+    "rich": "rich",
+}
+
+
+def broken_install(exc: BaseException | None) -> BrokenInstall | None:
+    """The broken install `exc` reveals, or None: then it is a bug, or no install's fault.
+
+    A `ModuleNotFoundError` for a runtime dependency (a venv that lacks it, `python -S`) says
+    which distribution to install; any other missing module (one of toolguard's own, a
+    dependency's dependency) is left to be reported as the bug or breakage it is.
+    """
+    if isinstance(exc, BrokenInstall):
+        return exc
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        distribution = DEPENDENCIES.get(exc.name.partition(".")[0])
+        if distribution is not None:
+            return BrokenInstall(
+                f"toolguard's dependency {distribution} is not installed "
+                "(pip install toolguard-cli)"
+            )
+    return None
 
 
 class UsageError(ToolguardError):

@@ -12,7 +12,7 @@ import time
 
 from toolguard import envelope
 from toolguard.digest import sha256_hex
-from toolguard.errors import BrokenInstall, ExitStatus
+from toolguard.errors import ExitStatus, broken_install
 from toolguard.frozen import field, frozen, replace
 
 TYPE_CHECKING = False
@@ -290,13 +290,14 @@ def _redacted(diagnostics: Diagnostics, secrets: Secrets) -> Diagnostics:
 def trace() -> str:
     """The last frames of the exception being handled, for an internal error's message.
 
-    A `BrokenInstall` is no bug: its message, which says what to reinstall, is the whole story.
+    A broken install (`broken_install`: a missing dependency, ijson without its C backend) is
+    no bug: its message, which says what to install, is the whole story.
     """
     import sys  # noqa: PLC0415 - only a toolguard bug or a broken install gets here
     import traceback  # noqa: PLC0415
 
-    if isinstance(error := sys.exc_info()[1], BrokenInstall):
-        return str(error)
+    if (broken := broken_install(sys.exc_info()[1])) is not None:
+        return str(broken)
     return traceback.format_exc(limit=-3)
 
 

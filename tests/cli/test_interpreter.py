@@ -1,4 +1,4 @@
-"""The command under an unusual interpreter: `-OO`."""
+"""The command under an unusual interpreter: `-OO`, a dependency missing."""
 
 from __future__ import annotations
 
@@ -6,10 +6,14 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import RunToolguard
+
+from toolguard.errors import DEPENDENCIES, broken_install
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
+CONTEXT = ("--context", "change_id=CR-1042")
 
 # Every command's `--help`, by its words (the group's own under ""), found by walking the group.
 _HELPS = """
@@ -33,6 +37,12 @@ for words in commands(cli, ()):
     helps[" ".join(words)] = printed.getvalue()
 sys.stdout.write(json.dumps(helps))
 """
+
+# `toolguard ARGS...` with the module named first hidden, as if it were not installed.
+_WITHOUT = (
+    "import sys; sys.modules[sys.argv.pop(1)] = None; "
+    "from toolguard.launch import run; run(['toolguard', *sys.argv[1:]])"
+)
 
 
 def test_help_is_the_same_when_python_strips_docstrings(run_toolguard: RunToolguard) -> None:
@@ -63,3 +73,71 @@ def test_sarif_rule_descriptions_are_the_same_when_python_strips_docstrings(
         short = rule["shortDescription"]["text"]
         assert short.endswith(".")
         assert len(rule["fullDescription"]["text"]) > len(short)
+
+
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("click", ("lint", REVIEW / "contract.toml")),
+        ("click", ("validate", REVIEW / "response.schema.json", REVIEW / "response.json")),
+        ("rich", ("lint", REVIEW / "contract.toml")),
+        ("re2", ("lint", REPO / "examples")),
+        ("fastjsonschema", ("check", REVIEW / "contract.toml", *CONTEXT)),
+    ],
+    ids=lambda value: value if isinstance(value, str) else value[0],
+)
+def test_a_missing_dependency_says_what_to_install(
+    run_toolguard: RunToolguard, tmp_path: Path, module: str, argv: tuple[str | Path, ...]
+) -> None:
+    """Not an internal error with a trace: one line naming the package, exit 4."""
+    done = run_toolguard(
+        module,
+        *argv,
+        stdin=(REVIEW / "response.json").read_bytes(),
+        command=[sys.executable, "-c", _WITHOUT],
+        extra_env={"TOOLGUARD_CACHE_DIR": str(tmp_path / "cold")},  # the schema is compiled
+    )
+    assert done.status == 4
+    assert done.stdout == b""
+    wanted = f"toolguard: error: toolguard's dependency {DEPENDENCIES[module]} is not installed"
+    assert done.stderr.decode() == f"{wanted} (pip install toolguard-cli)\n"
+
+
+def test_a_missing_dependency_in_a_check_is_named_beside_its_envelope(
+    run_toolguard: RunToolguard,
+) -> None:
+    """ijson is needed only for what the fast parser refuses: the agent gets its envelope."""
+    done = run_toolguard(
+        "ijson",
+        "check",
+        REVIEW / "contract.toml",
+        *CONTEXT,
+        stdin=b'{"a": 1, "a": 2}',
+        command=[sys.executable, "-c", _WITHOUT],
+    )
+    assert done.status == 4
+    assert done.envelope()["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert b"message: toolguard's dependency ijson is not installed" in done.stderr
+    assert b"Traceback" not in done.stderr
+
+
+def test_python_without_site_packages_says_what_to_install(run_toolguard: RunToolguard) -> None:
+    """`python -S` finds toolguard (on PYTHONPATH) but none of its dependencies."""
+    done = run_toolguard(
+        "lint",
+        REVIEW / "contract.toml",
+        command=[sys.executable, "-S", "-m", "toolguard"],
+        extra_env={"PYTHONPATH": str(REPO)},
+    )
+    assert done.status == 4
+    assert b"toolguard's dependency click is not installed" in done.stderr
+
+
+def test_a_missing_module_of_toolguards_own_is_still_a_bug() -> None:
+    """Only a runtime dependency is a broken install: anything else keeps its trace."""
+    assert broken_install(ModuleNotFoundError("gone", name="toolguard.gone")) is None
+    assert broken_install(ModuleNotFoundError("gone", name="pygments")) is None
+    assert broken_install(ValueError("re2")) is None
+    found = broken_install(ModuleNotFoundError("gone", name="re2"))
+    assert found is not None
+    assert "google-re2" in str(found)

@@ -18,7 +18,14 @@ from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, trail_options
 from toolguard.contract import load_contract
-from toolguard.errors import ContextError, ContractError, ExitStatus, ToolguardError, UsageError
+from toolguard.errors import (
+    ContextError,
+    ContractError,
+    ExitStatus,
+    ToolguardError,
+    UsageError,
+    broken_install,
+)
 from toolguard.files import is_stdin, open_data, path_text
 from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
 from toolguard.request import (
@@ -189,8 +196,7 @@ def guard(build: Callable[[], T], mode: str) -> T:
     except KeyboardInterrupt:
         _interrupted_in_set_up(mode)
     except Exception as exc:  # noqa: BLE001 - a bug still ends with one clear line
-        report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
-        sys.exit(ExitStatus.INTERNAL)
+        _unexpected(exc, mode)
     return built
 
 
@@ -218,6 +224,18 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
         fail(exc, mode)
     if isinstance(exc, KeyboardInterrupt):
         _interrupted_in_set_up(mode)
+    _unexpected(exc, mode)
+
+
+def _unexpected(exc: BaseException, mode: str) -> NoReturn:
+    """An exception nothing expected, in one line, exit 4: a broken install says what to install.
+
+    A missing dependency (`python -S`, a venv without it) is no toolguard bug and needs no
+    trace: `broken_install` names the package, as for an envelope (`result.trace`).
+    """
+    broken = broken_install(exc)
+    if broken is not None:
+        fail(broken, mode)
     report.error(f"internal error: {described(exc)}", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
 
