@@ -10,6 +10,8 @@ interpreter's own start-up (and the package's empty `__init__`) is left uncovere
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal as _signal
@@ -40,7 +42,24 @@ def _noted(signum: int, frame: object) -> None:
 
 
 def run(argv: Sequence[str]) -> None:
-    """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns."""
+    """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns.
+
+    Under `python -i` or `PYTHONINSPECT`, the interpreter would turn the exit into a printed
+    `SystemExit` traceback, an interactive prompt, and the prompt's own status: every command
+    then leaves as `check` and `run` always do (`leave`), its output flushed and its status
+    the table's. NOTE: toolguard is a command, not a session to inspect after it ends.
+    """
+    try:
+        _start(argv)
+    except SystemExit as exited:
+        if not sys.flags.inspect:
+            raise
+        from toolguard.cli.respond import leave  # noqa: PLC0415 - only on the way out
+
+        leave(exited.code)
+
+
+def _start(argv: Sequence[str]) -> None:
     for signum in _STOPPING:
         if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
             _signal.signal(signum, _interrupted)

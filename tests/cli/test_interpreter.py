@@ -1,4 +1,4 @@
-"""The command under an unusual interpreter: `-OO`, a dependency missing."""
+"""The command under an unusual interpreter: `-OO`, a dependency missing, `PYTHONINSPECT`."""
 
 from __future__ import annotations
 
@@ -141,3 +141,28 @@ def test_a_missing_module_of_toolguards_own_is_still_a_bug() -> None:
     found = broken_install(ModuleNotFoundError("gone", name="re2"))
     assert found is not None
     assert "google-re2" in str(found)
+
+
+@pytest.mark.parametrize(
+    ("argv", "status"),
+    [
+        (("lint", "missing.toml"), 3),
+        (("lint", REVIEW / "contract.toml"), 0),
+        (("validate", REVIEW / "response.schema.json", REVIEW / "response.json"), 0),
+        (("--help",), 0),
+        (("check", REVIEW / "contract.toml", "--request-id", "req.inspect1", *CONTEXT), 0),
+        (("check", REVIEW / "contract.toml"), 2),
+    ],
+    ids=lambda value: value if isinstance(value, int) else " ".join(map(str, value[:2])),
+)
+def test_pythoninspect_changes_no_status_and_prints_no_traceback(
+    run_toolguard: RunToolguard, argv: tuple[str | Path, ...], status: int
+) -> None:
+    """Under PYTHONINSPECT every command ends as without it: same output, same status."""
+    stdin = (REVIEW / "response.json").read_bytes()
+    plain = run_toolguard(*argv, stdin=stdin)
+    inspected = run_toolguard(*argv, stdin=stdin, extra_env={"PYTHONINSPECT": "1"})
+    assert plain.status == inspected.status == status
+    assert inspected.stdout == plain.stdout
+    assert b"Traceback" not in inspected.stderr
+    assert inspected.stderr.count(b"\n") == plain.stderr.count(b"\n")
