@@ -369,7 +369,7 @@ def test_an_unreadable_line_of_unknown_id_fails_every_call_in_flight(tmp_path: P
     assert [envelope_of(result)["error"] for result in results] == [
         {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
     ] * 2
-    assert "failing 2 guarded call(s) in flight" in (tmp_path / "stderr").read_text()
+    assert "failing 2 request(s) in flight" in (tmp_path / "stderr").read_text()
 
 
 def test_guarding_mcp_server_time(tmp_path: Path) -> None:

@@ -47,6 +47,22 @@ def test_expired_calls_are_taken_at_their_deadline() -> None:
     assert flight.take((False, 3)) == Pending("ping")
 
 
+def test_take_all_takes_every_request_and_abandons_each_id() -> None:
+    """Guarded or not, every request in flight is taken; each id waits for its late answer."""
+    flight = InFlight()
+    flight.settle((False, 1), _pending(1, 30))
+    flight.settle((True, "r"), Pending("resources/read"))
+    taken = flight.take_all("failed as a line may have been its answer")
+    assert [(key, pending.method) for key, pending in taken] == [
+        ((False, 1), "tools/call"),
+        ((True, "r"), "resources/read"),
+    ]
+    assert flight.take((False, 1)) is None
+    assert flight.abandoned((False, 1))
+    late = flight.late((True, "r"))
+    assert late == "a resources/read request, failed as a line may have been its answer"
+
+
 def test_server_requests_are_kept_apart() -> None:
     """A server request id never answers, nor is answered by, a client request id."""
     flight = InFlight()

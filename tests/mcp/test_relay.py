@@ -238,6 +238,34 @@ def test_calls_failed_by_an_unreadable_line_keep_their_ids_until_answered(
     assert "late answer to the probe call 4 (request req." in harness.notices()
 
 
+# The TypeScript SDK writes a response as {result, jsonrpc, id}: an unreadable result hides its id.
+_ID_LAST = [
+    b'{"result":{"contents":[],"x":1,"x":2},"jsonrpc":"2.0","id":7}\n',
+    b'{"result":{"contents":[{"uri":"a","text":"\\ud83d"}]},"jsonrpc":"2.0","id":7}\n',
+    b'[{"result":{"contents":[]},"jsonrpc":"2.0","id":7}]\n',  # a batch: not read either
+]
+
+
+@pytest.mark.parametrize("line", _ID_LAST, ids=["duplicate_member", "lone_surrogate", "batch"])
+def test_an_unreadable_line_of_unknown_id_fails_every_request_in_flight(
+    harness: Harness, line: bytes
+) -> None:
+    """Guarded or not, each request it may have answered is answered: a guarded call with a
+    failure envelope, any other with -32603, so no client waits for an answer never to come."""
+    harness.from_client({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {}})
+    harness.from_client({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
+    harness.from_client(_call(8))
+    harness.relay.from_server(line, False)
+    answers = {answer["id"]: answer for answer in harness.client.received()}
+    assert answers.keys() == {7, "list", 8}
+    assert answers[7]["error"]["code"] == answers["list"]["error"]["code"] == -32603
+    envelope = answers[8]["result"]["structuredContent"]
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    harness.from_server({"jsonrpc": "2.0", "id": 7, "result": {"contents": []}})
+    assert harness.client.received() == []  # the real answer, late: dropped, and named
+    assert "late answer to a resources/read request, failed as a" in harness.notices()
+
+
 def test_a_timed_out_calls_id_waits_for_its_late_answer(harness: Harness) -> None:
     """A call failed for its timeout is abandoned as a cancelled one: a late answer is named."""
     harness.from_client(_call(5))

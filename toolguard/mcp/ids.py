@@ -84,17 +84,22 @@ class InFlight:
         """The request `key` answers, no longer in flight; None if there is none."""
         return self._client.pop(key, None)
 
-    def take_calls(self, given_up: str | None = None) -> list[Call]:
-        """Every guarded call in flight, no longer in flight.
-
-        With `given_up` (why, for the operator), the server may still answer them: each id is
-        abandoned. Without it (the server has gone), no answer will come.
-        """
+    def take_calls(self) -> list[Call]:
+        """Every guarded call in flight, no longer in flight: the server has gone, none answers."""
         keys = [key for key, pending in self._client.items() if pending.call is not None]
-        taken = [call for key in keys if (call := self._client.pop(key).call) is not None]
-        if given_up is not None:
-            for key, call in zip(keys, taken, strict=True):
-                self.abandon(key, f"{call.describe()}, {given_up}")
+        return [call for key in keys if (call := self._client.pop(key).call) is not None]
+
+    def take_all(self, given_up: str) -> list[tuple[IdKey, Pending]]:
+        """Every client request in flight, guarded or not, no longer in flight; `given_up` is why.
+
+        The server may still answer them: each id is abandoned, as a cancelled request's.
+        """
+        taken = list(self._client.items())
+        self._client.clear()
+        for key, pending in taken:
+            call = pending.call
+            what = call.describe() if call is not None else f"a {pending.method} request"
+            self.abandon(key, f"{what}, {given_up}")
         return taken
 
     def take_expired(self, now: float) -> tuple[list[Call], float | None]:

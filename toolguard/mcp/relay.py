@@ -405,16 +405,22 @@ class Relay:
             self._notice(event, dropped)
 
     def _fail_in_flight(self, what: str, line: bytes) -> None:
-        """A line that may have answered any guarded call in flight: each fails (retryable).
+        """A line that may have answered any request in flight: each fails, guarded or not.
 
-        The server may still answer them (the line may have answered none): their ids stay
-        taken until it does, as a cancelled call's.
+        A guarded call gets a failure envelope (retryable), any other request `-32603`: the
+        client would otherwise wait for an answer that may never come. The server may still
+        answer them (the line may have answered none): their ids stay taken until it does, as a
+        cancelled call's.
         """
         why = f"{what} may have been the answer"
-        lost = self._flight.take_calls(given_up=f"failed as {what} may have been its answer")
-        self._notice("unreadable", f"{why}: failing {len(lost)} guarded call(s) in flight")
-        for call in lost:
-            self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
+        lost = self._flight.take_all(given_up=f"failed as {what} may have been its answer")
+        self._notice("unreadable", f"{why}: failing {len(lost)} request(s) in flight")
+        for key, pending in lost:
+            if pending.call is None:
+                self._client.write(error_line(key[1], jsonrpc.INTERNAL_ERROR, f"toolguard: {why}"))
+            else:
+                call = pending.call
+                self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
 
     def server_gone(self) -> None:
         """The server's output ended: no call in flight will be answered."""
