@@ -687,18 +687,26 @@ def _shut(*names: str) -> Harness:
 def test_a_client_request_passes_unless_shut_then_is_refused_and_never_forwarded(
     method: str, channel: str
 ) -> None:
-    """By default its exact line reaches the server; shut, -32601 for its id and nothing sent."""
+    """By default its exact line reaches the server; shut, -32601 for its id and nothing sent,
+    each time, and the operator told once per method."""
     request = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {}}
     harness = Harness()
     harness.from_client(request)
     assert harness.server.received() == [request]
     for shut in (_shut(channel), _shut("all")):
         shut.from_client(request)
-        (answer,) = shut.client.received()
-        assert (answer["id"], answer["error"]["code"]) == (7, -32601)
-        assert "is not relayed" in answer["error"]["message"]
-        assert f"--shut-channel {channel}" in answer["error"]["message"]
+        shut.from_client({**request, "id": 8})
+        answers = shut.client.received()
+        assert [(answer["id"], answer["error"]["code"]) for answer in answers] == [
+            (7, -32601),
+            (8, -32601),
+        ]
+        for answer in answers:
+            assert "is not relayed" in answer["error"]["message"]
+            assert f"--shut-channel {channel}" in answer["error"]["message"]
         assert shut.server.received() == []
+        notices = shut.notices()
+        assert notices.count(f"refused the client's {method}: {method} is not relayed") == 1
 
 
 def test_an_undefined_method_passes_while_only_named_channels_are_shut() -> None:

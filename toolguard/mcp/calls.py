@@ -65,12 +65,17 @@ class Call:
 
 
 class Refused(Exception):
-    """A call answered by toolguard with a JSON-RPC error; it never reaches the server."""
+    """A call answered by toolguard with a JSON-RPC error; it never reaches the server.
 
-    def __init__(self, code: int, message: str) -> None:
+    `once`: what the operator is told, once per text, in place of `message` each time (a
+    method of a shut channel, which a client may send again and again).
+    """
+
+    def __init__(self, code: int, message: str, *, once: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.once = once
 
 
 def admit(

@@ -165,7 +165,10 @@ class Relay:
             pending = self._admit(message, method, request_id)
         except Refused as refusal:
             self._flight.settle(key, None)
-            self._notice("refused", refusal.message)
+            if refusal.once:
+                self._notice("shut_channel", refusal.once, once=True)
+            else:
+                self._notice("refused", refusal.message)
             self._client.write(error_line(request_id, refusal.code, refusal.message))
             return
         except Exception:  # noqa: BLE001 - a bug answers this request, never strands its id
@@ -181,7 +184,9 @@ class Relay:
             why = f"toolguard: {method} is not offered: tasks are not relayed"
             raise Refused(jsonrpc.METHOD_NOT_FOUND, why)
         if not self._options.channels.client_request(method):
-            raise Refused(jsonrpc.METHOD_NOT_FOUND, f"toolguard: {_shut(method)}")
+            why = _shut(method)
+            once = f"refused the client's {method[:64]}: {why}"
+            raise Refused(jsonrpc.METHOD_NOT_FOUND, f"toolguard: {why}", once=once)
         if method != "tools/call":
             return Pending(method)
         name = message.params.get("name")
