@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import HIDDEN_PRONE, first_refused, hidden_prone_text
 
-from toolguard.invisible import BLANKS, SPACES, Invisible, find_invisible, invisible_at
+from toolguard.invisible import BLANKS, SPACES, Invisible, find_invisible, hidden, invisible_at
 from toolguard.invisible_tables import DEFAULT_IGNORABLE
+from toolguard.limits import Limits
+from toolguard.parse import parse
 
 HIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
 IGNORABLE = {code for first, last in DEFAULT_IGNORABLE for code in range(first, last + 1)}
@@ -38,6 +40,32 @@ def test_every_code_point_alone_is_judged_as_the_definition_says() -> None:
         code for code in range(0x110000) if invisible_at(chr(code), display=True) is not None
     }
     assert sorted(in_display ^ (expected - {0x09, 0x0A}))[:20] == []
+
+
+def test_hidden_is_what_invisible_at_refuses_alone() -> None:
+    """The context-free half (what operator text escapes) agrees with the check, everywhere."""
+    disagree = [
+        code
+        for code in range(0x110000)
+        if hidden(chr(code)) != (invisible_at(chr(code)) is not None)
+    ]
+    assert disagree[:20] == []
+
+
+def test_no_visible_code_point_normalises_into_a_hidden_one() -> None:
+    """A string that passes holds nothing NFC, NFD, NFKC or NFKD turns into a refused character.
+
+    So a consumer that normalises what it receives cannot uncover a hidden character (each form
+    of a string is the forms of its code points, composed again into visible characters).
+    """
+    uncovered = [
+        (f"U+{code:04X}", form)
+        for code in range(0x110000)
+        if unicodedata.decomposition(chr(code)) and invisible_at(chr(code)) is None
+        for form in ("NFC", "NFD", "NFKC", "NFKD")
+        if invisible_at(unicodedata.normalize(form, chr(code))) is not None
+    ]
+    assert uncovered == []
 
 
 def test_printable_is_every_category_but_the_hidden_ones_and_non_ascii_spaces() -> None:
@@ -90,6 +118,8 @@ REFUSED = {
     "DI halfwidth Hangul filler": "\uffa0",
     "DI reserved": "\u2065",
     "blank Braille pattern": "\u2800",
+    "blank musical null notehead": "\U0001d159",
+    "blank Khitan small script filler": "\U00016fe4",
 }
 
 
@@ -243,3 +273,24 @@ def test_an_unprintable_code_point_is_located_anywhere_in_long_text(position: in
         expected = first_refused("".join(text))
         assert expected in {position, position - 1}
         assert invisible_at("".join(text)) == expected
+
+
+ESCAPED_IN_JSON = {
+    "zero width space": "\\u200b",
+    "tag A as a surrogate pair": "\\udb40\\udc41",
+    "variation selector 17 as a surrogate pair": "\\uDB40\\uDD00",
+    "right-to-left isolate": "\\u2067",
+    "Arabic letter mark": "\\u061c",
+}
+
+
+@pytest.mark.parametrize("escape", ESCAPED_IN_JSON.values(), ids=ESCAPED_IN_JSON.keys())
+@pytest.mark.parametrize("where", ["name", "value"])
+def test_a_json_escape_is_judged_as_the_code_point_it_stands_for(escape: str, where: str) -> None:
+    """`\\u200b` and a surrogate pair's escapes, in a nested name or value, are what they spell."""
+    text = (
+        f'{{"o": [{{"k{escape}": 1}}]}}' if where == "name" else f'{{"o": [{{"k": "v{escape}"}}]}}'
+    )
+    found = find_invisible(parse(text.encode(), Limits()))
+    assert found is not None
+    assert (found.in_name, found.depth, found.position) == (where == "name", 3, 1)

@@ -25,9 +25,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-# Symbols that draw nothing though no property says so: BRAILLE PATTERN BLANK and the Hangul
-# fillers (the last four are Default_Ignorable too; listed for the reader).
-BLANKS = (0x2800, 0x3164, 0xFFA0, 0x115F, 0x1160)
+# Symbols that draw nothing though no property says so: BRAILLE PATTERN BLANK, MUSICAL SYMBOL
+# NULL NOTEHEAD (a So symbol whose glyph is empty), KHITAN SMALL SCRIPT FILLER (a mark that
+# NamesList.txt files as a format character) and the Hangul fillers (the last four are
+# Default_Ignorable too; listed for the reader).
+BLANKS = (0x2800, 0x1D159, 0x16FE4, 0x3164, 0xFFA0, 0x115F, 0x1160)
 JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ
 PRESENTATION_SELECTORS = "\ufe0e\ufe0f"  # text, emoji presentation
 # Every Zs character of Python 3.11 but U+0020: `str.isprintable` calls them unprintable, yet
@@ -71,6 +73,15 @@ def invisible_at(text: str, *, display: bool = False) -> int | None:
         if _refused(text, match.start()):
             return match.start()
     return None if end == len(text) else end
+
+
+def hidden(char: str) -> bool:
+    """Whether `invisible_at` refuses `char` alone: what text shown to the operator escapes.
+
+    The context-free half of the definition: a joiner or a selector (which `invisible_at` keeps
+    in place), tab and newline are hidden here too.
+    """
+    return not (char.isprintable() or char in SPACES) or _tables().suspect.match(char) is not None
 
 
 def _first_unprintable(text: str, kept: re.Pattern[str]) -> int:
@@ -170,21 +181,22 @@ class Invisible:
         return f"U+{self.code_point:04X} at character {self.position} of {where}{inside}"
 
 
-def find_invisible(value: Any) -> Invisible | None:
+def find_invisible(value: Any, *, display: bool = False) -> Invisible | None:
     """The first code point a person cannot see in a JSON value's strings, names included.
 
-    First in document order: a member's name, then its value, then the next member.
+    First in document order: a member's name, then its value, then the next member. `display`
+    reads every string as display text (tab and newline allowed), as a schema's descriptions.
     """
     # NOTE: one pass over all the strings joined by spaces, then a walk only if it finds
     # something. A space ends a joiner's or a selector's context just as a string's edge does,
     # so no string's verdict depends on its neighbours.
-    if invisible_at(" ".join(_strings(value))) is None:
+    if invisible_at(" ".join(_strings(value)), display=display) is None:
         return None
     stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
     while stack:
         item, depth, in_name = stack.pop()
         if isinstance(item, str):
-            index = invisible_at(item)
+            index = invisible_at(item, display=display)
             if index is not None:
                 return Invisible(ord(item[index]), index, in_name, depth)
         elif isinstance(item, dict):
