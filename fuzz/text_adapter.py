@@ -3,7 +3,8 @@
 For each input, the adapter built from `examples/disk_usage/contract.toml` (its `[text]` table
 and its limits) and a reference written here with Python's `re` agree:
 
-- on accept or reject: strict UTF-8, a final newline, no control or hidden character but tab,
+- on accept or reject: strict UTF-8, a final newline, nothing a person cannot see but tab (as
+  display text: `invisible.py`, itself held to the UCD by `tests/test_invisible*.py`),
   the header, the number of record lines, every line matched in full, each integer group a
   plain integer within the contract's digits and 64 bits, each group within max_string_length;
 - on the document when both accept (the records, their members, types and order);
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-import unicodedata
 from typing import Any
 
 import harness
@@ -26,6 +26,7 @@ from reference import Refused, same
 with harness.instrumented():
     from toolguard.adapters.lines import TextAdapter
     from toolguard.errors import Rejection
+    from toolguard.invisible import invisible_at
     from toolguard.limits import Limits
 
 CONTRACT = seeds.EXAMPLES / "disk_usage" / "contract.toml"
@@ -33,7 +34,6 @@ _DOCUMENT = tomllib.loads(CONTRACT.read_text("utf-8"))
 TABLE: dict[str, Any] = _DOCUMENT["text"]
 LIMITS = Limits(**_DOCUMENT["limits"])
 ADAPTER = TextAdapter.load(TABLE, str(CONTRACT))
-_HIDDEN = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 _INTEGER = re.compile("-?(?:0|[1-9][0-9]*)")
 _INT64_MAX = 2**63 - 1
 
@@ -78,7 +78,7 @@ def reference(data: bytes) -> dict[str, Any]:
         raise Refused("bad_utf8") from None
     if text and not text.endswith("\n"):
         raise Refused("unterminated_line")
-    if any(char not in "\t\n" and unicodedata.category(char) in _HIDDEN for char in text):
+    if invisible_at(text, display=True) is not None:
         raise Refused("control_character")
     lines = text[:-1].split("\n") if text else []
     document: dict[str, Any] = {}

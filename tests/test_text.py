@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from types import FrameType
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import hidden_prone_text
@@ -60,3 +61,28 @@ def test_many_keys_that_read_alike_cost_a_step_each() -> None:
     shown = clean("k" * 44, 8)
     assert list(copy) == [shown] + [f"{shown} ({number})" for number in range(2, count + 1)]
     assert lines < 10 * count
+
+
+UNSEEN = {
+    "variation selector 17": ("OK \U0001f600\U000e0100", "OK \U0001f600\\U000e0100"),
+    "variation selector 1": ("a\ufe00b", "a\\ufe00b"),
+    "Hangul filler": ("a\u3164b", "a\\u3164b"),
+    "braille pattern blank": ("a\u2800b", "a\\u2800b"),
+    "combining grapheme joiner": ("a\u034fb", "a\\u034fb"),
+    "tag A": ("a\U000e0041", "a\\U000e0041"),
+    "right-to-left override": ("a\u202eb", "a\\u202eb"),
+}
+
+
+@pytest.mark.parametrize(("text", "shown"), UNSEEN.values(), ids=UNSEEN.keys())
+def test_every_character_the_agent_may_not_receive_is_escaped_for_the_operator(
+    text: str, shown: str
+) -> None:
+    """Variation selectors, fillers and blanks too, not only controls and format characters."""
+    assert clean(text) == shown
+
+
+def test_visible_text_beyond_ascii_is_shown_as_it_is() -> None:
+    """Accents, CJK, emoji and visible spaces need no escape."""
+    text = "Zo\u00eb \u6f22\u5b57 \u263a 10\u00a0km"
+    assert clean(text) == text

@@ -1,8 +1,10 @@
-"""Characters that make text read differently from its bytes: shared by display text and reports.
+"""Text shown to the operator: what reads differently from its bytes escaped, and bounded.
 
-Control characters (ESC starts ANSI sequences), format characters (bidirectional overrides
+Escaped: every code point the agent may not receive alone (`invisible.hidden`, one definition):
+control characters (ESC starts ANSI sequences), format characters (bidirectional overrides
 behind "Trojan Source", zero-width spaces, the invisible U+E0000 tag block used to smuggle
-instructions), line and paragraph separators, private-use and unassigned code points.
+instructions), line and paragraph separators, private-use and unassigned code points, variation
+selectors and every other Default_Ignorable_Code_Point, and the blank-looking symbols.
 """
 
 from __future__ import annotations
@@ -12,27 +14,20 @@ if TYPE_CHECKING:
     from collections.abc import Container
     from typing import Any
 
-HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
-
-
-def is_hidden(char: str) -> bool:
-    """Whether `char` is invisible, a control, or means nothing when displayed."""
-    import unicodedata  # noqa: PLC0415 - only for text that is not plain printable ASCII
-
-    return unicodedata.category(char) in HIDDEN_CATEGORIES
-
 
 MAX_TEXT = 512
 
 
 def clean(text: str, limit: int = MAX_TEXT) -> str:
-    """Escape control and bidi characters and truncate, so text is safe on any terminal."""
+    """Escape hidden characters (`invisible.hidden`) and truncate: safe on any terminal."""
     if len(text) <= limit and text.isascii() and text.isprintable():
         return text  # the common case, without a category lookup per character
+    from toolguard.invisible import hidden  # noqa: PLC0415 - not before the one-shot start
+
     if len(text) > limit:
         text = f"{text[:limit]}... [{len(text) - limit} more characters]"
     return "".join(
-        char.encode("unicode_escape").decode("ascii") if is_hidden(char) else char for char in text
+        char.encode("unicode_escape").decode("ascii") if hidden(char) else char for char in text
     )
 
 

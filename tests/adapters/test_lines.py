@@ -342,6 +342,12 @@ HOSTILE = {
         "control_character",
     ),
     "bom": (b"\xef\xbb\xbf" + DF_TEXT, "control_character"),
+    "variation-selectors": (
+        DF_TEXT.replace(b"tmpfs", "tmpfs\U000e0100\ufe01".encode()),
+        "control_character",
+    ),
+    "hangul-filler": (DF_TEXT.replace(b"tmpfs", "tmp\u3164fs".encode()), "control_character"),
+    "braille-blank": (DF_TEXT.replace(b"tmpfs", "tmp\u2800fs".encode()), "control_character"),
     "nul": (DF_TEXT.replace(b"tmpfs", b"tmp\x00fs"), "control_character"),
     "delete": (DF_TEXT.replace(b"tmpfs", b"tmp\x7ffs"), "control_character"),
     "form-feed": (DF_TEXT.replace(b"tmpfs", b"tmp\x0cfs"), "control_character"),
@@ -368,6 +374,12 @@ def test_empty_output_without_header_is_a_line_count_rejection() -> None:
     """No output at all is refused when at least one record line is required."""
     error = rejection(b"", VALUE)
     assert (type(error), error.reason) == (ParseError, "line_count")
+
+
+def test_joiners_in_place_pass_as_in_any_string_the_agent_receives() -> None:
+    """A ZWNJ inside a Persian word and a ZWJ in an emoji sequence: kept, as by the projection."""
+    words = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 \U0001f468\u200d\U0001f469"
+    assert adapter("^(?<w>.+)$")(f"{words}\n".encode(), LIMITS) == {"records": [{"w": words}]}
 
 
 def test_empty_output_is_an_empty_document_only_when_zero_lines_are_allowed() -> None:

@@ -23,11 +23,11 @@ from toolguard.audit.raw import Kept
 from toolguard.contract import Contract, load_contract
 from toolguard.contract.audit_policy import AuditPolicy
 from toolguard.errors import ERROR_CODES, UsageError
+from toolguard.invisible import hidden as is_hidden
 from toolguard.redaction import require_redactable
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord, Diagnostics, Outcome
 from toolguard.rules import equals_context, matches_context_pattern
-from toolguard.text import is_hidden
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "review_status"

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolguard.invisible import hidden as is_hidden
 from toolguard.scaffold.render import (
     Entry,
     Table,
@@ -18,7 +19,6 @@ from toolguard.scaffold.render import (
     json_text,
     toml_string,
 )
-from toolguard.text import is_hidden
 
 
 @given(st.text())

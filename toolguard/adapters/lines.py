@@ -18,10 +18,10 @@ from types import MappingProxyType
 from toolguard.adapters import Setting
 from toolguard.errors import ContractError, LimitExceeded, ParseError, SchemaError
 from toolguard.frozen import frozen
+from toolguard.invisible import invisible_at
 from toolguard.number import float_reader
 from toolguard.schema.matcher import Matcher
 from toolguard.schema.regex import translate_groups
-from toolguard.text import is_hidden
 
 TYPE_CHECKING = False  # NOTE: `typing` and `dataclasses` cost a one-shot check start-up
 if TYPE_CHECKING:
@@ -172,13 +172,18 @@ def _read_line(
 
 
 def _lines(raw: bytes) -> list[str]:
-    """Strict UTF-8, newline-terminated lines without control or invisible characters."""
+    """Strict UTF-8, newline-terminated lines holding nothing a person cannot see but tabs."""
     text = strict_text(raw)
     return text[:-1].split("\n") if text else []
 
 
 def strict_text(raw: bytes) -> str:
-    """The output as text, if it is UTF-8, ends with a newline and hides nothing but tabs."""
+    """The output as text, if it is UTF-8, ends with a newline and hides nothing but tabs.
+
+    Hidden is what display text may not hold (`invisible.invisible_at`): the projection's
+    own test, so a character the agent may not receive is refused here even in a field the
+    contract lets through (`allow_hidden_characters` is for JSON values, not text output).
+    """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -193,9 +198,9 @@ def strict_text(raw: bytes) -> str:
             f"line {last}, the last, has no final newline (truncated?)",
             offset=len(raw),
         )
-    for index, char in enumerate(text):
-        if char not in "\n\t" and is_hidden(char):
-            raise _hidden(text, index)
+    index = invisible_at(text, display=True)
+    if index is not None:
+        raise _hidden(text, index)
     return text
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolguard.text import is_hidden
+from toolguard.invisible import hidden
 
 COMMENT_COLUMN = 34  # where a `# ...` after a TOML value starts, as in the README's contract
 JSON_WIDTH = 96  # a JSON value shorter than this at its indent is written on one line
@@ -150,4 +150,4 @@ def _visible(text: str) -> str:
 
 
 def _unseen(char: str) -> bool:
-    return is_hidden(char) or not char.isprintable()
+    return hidden(char) or not char.isprintable()
