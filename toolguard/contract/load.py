@@ -22,6 +22,7 @@ from toolguard.digest import sha256
 from toolguard.error_documents import ErrorDocument, Mapped
 from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError, SchemaUnreadable
 from toolguard.files import open_regular, path_text
+from toolguard.invisible import find_invisible, invisible_at
 from toolguard.limits import Limits, read_bounded
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile
@@ -115,6 +116,7 @@ def _build(
             success_validator = schemas.implied("success envelope", self_check_schema(implied))
         except SchemaError as exc:
             raise ContractError(f"implied envelope schema: {exc}", source=source) from None
+        _require_visible(implied, source)
         import json  # noqa: PLC0415 - a cold load only: a warm one takes it from the artefact
 
         envelope_schema_json = json.dumps(implied)
@@ -337,9 +339,38 @@ def _run_policy(table: dict[str, Any], source: str) -> RunPolicy:
     )
 
 
+def _require_visible(implied: dict[str, Any], source: str) -> None:
+    """Refuse an envelope schema holding a character a person cannot see.
+
+    The agent reads it (the MCP listing's `outputSchema`, `toolguard schema`): the projected
+    fields' subschemas, descriptions, enums and patterns as the payload schema wrote them,
+    often copied from the server's own. Read as display text, as the listing's other strings.
+    """
+    found = find_invisible(implied, display=True)
+    if found is not None:
+        raise ContractError(
+            f"the envelope schema the agent reads holds {found}, which a person cannot see, "
+            "in a projected field's subschema (a pattern can spell it as an escape: \\u200b)",
+            source=source,
+            field="schema",
+        )
+
+
 def _mcp_policy(document: dict[str, Any], source: str) -> McpPolicy:
-    """`[mcp]`; a `[text]` reader needs text to read, not `structuredContent`."""
+    """`[mcp]`; a `[text]` reader needs text to read, not `structuredContent`.
+
+    The description is what the agent reads as the tool's: a person must see all of it.
+    """
     policy = McpPolicy.from_table(document.get("mcp", {}))
+    if policy.description is not None:
+        index = invisible_at(policy.description, display=True)
+        if index is not None:
+            raise ContractError(
+                f"U+{ord(policy.description[index]):04X} at character {index}, which a person "
+                "cannot see (the agent reads this description)",
+                source=source,
+                field="mcp.description",
+            )
     if "mcp" in document and "text" in document and policy.payload != "text":
         raise ContractError(
             'a [text] contract reads text: set payload = "text"', source=source, field="mcp.payload"
