@@ -197,18 +197,75 @@ def test_near_miss_table_names_only_existing_fixtures() -> None:
     assert named > 30
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
-def test_every_relative_link_resolves(page: Path) -> None:
-    """Each relative link leads to a file or folder of the repository, and to its heading."""
+def _broken_links(page: Path, root: Path = ROOT) -> list[str]:
+    """The relative links of `page` that leave `root`, name no file, or name no heading."""
+    broken = []
     for link in _links(page):
         if _SCHEME.match(link):
             continue
         target, _, anchor = link.partition("#")
         path = (page.parent / target).resolve() if target else page
-        assert path.is_relative_to(ROOT), f"{link} leaves the repository"
-        assert path.exists(), f"{link}: no such file"
-        if anchor and path.suffix == ".md":
-            assert anchor in _anchors(path), f"{link}: no such heading"
+        if not path.is_relative_to(root):
+            broken.append(f"{link}: leaves the repository")
+        elif not path.exists():
+            broken.append(f"{link}: no such file")
+        elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
+            broken.append(f"{link}: no such heading")
+    return broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(page: Path) -> None:
+    """Each relative link leads to a file or folder of the repository, and to its heading."""
+    assert _broken_links(page) == []
+
+
+def test_link_checker_finds_a_broken_anchor(tmp_path: Path) -> None:
+    """A link to a heading that is not there, on the page or another, is reported; one that is
+    there (GitHub's slug: code, brackets and punctuation dropped, a repeat numbered) is not."""
+    (tmp_path / "other.md").write_text("# Other\n\n## `[run]` and `[retry]`\n", "utf-8")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "## Twice\n\n## Twice\n\n[a](#twice-1) [b](other.md#run-and-retry)"
+        " [c](#twice-2) [d](other.md#run) [e](missing.md)\n",
+        "utf-8",
+    )
+    assert _broken_links(page, tmp_path) == [
+        "#twice-2: no such heading",
+        "other.md#run: no such heading",
+        "missing.md: no such file",
+    ]
+
+
+# Where the code, its comments and messages, and the changelog point a reader into the docs.
+_CITED_ANCHOR = re.compile(r"\b((?:docs/[\w-]+|README)\.md)#([\w-]+)")
+CITING = [
+    ROOT / "pyproject.toml",
+    ROOT / ".ci" / "run",
+    ROOT / ".pre-commit-hooks.yaml",
+    ROOT / "CHANGELOG.md",
+    *sorted(ROOT.glob("toolguard/**/*.py")),
+    *sorted(ROOT.glob("benchmarks/*.py")),
+    *sorted(ROOT.glob("fuzz/*.py")),
+    *sorted(ROOT.glob("schemas/*.json")),
+]
+
+
+def test_every_docs_anchor_cited_outside_the_docs_exists() -> None:
+    """A `docs/PAGE.md#anchor` named in code, a comment, a message or the changelog names a
+    heading of that page, so a renamed heading cannot leave a dead pointer behind."""
+    cited = [
+        (path, page, anchor)
+        for path in CITING
+        for page, anchor in _CITED_ANCHOR.findall(path.read_text("utf-8"))
+    ]
+    assert len(cited) >= 3
+    dead = [
+        f"{path.relative_to(ROOT)}: {page}#{anchor}"
+        for path, page, anchor in cited
+        if anchor not in _anchors(ROOT / page)
+    ]
+    assert dead == []
 
 
 def test_link_checker_sees_the_links() -> None:
