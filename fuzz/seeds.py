@@ -329,3 +329,157 @@ def _name(path: Path) -> str:
     relative = path.relative_to(REPO).as_posix()
     digest = hashlib.sha256(relative.encode()).hexdigest()[:8]
     return f"{path.parent.name}-{path.stem}-{digest}"
+
+
+MCP_CONTRACTS = (
+    EXAMPLES / "get_current_time" / "contract.toml",
+    REPO / "tests" / "data" / "mcp" / "probe" / "contract.toml",
+    CONTRACTS / "good" / "mcp" / "contract.toml",
+)
+
+
+def mcp_contracts() -> tuple[Path, ...]:
+    """The contracts the relay target guards: each with an `[mcp]` table (one renames a tool)."""
+    return MCP_CONTRACTS
+
+
+def relay_sessions() -> dict[str, bytes]:
+    """Seeds of the relay: sessions of client (`c`) and server (`s`) lines, timeouts (`t`)."""
+    calls = [  # (tool on the server, arguments, accepted payload)
+        ("probe", {"zone": "UTC"}, {"zone": "UTC", "n": 2}),
+        ("reviews.get-status", {"change": {"id": "CR-1042"}}, {"change_id": "CR-1042"}),
+    ]
+    paris = (EXAMPLES / "get_current_time" / "fixtures" / "accept" / "paris.json").read_bytes()
+    calls.append(("get_current_time", {"timezone": "Europe/Paris"}, json.loads(paris)))
+    hello = [
+        _rpc("c", 0, method="initialize", params={"protocolVersion": "2025-06-18"}),
+        _rpc("s", 0, result={"protocolVersion": "2025-06-18", "instructions": CANARY}),
+        _rpc("c", None, method="notifications/initialized"),
+        _rpc("c", "list", method="tools/list"),
+        _rpc(
+            "s", "list", result={"tools": [{"name": name, "inputSchema": {}} for name, *_ in calls]}
+        ),
+    ]
+    found: dict[str, bytes] = {"hello": b"".join(hello)}
+    for index, (tool, arguments, payload) in enumerate(calls):
+        call = _rpc(
+            "c", index + 1, method="tools/call", params={"name": tool, "arguments": arguments}
+        )
+        answers = {
+            "accepted": {"content": [], "structuredContent": payload},
+            "canary": {"content": [], "structuredContent": {**payload, "note": CANARY}},
+            "tool-error": {"isError": True, "content": [{"type": "text", "text": CANARY}]},
+            "interim": {"resultType": "input_required", "inputRequests": {}},
+        }
+        for name, result in answers.items():
+            script = [*hello, call, _rpc("s", index + 1, result=result)]
+            found[f"{tool}-{name}"] = b"".join(script)
+        error = {"code": -32000, "message": CANARY}
+        found[f"{tool}-rpc-error"] = b"".join([call, _rpc("s", index + 1, error=error)])
+        cancel = _rpc("c", None, method="notifications/cancelled", params={"requestId": index + 1})
+        late = _rpc("s", index + 1, result=answers["accepted"])
+        found[f"{tool}-cancelled"] = b"".join([call, cancel, late, call])
+        found[f"{tool}-timeout"] = b"".join([call, b"t\n", late, call])
+        found[f"{tool}-unreadable"] = call + b's{"jsonrpc":"2.0","id":%d,"result":{,}}\n' % (
+            index + 1
+        )
+        found[f"{tool}-banner"] = call + f"s[INFO] {CANARY}\n".encode()
+        found[f"{tool}-gone"] = call
+    echo = _rpc("c", "e", method="tools/call", params={"name": "echo", "arguments": {}})
+    found["unguarded"] = echo + _rpc("s", "e", result={"content": [{"type": "text", "text": "hi"}]})
+    ask = _rpc("s", 7, method="sampling/createMessage", params={})
+    found["server-request"] = ask + _rpc("c", 7, result={}) + _rpc("c", 7, result={})
+    found["duplicate-id"] = _rpc("c", 1, method="ping") + _rpc("c", 1, method="ping")
+    found["batch"] = echo + b's[{"jsonrpc":"2.0","id":"e","result":{}}]\n'
+    found.update(regressions("mcp_relay"))
+    return found
+
+
+def _rpc(side: str, request_id: Any, **members: Any) -> bytes:
+    """One script line: `side`, then a JSON-RPC message (no id when `request_id` is None)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        message["id"] = request_id
+    message.update(members)
+    return side.encode() + json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+SIGNED_INTEROP = REPO / "tests" / "data" / "signed" / "interop"
+SIGNED_MAX_LEN = 8192
+
+
+def signed_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every interop case (its file's document, the case) whose key set a contract accepts."""
+    found = []
+    for path in sorted(SIGNED_INTEROP.glob("*.json")):
+        document = json.loads(path.read_text("utf-8"))
+        for name in sorted(document["cases"]):
+            case = document["cases"][name]
+            if not isinstance(case["expect"], dict):  # {"contract_refused": ...}
+                found.append((document, case))
+    return found
+
+
+def signed_tokens() -> dict[str, bytes]:
+    """Seeds of the signed target: each case's token, led by the byte picking its policy."""
+    cases = signed_cases()
+    assert len(cases) <= 256, "a policy per case: one leading byte picks it"
+    seeds = {}
+    for index, (document, case) in enumerate(cases):
+        token = case["token"]
+        text = token if isinstance(token, str) else json.dumps(token)
+        maker = document["made_by"].split()[0].lower()
+        seeds[f"{maker}-{index}"] = bytes([index]) + text.encode("utf-8")
+    seeds.update(regressions("signed_token"))
+    return seeds
+
+
+AUDIT_NOW = "2026-03-14T09:30:00.000000Z"
+
+
+def audit_logs() -> dict[str, bytes]:
+    """Seeds of the audit readers: logs of the records toolguard writes for the examples.
+
+    One log per example (a record per fixture, as `check` and as `mcp` would write it), one
+    of every example's records, and hand-edited variants: escapes of a request id's
+    characters, control characters and the canary in strings, a stray line.
+    """
+    # NOTE: toolguard only now: a target imports it instrumented, after this module.
+    from datetime import datetime  # noqa: PLC0415
+
+    from toolguard import load_contract  # noqa: PLC0415
+    from toolguard.audit import record  # noqa: PLC0415
+    from toolguard.pipeline import check_bytes  # noqa: PLC0415
+    from toolguard.request import make_request  # noqa: PLC0415
+
+    now = datetime.fromisoformat(AUDIT_NOW)
+    logs: dict[str, bytes] = {}
+    for example in examples():
+        contract = load_contract(example.contract)
+        lines = []
+        for index, path in enumerate(fixture_files(example)):
+            request = make_request(REQUEST_ID, example.context, now)
+            outcome = check_bytes(contract, path.read_bytes(), request)
+            source = (
+                record.Source("mcp", tool=contract.tool, jsonrpc_id=index)
+                if index % 3 == 2
+                else record.Source("stdin")
+            )
+            command = "mcp" if index % 3 == 2 else "check"
+            built = record.build(
+                outcome, contract, request, command=command, source=source, now=now
+            )
+            lines.append(record.encode(built))
+        if lines:
+            logs[f"log-{example.contract.parent.name}-{example.contract.stem}"] = b"".join(
+                lines[:12]
+            )
+    every = b"".join(line for log in logs.values() for line in log.splitlines(keepends=True)[:2])
+    logs["every-example"] = every
+    first = every.splitlines(keepends=True)[0]
+    logs["escaped-id"] = first.replace(b'"req.', b'"\\u0072eq.', 1)
+    logs["control-tool"] = first.replace(b'"tool":"', b'"tool":"\\u001b[31m\\u0085', 1)
+    logs["canary-tool"] = first.replace(b'"tool":"', f'"tool":"{CANARY}\\u202e'.encode(), 1)
+    logs["stray"] = first + b"not a record \x1b[2J\n" + first[:-1]
+    logs.update(regressions("audit_log"))
+    return logs

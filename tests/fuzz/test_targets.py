@@ -30,6 +30,9 @@ TARGETS: dict[str, Callable[[], Mapping[str, bytes]]] = {
     "contract_load": seeds.contracts,
     "serve_lines": seeds.request_lines,
     "text_adapter": seeds.text_outputs,
+    "mcp_relay": seeds.relay_sessions,
+    "signed_token": seeds.signed_tokens,
+    "audit_log": seeds.audit_logs,
 }
 
 
