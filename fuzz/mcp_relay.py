@@ -179,7 +179,7 @@ def _forwarded(model: Model, message: dict[str, Any]) -> None:
 
 def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: bool) -> None:
     """Check each line the client got during a server step, a timeout or the server's end."""
-    for raw in written.splitlines(keepends=True):
+    for raw in _split(written):
         message = json.loads(raw)
         passed = raw == line  # the server's own line, as it came
         if passed and isinstance(message, dict) and "method" in message:
@@ -232,8 +232,14 @@ def _escaped(shown: str) -> None:
             )
 
 
+def _split(written: bytes) -> list[bytes]:
+    """The lines written, each with its newline (a line passed on may hold a carriage return)."""
+    assert not written or written.endswith(b"\n"), "a line written without its newline"
+    return [line + b"\n" for line in written.split(b"\n")[:-1]]
+
+
 def _lines(written: bytes) -> list[Any]:
-    return [json.loads(raw) for raw in written.splitlines()]
+    return [json.loads(raw) for raw in _split(written)]
 
 
 def _text(value: Any) -> str:
