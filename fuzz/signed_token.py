@@ -8,8 +8,9 @@ the rest is the token (UTF-8, or each byte a character when it is not). For each
 - `verify` returns the claims or raises `RuleViolation`, never another exception, and the
   reason is one `docs/signed.md`'s table of checks names;
 - a token that verifies is genuine: its signed part (header and payload segments) is byte
-  for byte that of a token a library signed (a seed), whatever else was mutated (an ECDSA
-  signature has a second valid spelling, the high-S twin), and its claims are that payload's.
+  for byte that of a token a library signed (a seed not altered after signing), whatever
+  else was mutated (an ECDSA signature has a second valid spelling, the high-S twin), and
+  its claims are that payload's.
 
     python fuzz/signed_token.py -max_total_time=60
 """
@@ -59,10 +60,13 @@ def _policies() -> list[tuple[Any, datetime]]:
 
 
 POLICIES = _policies()
+# NOTE: every token a library (or the hand that assembled one) signed, whatever its own case
+# refuses it for (its clock, its audience, an `alg` its policy does not allow): under another
+# case's policy it may verify. Not those altered after signing (`signature_invalid`).
 GENUINE = frozenset(
     case["token"].rsplit(".", 1)[0]
     for _, case in seeds.signed_cases()
-    if case["expect"] == "verifies"
+    if isinstance(case["token"], str) and case["expect"] != "signature_invalid"
 )
 
 
