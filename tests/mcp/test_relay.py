@@ -524,6 +524,38 @@ def test_an_invalid_client_line_with_an_id_in_flight_is_refused_with_id_null(
     assert (refusal["id"], refusal["error"]["code"]) == (None, -32600)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","id":1,"metho"echo"d":"ping"}\n',
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","method":"ping"}\n',
+    ],
+    ids=["not_json", "duplicate_member"],
+)
+def test_an_unreadable_client_line_with_an_id_in_flight_is_refused_with_id_null(
+    harness: Harness, line: bytes
+) -> None:
+    """Its refusal must not read as the answer to the call in flight, which gets exactly one."""
+    harness.from_client(_call(1))
+    harness.relay.from_client(line, False)
+    (refusal,) = harness.client.received()
+    assert refusal["id"] is None
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    (answer,) = harness.client.received()
+    assert answer["id"] == 1
+    assert answer["result"]["structuredContent"]["outcome"] == "success"
+
+
+@pytest.mark.parametrize("value", ["text", [{"jsonrpc": "2.0", "id": 1, "method": "ping"}], 1])
+def test_a_client_line_that_is_no_object_is_refused_with_id_null(
+    harness: Harness, value: Any
+) -> None:
+    """A string, a batch or a number from the client: an Invalid Request without an id."""
+    harness.from_client(value)
+    (refusal,) = harness.client.received()
+    assert (refusal["id"], refusal["error"]["code"]) == (None, -32600)
+
+
 def test_an_unreadable_request_shape_holding_an_answer_fails_the_call_of_its_id(
     harness: Harness,
 ) -> None:

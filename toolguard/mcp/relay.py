@@ -119,11 +119,9 @@ class Relay:
         elif _looks_like_response(value):
             self._notice("invalid_message", f"dropped a client response: {message.why}")
         else:
-            # NOTE: an id in flight would make the refusal read as that request's answer.
-            known = message.key is not None and not self._flight.holds(message.key)
-            request_id = value.get("id") if known else None
             why = f"Invalid Request: {message.why}"
-            self._client.write(error_line(request_id, jsonrpc.INVALID_REQUEST, why))
+            refused = self._refusal_id(message.key, value)
+            self._client.write(error_line(refused, jsonrpc.INVALID_REQUEST, why))
 
     def _client_cancelled(self, message: Message) -> None:
         """The client gave up on a request: a guarded call is recorded, and answered no more."""
@@ -214,9 +212,16 @@ class Relay:
         code = jsonrpc.INVALID_REQUEST if strict else jsonrpc.PARSE_ERROR
         word = "Invalid Request" if strict else "Parse error"
         self._notice("unreadable", f"refused an unreadable client line: {failure.message}")
-        self._client.write(
-            error_line(lead["id"] if key else None, code, f"{word}: {failure.reason}")
-        )
+        refused = self._refusal_id(key, lead)
+        self._client.write(error_line(refused, code, f"{word}: {failure.reason}"))
+
+    def _refusal_id(self, key: jsonrpc.IdKey | None, line: Any) -> Any:
+        """The id to refuse a client line with: its own, `line["id"]` (the id `key` is of).
+
+        NOTE: not the id of a request in flight (or given up on): the refusal would read as
+        that request's answer, and the client would take the real one for a second answer.
+        """
+        return line["id"] if key is not None and not self._flight.holds(key) else None
 
     # -- the server's side ------------------------------------------------------------------
 
