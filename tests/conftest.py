@@ -5,16 +5,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+
+from toolguard import signals
 
 REPO = Path(__file__).resolve().parents[1]
 # Variables that would make rich or click colour a pipe; the CLI must be tested as piped.
@@ -51,6 +54,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if "TOOLGUARD_CACHE_DIR" not in os.environ:
         private = tempfile.mkdtemp(prefix="toolguard-test-cache-")
         os.environ["TOOLGUARD_CACHE_DIR"] = os.path.join(private, "cache")  # noqa: PTH118
+
+
+@pytest.fixture(autouse=True)
+def _stops_as_they_were() -> Iterator[None]:
+    """Each test leaves the stopping signals' handlers, and `signals.asked`, as it found them.
+
+    NOTE: a test that lets `signals.interrupt` run (a stop while a child starts, say) marks the
+    process as stopping; without this, a `serve` or `mcp` loop in a later test starts stopped
+    and answers nothing, and which test fails depends on the order the suite runs in.
+    """
+    before = {signum: signal.getsignal(signum) for signum in signals.STOPPING}
+    yield
+    signals._ASKED[0] = False  # what `listen` clears, without installing a handler
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
 
 
 class Run(NamedTuple):
