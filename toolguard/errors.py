@@ -128,13 +128,22 @@ def broken_install(exc: BaseException | None) -> BrokenInstall | None:
     if isinstance(exc, BrokenInstall):
         return exc
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        distribution = DEPENDENCIES.get(exc.name.partition(".")[0])
-        if distribution is not None:
-            return BrokenInstall(
-                f"toolguard's dependency {distribution} is not installed "
-                "(pip install toolguard-cli)"
-            )
+        module = exc.name.partition(".")[0]
+        if module in DEPENDENCIES:
+            return missing_dependency(module)
     return None
+
+
+def missing_dependency(module: str) -> BrokenInstall:
+    """The broken install of a runtime dependency (a `DEPENDENCIES` key) that is not there.
+
+    Also for code that looks for a dependency without importing it (the compile cache's
+    fingerprint): a missing one is told the same way, whoever found it missing.
+    """
+    return BrokenInstall(
+        f"toolguard's dependency {DEPENDENCIES[module]} is not installed "
+        "(pip install toolguard-cli)"
+    )
 
 
 class UsageError(ToolguardError):

@@ -133,6 +133,24 @@ def test_python_without_site_packages_says_what_to_install(run_toolguard: RunToo
     assert b"toolguard's dependency click is not installed" in done.stderr
 
 
+def test_a_check_without_site_packages_says_what_to_install(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`check` needs no click: fastjsonschema, found missing without an import, is named as
+    any missing dependency is (exit 4), not blamed on the contract (exit 3)."""
+    done = run_toolguard(
+        "check",
+        REVIEW / "contract.toml",
+        *CONTEXT,
+        stdin=(REVIEW / "response.json").read_bytes(),
+        command=[sys.executable, "-S", "-m", "toolguard"],
+        extra_env={"PYTHONPATH": str(REPO), "TOOLGUARD_CACHE_DIR": str(tmp_path / "cold")},
+    )
+    assert done.status == 4
+    wanted = "toolguard's dependency fastjsonschema is not installed (pip install toolguard-cli)"
+    assert done.stderr.decode() == f"toolguard: error: {wanted}\n"
+
+
 def test_a_missing_module_of_toolguards_own_is_still_a_bug() -> None:
     """Only a runtime dependency is a broken install: anything else keeps its trace."""
     assert broken_install(ModuleNotFoundError("gone", name="toolguard.gone")) is None

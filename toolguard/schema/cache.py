@@ -25,7 +25,7 @@ import sys
 
 from toolguard import cache_folder
 from toolguard.digest import sha256, sha256_hex
-from toolguard.errors import SchemaError
+from toolguard.errors import SchemaError, missing_dependency
 from toolguard.files import absolute_text, open_regular
 from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
@@ -286,7 +286,7 @@ def _fastjsonschema_folder() -> str:
     """Where fastjsonschema is installed, found without importing it (that costs 30 ms)."""
     folder = _package_folder("fastjsonschema")
     if folder is None:
-        raise SchemaError("fastjsonschema is not installed")
+        raise missing_dependency("fastjsonschema")
     return folder
 
 
