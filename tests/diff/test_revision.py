@@ -308,3 +308,17 @@ def test_a_git_in_the_working_folder_never_runs_through_a_relative_path_entry(
     with pytest.raises(UsageError, match=r"relative PATH entry '\.'"):
         diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")
     assert not (repo / "ran").exists()
+
+
+def test_a_git_that_cannot_run_is_a_usage_error_that_says_so(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The only `git` on PATH lacks execute permission: exit 2 naming git, not an internal error
+    (nor, inside the temporary folder's body, a temporary folder that could not be used)."""
+    unusable = tmp_path / "bin" / "git"
+    unusable.parent.mkdir()
+    unusable.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    unusable.chmod(0o644)
+    monkeypatch.setenv("PATH", str(unusable.parent))
+    with pytest.raises(UsageError, match=r"^diff --against: cannot run git: Permission denied$"):
+        diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")

@@ -227,6 +227,9 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
         ) from None
     except RelativeMatch as exc:  # a `git` in the working folder, through PATH's `.`
         raise UsageError(f"diff --against: {exc.strerror}") from None
+    except OSError as exc:  # a `git` without execute permission, no process left (EAGAIN)
+        why = exc.strerror or str(exc)
+        raise UsageError(f"diff --against: cannot run git: {why}") from None
     except subprocess.TimeoutExpired:
         raise UsageError(f"git did not answer within {GIT_TIMEOUT_SECONDS} s") from None
     if done.returncode != 0:
