@@ -140,9 +140,10 @@ def missing_dependency(module: str) -> BrokenInstall:
     Also for code that looks for a dependency without importing it (the compile cache's
     fingerprint): a missing one is told the same way, whoever found it missing.
     """
+    package = DEPENDENCIES[module]
+    # NOTE: the package itself, not toolguard-cli: that name may not be on PyPI yet (README)
     return BrokenInstall(
-        f"toolguard's dependency {DEPENDENCIES[module]} is not installed "
-        "(pip install toolguard-cli)"
+        f"toolguard's dependency {package} is not installed (pip install {package})"
     )
 
 

@@ -100,7 +100,7 @@ def test_a_missing_dependency_says_what_to_install(
     assert done.status == 4
     assert done.stdout == b""
     wanted = f"toolguard: error: toolguard's dependency {DEPENDENCIES[module]} is not installed"
-    assert done.stderr.decode() == f"{wanted} (pip install toolguard-cli)\n"
+    assert done.stderr.decode() == f"{wanted} (pip install {DEPENDENCIES[module]})\n"
 
 
 def test_a_missing_dependency_in_a_check_is_named_beside_its_envelope(
@@ -147,7 +147,7 @@ def test_a_check_without_site_packages_says_what_to_install(
         extra_env={"PYTHONPATH": str(REPO), "TOOLGUARD_CACHE_DIR": str(tmp_path / "cold")},
     )
     assert done.status == 4
-    wanted = "toolguard's dependency fastjsonschema is not installed (pip install toolguard-cli)"
+    wanted = "toolguard's dependency fastjsonschema is not installed (pip install fastjsonschema)"
     assert done.stderr.decode() == f"toolguard: error: {wanted}\n"
 
 
