@@ -19,6 +19,7 @@ from toolguard.errors import ParseError
 from toolguard.number import (
     MAX_SIGNIFICANT_DIGITS,
     ExactFloat,
+    delivered_as_written,
     exact_number,
     float_reader,
     from_plain_data,
@@ -180,3 +181,16 @@ def test_plain_data_round_trips_exact_floats_and_leaves_the_rest_alone() -> None
     assert restored["a"][3]["b"].integer is False
     untouched = {"a": [1, 0.5, {"b": None}]}
     assert to_plain_data(untouched) is untouched
+
+
+@PROPERTY
+@given(text=number_texts(floats_only=True), digits=st.integers(min_value=1, max_value=19))
+def test_delivered_as_written_compares_the_delivered_float_with_the_number_written(
+    text: str, digits: int
+) -> None:
+    """A number is delivered as written exactly when its float's repr is the number written."""
+    try:
+        value = float_reader(digits)(text)
+    except ParseError:
+        return
+    assert delivered_as_written(value) == (exact_number(float(value)) == exact_number(value))

@@ -325,3 +325,24 @@ def test_numbers_delivered_as_written_are_projected(raw: bytes) -> None:
     """A number whose float (or int) is the number written is delivered, at any depth."""
     payload = parse(b'{"n": [' + raw + b"]}", Limits())
     assert Projection({"field": "/n"})(payload) == {"field": payload["n"]}
+
+
+def test_numbers_are_judged_without_spelling_a_path_for_a_field_that_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A field of many members and numbers costs no JSON Pointer per member: none is refused."""
+    escaped: list[str] = []
+
+    def counting_escape(key: str) -> str:
+        escaped.append(key)
+        return key
+
+    monkeypatch.setattr("toolguard.projection.escape", counting_escape)
+    members = b",".join(b'"k%d": [1e300, 0.5, {"x": 2}]' % index for index in range(200))
+    payload = parse(b'{"n": {' + members + b"}}", Limits(max_depth=8, max_container_items=500))
+    assert Projection({"field": "/n"})(payload) == {"field": payload["n"]}
+    assert escaped == []
+    payload["n"]["k150"][2]["x"] = parse(b"[0.99999999999999999]", Limits())[0]
+    with pytest.raises(ProjectionError) as info:
+        Projection({"field": "/n"})(payload)
+    assert info.value.instance_path == "/n/k150/2/x"

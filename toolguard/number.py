@@ -197,7 +197,12 @@ def delivered_as_written(value: Any) -> bool:
     may be another decimal than `exact` (`9007199254740992.9` goes out as `9007199254740992.0`);
     an integer over the budget written as its float's repr (`1e300`) goes out as written.
     """
-    return type(value) is not ExactFloat or exact_number(float(value)) == exact_number(value)
+    if type(value) is not ExactFloat:
+        return True
+    from decimal import Decimal  # noqa: PLC0415 - see `_exact_context`
+
+    # NOTE: decimals compare by value, exactly: no `Fraction` for each of 100,000 numbers.
+    return Decimal(repr(float(value))) == value.exact
 
 
 def exact_number(value: int | float) -> Fraction | float:
