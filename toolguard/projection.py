@@ -106,7 +106,7 @@ def _require_numbers_as_written(name: str, pointer: str, value: Any) -> None:
     """
     # NOTE: first a scan in C, a level at a time; paths are spelled only for a field it
     # refuses (a path per member cost a field of 100,000 numbers more than its parse).
-    if not _holds_misdelivered(value):
+    if type(value) in _PLAIN or not _holds_misdelivered(value):
         return
     stack: list[tuple[str, Any]] = [(pointer, value)]
     while stack:
@@ -128,11 +128,9 @@ def _require_numbers_as_written(name: str, pointer: str, value: Any) -> None:
 def _holds_misdelivered(value: Any) -> bool:
     """Whether `value` holds, at any depth, an `ExactFloat` not delivered as written.
 
-    Read a level at a time: its members' types in one set, the next level chained from its
-    containers, so the work is in C and linear in the members, whatever the shape.
+    Read a level at a time: its members' types in one set, the next level gathered from its
+    containers: linear in the members, whatever the shape.
     """
-    from itertools import chain  # noqa: PLC0415 - not loaded before the one-shot start
-
     level: list[Any] = [value]
     while level:
         kinds = set(map(type, level))
@@ -140,11 +138,17 @@ def _holds_misdelivered(value: Any) -> bool:
             delivered_as_written(item) for item in level if type(item) is ExactFloat
         ):
             return True
-        objects = [item for item in level if isinstance(item, dict)] if _any(dict, kinds) else []
-        arrays = [item for item in level if isinstance(item, list)] if _any(list, kinds) else []
-        level = [*chain.from_iterable(map(dict.values, objects)), *chain.from_iterable(arrays)]
+        if kinds <= _SCALARS:
+            return False
+        level = [
+            member
+            for item in level
+            if isinstance(item, dict | list)
+            for member in (item.values() if isinstance(item, dict) else item)
+        ]
     return False
 
 
-def _any(container: type, kinds: set[type]) -> bool:
-    return any(issubclass(kind, container) for kind in kinds)
+# What holds no member: any other type (a container, whatever its class) is looked into.
+_SCALARS = frozenset({str, int, float, bool, type(None), ExactFloat})
+_PLAIN = _SCALARS - {ExactFloat}  # always delivered as written
