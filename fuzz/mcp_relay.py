@@ -3,12 +3,26 @@
 Each input is a script, one step a line: a line starting `c` comes from the client, `s` from
 the server (`C` and `S`: the same, flagged over-long, as the framing hands on a line past
 `--max-line-bytes`), `t` lets every call's deadline pass (`Relay.expire`); any other line
-comes from the server as it is. After the last step the server's output ends
-(`Relay.server_gone`). The relay guards the example and test contracts that have an `[mcp]`
-table, with audit records to `/dev/null`, and lets the tool `echo` through unguarded. A
-model written here, from the lines alone, follows which requests the relay forwarded:
+comes from the server as it is. A first line `!NAMES` shuts channels for the session, as
+`--shut-channel` does (comma separated: none, channel names, `all`; see `channel_model.py`).
+After the last step the server's output ends (`Relay.server_gone`). The relay guards the
+example and test contracts that have an `[mcp]` table, with audit records to `/dev/null`, and
+lets the tool `echo` through unguarded. A model written here, from the lines alone, follows
+which requests the relay forwarded:
 
-- neither `from_client`, `from_server`, `expire` nor `server_gone` raises;
+- neither `from_client`, `from_server`, `expire` nor `server_gone` raises, and the relay
+  reports no internal error (a notice, or a guarded call's `internal` outcome);
+- a name that is no channel is refused (`Channels.named` raises `ValueError`);
+- a client request on a shut channel is never forwarded: toolguard answers it `-32601` (or
+  `-32600` if its id is taken); a server request on one is answered `-32601` to the server
+  and never reaches the client; a notification on one never reaches the client, a progress
+  notification only with its token and numbers while `progress` is shut; toolguard's
+  `-32601` answers only what is shut (or `tasks/*`, or a call as a task); every client
+  notification but a `tools/call` or `tasks/*` reaches the server as it came;
+- an `initialize` or `server/discover` answer keeps the capabilities of the open channels
+  the server gave, and none of the shut ones;
+- an interim `input_required` answer never asks for a shut channel (one that does fails
+  the call);
 - the relay forwards no request whose id is already awaiting an answer;
 - every guarded call forwarded gets exactly one answer (none if the client cancelled it):
   the envelope, as the text block and as `structuredContent`, valid against its contract's
@@ -31,23 +45,36 @@ import json
 import re
 import time
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import harness
 import jsonschema
 import seeds
+from channel_model import CAPABILITY, CLIENT, NAMES, NOTICE, SERVER, Shut, script
 
 with harness.instrumented():
     import toolguard
     from toolguard import envelope
     from toolguard.audit.trail import TrailOptions
     from toolguard.contract import Contract
+    from toolguard.errors import Rejection
+    from toolguard.mcp.channels import Channels
+    from toolguard.mcp.jsonrpc import (
+        INTERNAL_ERROR,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        Message,
+        classify,
+        message_limits,
+    )
     from toolguard.mcp.operator import OperatorChannel
     from toolguard.mcp.relay import Options, Relay
     from toolguard.mcp.session import guards
     from toolguard.mcp.wire import Output
+    from toolguard.parse import parse
+    from toolguard.result import Diagnostics
 
 _KEYS = harness.scratch("mcp_relay")
 UNGUARDED = "echo"
@@ -64,6 +91,9 @@ ENVELOPE = {
 OPTIONS = Options(
     call_timeout=60.0, allow_unguarded=frozenset({UNGUARDED}), listed=LISTED, max_line_bytes=2048
 )
+LIMITS = message_limits(OPTIONS.max_line_bytes)
+_OPTIONS_BY_SHUT: dict[tuple[str, ...], Options] = {}
+_DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = frozenset({"resultType", "inputRequests", "requestState"})
 _FAILURE_KEYS = {"tool", "request_id", "outcome", "error"}
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
@@ -83,14 +113,38 @@ def key_of(value: Any) -> Key | None:
 
 @dataclass
 class Model:
-    """What the client awaits, as the lines say: guarded calls (by id, their tool), the rest."""
+    """What the client awaits, as the lines say: guarded calls (by id, their tool), the rest.
 
+    Also the channels the session shut, and every id the relay ever forwarded a request with.
+    """
+
+    shut: Shut
     guarded: dict[Key, str] = field(default_factory=dict)
-    plain: set[Key] = field(default_factory=set)
+    plain: dict[Key, str] = field(default_factory=dict)  # by id, the request's method
+    used: set[Key] = field(default_factory=set)
 
-    def open(self, key: Key) -> bool:
+    def open(self, key: Key | None) -> bool:
         """Whether a request with this id awaits its answer."""
         return key in self.guarded or key in self.plain
+
+
+class Operator(OperatorChannel):
+    """The operator's channel, noting each internal error the relay tells it of."""
+
+    def __init__(self) -> None:
+        self.shown = io.StringIO()  # written directly: no descriptor, so no writer thread
+        super().__init__(self.shown, "rich")
+        self.faults: list[str] = []
+
+    def render(self, diagnostics: Diagnostics) -> None:  # noqa: D102 - the base's
+        if diagnostics.outcome == "internal":
+            self.faults.append(diagnostics.message or "an internal outcome")
+        super().render(diagnostics)
+
+    def notice(self, event: str, message: str) -> None:  # noqa: D102 - the base's
+        if event == "internal_error":
+            self.faults.append(message)
+        super().notice(event, message)
 
 
 class Side:
@@ -110,24 +164,32 @@ class Side:
 
 def test_one_input(data: bytes) -> None:
     """Run one session script; an `AssertionError` (or any exception) is a finding."""
+    words, steps = script(data)
+    shut = Shut.of(words or [])
+    if shut is None:
+        try:
+            Channels.named(words or [])
+        except ValueError:
+            return
+        raise AssertionError(f"--shut-channel took {words!r}")
     client, server = Side(), Side()
-    stderr = io.StringIO()  # written directly: no descriptor, so no writer thread
+    operator = Operator()
     relay = Relay(
         GUARDS,
-        OPTIONS,
+        _options(words or []),
         server=["server"],
-        operator=OperatorChannel(stderr, "rich"),
+        operator=operator,
         client=client.output,
         to_server=server.output,
     )
-    model = Model()
-    for raw in data.split(b"\n"):
+    model = Model(shut)
+    for raw in steps.split(b"\n"):
         if not raw:
             continue
         side, line = raw[:1], raw[1:] + b"\n"
         if side in (b"c", b"C"):
             relay.from_client(line, side == b"C")
-            _client_step(model, line, server.new(), client.new())
+            _client_step(model, _read(line, side == b"C"), line, server.new(), client.new())
         elif side == b"t":
             relay.expire(time.monotonic() + 2 * OPTIONS.call_timeout)
             _answers(model, client.new(), None, only_guarded=True)
@@ -136,26 +198,100 @@ def test_one_input(data: bytes) -> None:
             over_long = side == b"S"
             line = line if side in (b"s", b"S") else raw + b"\n"
             relay.from_server(line, over_long)
-            _answers(model, client.new(), line, only_guarded=False)
-            server.new()  # toolguard's replies to the server's requests
+            _server_step(model, _read(line, over_long), line, client.new(), server.new())
     relay.server_gone()
     _answers(model, client.new(), None, only_guarded=True)
     assert not model.guarded, f"guarded calls never answered: {sorted(model.guarded, key=str)}"
-    _escaped(stderr.getvalue())
+    assert not operator.faults, f"internal errors: {operator.faults}"
+    _escaped(operator.shown.getvalue())
 
 
-def _client_step(model: Model, line: bytes, to_server: bytes, to_client: bytes) -> None:
+def _options(words: list[str]) -> Options:
+    """The relay's options with the channels `words` shut (as `--shut-channel` each)."""
+    names = tuple(sorted(set(words)))
+    if names not in _OPTIONS_BY_SHUT:
+        _OPTIONS_BY_SHUT[names] = replace(OPTIONS, channels=Channels.named(names))
+    return _OPTIONS_BY_SHUT[names]
+
+
+def _read(line: bytes, over_long: bool) -> Message | None:
+    """The message the relay reads in a line, or None (it reads none).
+
+    Whether a line is a message is the strict parser's call and `classify`'s (JSON-RPC's
+    shapes), not this model's: the model judges what the relay does with a message.
+    """
+    if over_long:
+        return None
+    try:
+        return classify(parse(line, LIMITS))
+    except Rejection:
+        return None
+
+
+def _client_step(
+    model: Model, read: Message | None, line: bytes, to_server: bytes, to_client: bytes
+) -> None:
     """Follow what the relay forwarded; check what it answered the client line with."""
     if to_server == line:
         message = json.loads(line)
         if isinstance(message, dict) and "method" in message:
             _forwarded(model, message)
-    for answer in _lines(to_client):
+    answers = _lines(to_client)
+    for answer in answers:
         assert "error" in answer, f"a client line answered with {answer!r}"
         key = key_of(answer.get("id"))
         assert key is None or not model.open(key), (
             f"a refusal of a client line carries the id {key} of a request in flight"
         )
+        if answer["error"]["code"] == METHOD_NOT_FOUND:
+            assert read is not None and read.kind == "request", "-32601 for no request"
+            method = read.method or ""
+            assert (
+                model.shut.refuses(CLIENT, method)
+                or method.startswith("tasks/")
+                or method == "tools/call"
+            ), f"-32601 for the client's {method!r}, on no shut channel"
+    if read is None:
+        return
+    method = read.method or ""
+    if read.kind == "notification" and method != "tools/call" and not method.startswith("tasks/"):
+        assert to_server == line, f"the client's {method!r} notification was not forwarded"
+    if read.kind == "request" and model.shut.refuses(CLIENT, method):
+        assert to_server == b"", f"forwarded the client's {method!r}: its channel is shut"
+        key = key_of(read.body["id"])
+        if not model.open(key):
+            assert len(answers) == 1, f"the client's {method!r} answered {len(answers)} times"
+            answer, code = answers[0], answers[0]["error"]["code"]
+            assert answer["id"] == read.body["id"], f"a refusal with another id: {answer!r}"
+            assert code == METHOD_NOT_FOUND or (code == INVALID_REQUEST and key in model.used), (
+                f"the client's {method!r} on a shut channel refused with {answer!r}"
+            )
+
+
+def _server_step(
+    model: Model, read: Message | None, line: bytes, to_client: bytes, to_server: bytes
+) -> None:
+    """Check what the client got; a server message reaches it unless its channel is shut."""
+    _answers(model, to_client, line, only_guarded=False)
+    replies = _lines(to_server)  # toolguard's replies to the server's requests
+    refusals = [r for r in replies if _code(r) == METHOD_NOT_FOUND]
+    kind = {"request": SERVER, "notification": NOTICE}.get(read.kind) if read else None
+    if read is None or kind is None:
+        assert not refusals, f"-32601 to the server for no request: {replies!r}"
+        return
+    method = read.method or ""
+    if not model.shut.refuses(kind, method):
+        assert not refusals, f"-32601 to the server for its {method!r}, on no shut channel"
+        passed = [message for message in _lines(to_client) if "method" in message]
+        # NOTE: a server with too many requests in flight gets -32603 instead.
+        busy = kind == SERVER and [_code(reply) for reply in replies] == [INTERNAL_ERROR]
+        assert len(passed) == 1 or busy, f"the server's {method!r} never reached the client"
+        return
+    assert not to_client, f"the server's {method!r} reached the client: its channel is shut"
+    if kind == SERVER:
+        assert len(replies) == 1, f"toolguard's replies to a shut server request: {replies!r}"
+        assert refusals == replies, f"a shut server request answered {replies!r}"
+        assert replies[0]["id"] == read.body["id"], f"a refusal with another id: {replies!r}"
 
 
 def _forwarded(model: Model, message: dict[str, Any]) -> None:
@@ -165,45 +301,91 @@ def _forwarded(model: Model, message: dict[str, Any]) -> None:
         if message["method"] == "notifications/cancelled":
             cancelled = key_of(params.get("requestId"))
             model.guarded.pop(cancelled, None)  # type: ignore[arg-type]
-            model.plain.discard(cancelled)  # type: ignore[arg-type]
+            model.plain.pop(cancelled, None)  # type: ignore[arg-type]
         return
     key = key_of(message["id"])
     assert key is not None, f"forwarded a request with the id {message['id']!r}"
     assert not model.open(key), f"forwarded a second request with the id {key} in flight"
+    model.used.add(key)
     name = params.get("name")
     if message["method"] == "tools/call" and isinstance(name, str) and name in GUARDS:
         model.guarded[key] = name
     else:
-        model.plain.add(key)
+        model.plain[key] = message["method"]
 
 
 def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: bool) -> None:
     """Check each line the client got during a server step, a timeout or the server's end."""
+    sent = _loads(line)
     for raw in _split(written):
         message = json.loads(raw)
         passed = raw == line  # the server's own line, as it came
-        if passed and isinstance(message, dict) and "method" in message:
-            continue  # the server's request or notification to the client
         assert isinstance(message, dict), f"the client got {raw!r}"
+        if "method" in message:  # the server's request or notification to the client
+            _passed_on(model.shut, message, sent if passed else None)
+            continue
         key = key_of(message.get("id"))
         assert key is not None and model.open(key), f"an answer for no request: {raw[:200]!r}"
+        answered = isinstance(sent, dict) and key_of(sent.get("id")) == key
         tool = model.guarded.pop(key, None)
         if tool is not None:
-            assert not passed, "the server's own line answered a guarded call"
-            _envelope_answer(message, tool)
+            # NOTE: an interim answer is rebuilt: as the server wrote it, if it held no more.
+            interim = _member(message, "result", "resultType") == "input_required"
+            assert not passed or interim, "the server's own line answered a guarded call"
+            asked = answered and model.shut.asks(_member(sent, "result", "inputRequests"))
+            _envelope_answer(message, tool, model.shut, asked_shut=asked)
             continue
         assert not only_guarded, f"an unguarded request answered by toolguard: {raw[:200]!r}"
-        model.plain.discard(key)
+        method = model.plain.pop(key)
+        if method in _DESCRIBING and isinstance(message.get("result"), dict):
+            assert answered, f"a {method} result from no server line: {raw[:200]!r}"
+            _described(model.shut, message["result"], sent["result"])
         if not passed and "error" in message:
             assert seeds.CANARY not in _text(message), f"the canary reached an error: {raw!r}"
 
 
-def _envelope_answer(message: dict[str, Any], tool: str) -> None:
-    """The answer to a guarded call: the envelope, twice; or an interim `input_required`."""
+def _passed_on(shut: Shut, message: dict[str, Any], sent: Any) -> None:
+    """A server request or notification the client got: `sent` if passed as it came.
+
+    Only a progress notification may be rewritten: shut, it keeps its token and numbers.
+    """
+    method, params = message["method"], message.get("params")
+    if sent is None:
+        assert method == "notifications/progress" and "progress" in shut.names, (
+            f"toolguard wrote the client {message!r}"
+        )
+        return
+    kind = SERVER if "id" in message else NOTICE
+    assert not shut.refuses(kind, method), f"the server's {method!r} passed: its channel is shut"
+    if method == "notifications/progress":
+        assert shut.progress_kept(params) == params, f"a progress notification passed: {params!r}"
+
+
+def _described(shut: Shut, got: dict[str, Any], sent: dict[str, Any]) -> None:
+    """An `initialize` answer: the open channels' capabilities as given; no shut channel's."""
+    offered, kept = sent.get("capabilities"), got.get("capabilities")
+    if not isinstance(offered, dict):
+        return
+    assert isinstance(kept, dict), f"capabilities {offered!r} became {kept!r}"
+    for name, capability in CAPABILITY.items():
+        if name in shut.names:
+            assert capability not in kept, f"the shut {name} channel's capability was passed"
+        elif capability in offered:
+            assert kept.get(capability) == offered[capability], f"{capability} withheld"
+
+
+def _envelope_answer(message: dict[str, Any], tool: str, shut: Shut, *, asked_shut: bool) -> None:
+    """The answer to a guarded call: the envelope, twice; or an interim `input_required`.
+
+    `asked_shut`: the server's answer asked the client for a shut channel (never interim).
+    """
     assert "result" in message, f"a guarded call answered with {message!r}"
     result = message["result"]
     if result.get("resultType") == "input_required":
         assert set(result) <= _INTERIM, f"an interim answer with more: {sorted(result)}"
+        assert not asked_shut, "an interim answer that asks for a shut channel"
+        requests = result.get("inputRequests")
+        assert not shut.may_ask(requests), f"an interim answer asks for {requests!r}"
         return
     content, answer = result["content"], result["structuredContent"]
     assert len(content) == 1, "not one text block"
@@ -242,6 +424,25 @@ def _lines(written: bytes) -> list[Any]:
     return [json.loads(raw) for raw in _split(written)]
 
 
+def _loads(line: bytes | None) -> Any:
+    """The server's line as JSON (None: none, or not JSON)."""
+    try:
+        return json.loads(line) if line is not None else None
+    except ValueError:  # not JSON: UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+
+
+def _member(value: Any, *path: str) -> Any:
+    for name in path:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
+
+
+def _code(reply: Any) -> Any:
+    """The error code of a line toolguard wrote (None: not an error)."""
+    return _member(reply, "error", "code")
+
+
 def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -277,6 +478,27 @@ def main() -> None:
             b'"task"',
             b'"probe"',
             b'"echo"',
+            b"!all\n",
+            b"!resources,sampling\n",
+            *(f"{name},".encode() for name in NAMES),
+            b'"capabilities"',
+            b'"server/discover"',
+            b'"resources/read"',
+            b'"prompts/get"',
+            b'"completion/complete"',
+            b'"logging/setLevel"',
+            b'"sampling/createMessage"',
+            b'"elicitation/create"',
+            b'"roots/list"',
+            b'"ping"',
+            b'"notifications/progress"',
+            b'"notifications/message"',
+            b'"notifications/resources/updated"',
+            b'"notifications/elicitation/complete"',
+            b'"progressToken"',
+            b'"message"',
+            b'"inputRequests"',
+            b'"io.modelcontextprotocol/protocolVersion"',
         ),
         max_len=8192,
     )

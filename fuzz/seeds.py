@@ -391,8 +391,85 @@ def relay_sessions() -> dict[str, bytes]:
     found["server-request"] = ask + _rpc("c", 7, result={}) + _rpc("c", 7, result={})
     found["duplicate-id"] = _rpc("c", 1, method="ping") + _rpc("c", 1, method="ping")
     found["batch"] = echo + b's[{"jsonrpc":"2.0","id":"e","result":{}}]\n'
+    traffic = _channel_traffic(calls[0][0], calls[0][1])
+    for names in (*SHUT_CHANNELS, "resources,sampling", "all", "", "bogus"):
+        found[f"shut-{names.replace(',', '-') or 'none'}"] = f"!{names}\n".encode() + traffic
     found.update(regressions("mcp_relay"))
     return found
+
+
+# `--shut-channel` names, for the relay's seeds: a script's first line `!NAMES` shuts them.
+SHUT_CHANNELS = ("resources", "prompts", "completions", "logging", "progress", "sampling")
+SHUT_CHANNELS += ("elicitation",)
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+
+
+def _channel_traffic(tool: str, arguments: dict[str, Any]) -> bytes:
+    """A session using every channel both ways, and MCP's own methods, around guarded calls.
+
+    The same script follows each `!NAMES` line: what the relay refuses, drops, withholds or
+    fails differs with the channels shut, and the target's model says which.
+    """
+    capabilities = {name: {} for name in ("tools", "resources", "prompts", "logging")}
+    script = [
+        _rpc("c", 0, method="initialize", params={"protocolVersion": "2025-06-18"}),
+        _rpc("s", 0, result={"capabilities": {**capabilities, "completions": {}}}),
+        _rpc("c", "d", method="server/discover"),
+        _rpc("s", "d", result={"capabilities": {"prompts": {"listChanged": True}}}),
+    ]
+    client_methods = [
+        "resources/read",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+        "vendor/x",
+        "ping",
+        "tools/list",
+    ]
+    for index, method in enumerate(client_methods):
+        script += [_rpc("c", f"q{index}", method=method), _rpc("s", f"q{index}", result={})]
+    call = {"name": tool, "arguments": arguments, "_meta": MODERN}
+    script.append(
+        _rpc("c", 1, method="tools/call", params={**call, "_meta": {"progressToken": 1, **MODERN}})
+    )
+    server_methods = [
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+        "ping",
+        "vendor/ask",
+    ]
+    for index, method in enumerate(server_methods):
+        script += [
+            _rpc("s", f"r{index}", method=method, params={}),
+            _rpc("c", f"r{index}", result={}),
+        ]
+    progress = {"progressToken": 1, "progress": 1, "total": 2, "message": CANARY}
+    notices = {
+        "notifications/progress": progress,
+        "notifications/resources/updated": {"uri": "file:///x"},
+        "notifications/prompts/list_changed": {},
+        "notifications/message": {"level": "info", "data": CANARY},
+        "notifications/elicitation/complete": {"elicitationId": "e"},
+        "notifications/tools/list_changed": {},
+        "notifications/vendor": {},
+    }
+    script += [_rpc("s", None, method=method, params=params) for method, params in notices.items()]
+    asks = {
+        "a": {"method": "sampling/createMessage", "params": {"messages": []}},
+        "b": {"method": "elicitation/create", "params": {}},
+    }
+    for index, ask in enumerate(
+        ({"a": asks["a"]}, {"b": asks["b"]}, {"r": {"method": "roots/list"}})
+    ):
+        interim = {"resultType": "input_required", "inputRequests": ask, "requestState": "s"}
+        script += [
+            _rpc("s", index + 1, result=interim),
+            _rpc("c", index + 2, method="tools/call", params=call),
+        ]
+    script.append(_rpc("s", 4, result={"resultType": "input_required", "inputRequests": 7}))
+    script.append(_rpc("c", None, method="notifications/roots/list_changed"))
+    return b"".join(script)
 
 
 def _rpc(side: str, request_id: Any, **members: Any) -> bytes:
