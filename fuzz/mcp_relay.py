@@ -21,8 +21,8 @@ which requests the relay forwarded:
   notification but a `tools/call` or `tasks/*` reaches the server as it came;
 - an `initialize` or `server/discover` answer keeps the capabilities of the open channels
   the server gave, and none of the shut ones;
-- an interim `input_required` answer never asks for a shut channel (one that does fails
-  the call);
+- no `input_required` answer the client gets, to any request, asks for a shut channel (one
+  to a guarded call that does fails the call);
 - the relay forwards no request whose id is already awaiting an answer;
 - every guarded call forwarded gets exactly one answer (none if the client cancelled it):
   the envelope, as the text block and as `structuredContent`, valid against its contract's
@@ -327,13 +327,16 @@ def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: 
         key = key_of(message.get("id"))
         assert key is not None and model.open(key), f"an answer for no request: {raw[:200]!r}"
         answered = isinstance(sent, dict) and key_of(sent.get("id")) == key
+        if _member(message, "result", "resultType") == "input_required":
+            requests = message["result"].get("inputRequests")
+            assert not model.shut.may_ask(requests), f"an interim answer asks for {requests!r}"
         tool = model.guarded.pop(key, None)
         if tool is not None:
             # NOTE: an interim answer is rebuilt: as the server wrote it, if it held no more.
             interim = _member(message, "result", "resultType") == "input_required"
             assert not passed or interim, "the server's own line answered a guarded call"
             asked = answered and model.shut.asks(_member(sent, "result", "inputRequests"))
-            _envelope_answer(message, tool, model.shut, asked_shut=asked)
+            _envelope_answer(message, tool, asked_shut=asked)
             continue
         assert not only_guarded, f"an unguarded request answered by toolguard: {raw[:200]!r}"
         method = model.plain.pop(key)
@@ -374,7 +377,7 @@ def _described(shut: Shut, got: dict[str, Any], sent: dict[str, Any]) -> None:
             assert kept.get(capability) == offered[capability], f"{capability} withheld"
 
 
-def _envelope_answer(message: dict[str, Any], tool: str, shut: Shut, *, asked_shut: bool) -> None:
+def _envelope_answer(message: dict[str, Any], tool: str, *, asked_shut: bool) -> None:
     """The answer to a guarded call: the envelope, twice; or an interim `input_required`.
 
     `asked_shut`: the server's answer asked the client for a shut channel (never interim).
@@ -384,8 +387,6 @@ def _envelope_answer(message: dict[str, Any], tool: str, shut: Shut, *, asked_sh
     if result.get("resultType") == "input_required":
         assert set(result) <= _INTERIM, f"an interim answer with more: {sorted(result)}"
         assert not asked_shut, "an interim answer that asks for a shut channel"
-        requests = result.get("inputRequests")
-        assert not shut.may_ask(requests), f"an interim answer asks for {requests!r}"
         return
     content, answer = result["content"], result["structuredContent"]
     assert len(content) == 1, "not one text block"
