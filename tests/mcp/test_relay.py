@@ -869,3 +869,42 @@ def test_an_input_required_answer_asking_for_a_shut_channel_fails_the_call(chann
     assert answer["result"]["structuredContent"]["error"]["code"] == "INVALID_RESPONSE"
     assert SIDE not in json.dumps(answer)
     assert "shut" in harness.notices()
+
+
+@pytest.mark.parametrize(
+    ("request_", "channel"),
+    [
+        ({"method": "prompts/get", "params": {"name": "p"}}, "sampling"),
+        ({"method": "resources/read", "params": {"uri": "file:///x"}}, "elicitation"),
+        ({"method": "tools/call", "params": {"name": "echo", "arguments": {}}}, "all"),
+        ({"method": "initialize", "params": {}}, "sampling"),
+        ({"method": "tools/list"}, "sampling"),
+    ],
+)
+def test_any_request_answered_input_required_for_a_shut_channel_fails(
+    request_: dict[str, Any], channel: str
+) -> None:
+    """Not only a guarded call: no input request of a shut channel reaches the client; -32603.
+
+    An input request map that cannot be read fails the same way.
+    """
+    harness = Harness(channels=Channels.named([channel]), allow_unguarded=frozenset({"echo"}))
+    method = "elicitation/create" if channel == "elicitation" else "sampling/createMessage"
+    for request_id, requests in enumerate(({"a": {"method": method, "params": {"m": SIDE}}}, SIDE)):
+        harness.from_client({"jsonrpc": "2.0", "id": request_id, **request_})
+        interim = {"resultType": "input_required", "inputRequests": requests, "capabilities": {}}
+        harness.from_server({"jsonrpc": "2.0", "id": request_id, "result": interim})
+        (answer,) = harness.client.received()
+        assert (answer["id"], answer["error"]["code"]) == (request_id, -32603)
+        assert SIDE not in json.dumps(answer)
+    assert "answered input_required" in harness.notices()
+
+
+def test_any_request_answered_input_required_passes_while_no_input_channel_is_shut() -> None:
+    """--shut-channel resources: a prompts/get answered input_required (sampling) passes as is."""
+    harness = _shut("resources")
+    harness.from_client({"jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {}})
+    ask = {"a": {"method": "sampling/createMessage", "params": {}}}
+    result = {"resultType": "input_required", "inputRequests": ask}
+    harness.from_server({"jsonrpc": "2.0", "id": 5, "result": result})
+    assert harness.client.received() == [{"jsonrpc": "2.0", "id": 5, "result": result}]

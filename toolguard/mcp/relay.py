@@ -327,6 +327,12 @@ class Relay:
         request_id, answer = body["id"], body.get("result")
         if answer is None:
             return line  # an error response to a request no contract guards
+        if why := self._shut_input(answer):
+            # NOTE: any request may be answered `input_required` (2026-07-28), not only a call.
+            why = f"failed the client's {method[:64]}, answered input_required: {why}"
+            self._notice("shut_channel", why)
+            refusal = "toolguard: the server asked the client for input on a shut channel"
+            return error_line(request_id, jsonrpc.INTERNAL_ERROR, refusal)
         if method == "tools/list":
             guarded, unguarded = self._options.listed, self._options.allow_unguarded
             tools, notes = listing.rewrite_tools(answer, guarded, unguarded)
@@ -354,14 +360,10 @@ class Relay:
 
     def _answer(self, call: Call, body: dict[str, Any], line: bytes) -> None:
         answer = body.get("result")
-        if (
-            call.modern
-            and isinstance(answer, dict)
-            and answer.get("resultType") == "input_required"
-        ):
+        if call.modern and isinstance(answer, dict) and _interim(answer):
             # 2026-07-28: an interim answer; the client retries with a new id, guarded again.
             # (To a call of an earlier revision it is an unknown resultType: `judge` fails it.)
-            why = self._options.channels.input_requests(answer.get("inputRequests"))
+            why = self._shut_input(answer)
             if why:
                 self._deliver(call, calls.shut(call, why), line)
                 return
@@ -375,6 +377,12 @@ class Relay:
             why = f"internal error: {trace()}"
             outcome = internal(call.guard.contract, call.request, why, raw=line)
         self._deliver(call, outcome, line)
+
+    def _shut_input(self, answer: dict[str, Any]) -> str:
+        """How an `input_required` answer asks the client for a shut channel, or "" if not."""
+        if not _interim(answer):
+            return ""
+        return self._options.channels.input_requests(answer.get("inputRequests"))
 
     def _unreadable_from_server(self, line: bytes, failure: Rejection) -> None:
         if not meant_as_message(line):
@@ -510,6 +518,11 @@ class Relay:
 def _guarded_method(method: str) -> bool:
     """A request toolguard checks (tools/call) or refuses (tasks/*): never a notification."""
     return method == "tools/call" or method.startswith(_TASKS)
+
+
+def _interim(answer: dict[str, Any]) -> bool:
+    """A 2026-07-28 `input_required` result: the server asks the client for input first."""
+    return answer.get("resultType") == "input_required"
 
 
 def _pong(answer: dict[str, Any]) -> dict[str, Any]:
