@@ -17,8 +17,9 @@ which requests the relay forwarded:
   `-32600` if its id is taken); a server request on one is answered `-32601` to the server
   and never reaches the client; a notification on one never reaches the client, a progress
   notification only with its token and numbers while `progress` is shut; toolguard's
-  `-32601` answers only what is shut (or `tasks/*`, or a call as a task); every client
-  notification but a `tools/call` or `tasks/*` reaches the server as it came;
+  `-32601` answers only what is shut (or `tasks/*`, or a call as a task); a server request
+  or notification on an open channel reaches the client; every client notification but a
+  `tools/call` or `tasks/*` reaches the server as it came;
 - an `initialize` or `server/discover` answer keeps the capabilities of the open channels
   the server gave, and none of the shut ones;
 - no `input_required` answer the client gets, to any request, asks for a shut channel (one
