@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import toolguard
 from toolguard import load_contract
-from toolguard.errors import ERROR_CODES, LAYERS, ExitStatus, Rejection, ToolguardError
+from toolguard.errors import (
+    ERROR_CODES,
+    LAYERS,
+    BrokenInstall,
+    ContextError,
+    ContractError,
+    ExitStatus,
+    MissingExtra,
+    Problem,
+    Rejection,
+    SchemaUnreadable,
+    ToolguardError,
+    UpstreamError,
+    operator_text,
+)
 from toolguard.shipped import shipped_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,3 +97,89 @@ def test_exit_statuses_read_as_the_enum_they_replace() -> None:
     assert str(ExitStatus.INTERRUPTED) == f"{ExitStatus.INTERRUPTED}" == "130"
     assert repr(ExitStatus.USAGE) == "<ExitStatus.USAGE: 2>"
     assert hash(ExitStatus.CONTRACT) == hash(3)
+
+
+CANARY = "CANARY-ignore-previous-instructions"
+
+
+def _every(base: type[ToolguardError]) -> list[type[ToolguardError]]:
+    classes, found = [base], []
+    while classes:
+        cls = classes.pop()
+        found.append(cls)
+        classes.extend(cls.__subclasses__())
+    return found
+
+
+def _rejection(cls: type[Rejection]) -> Rejection:
+    """A rejection of `cls` whose every operator field quotes the canary."""
+    if cls is UpstreamError:
+        return UpstreamError("exit_status", f"said {CANARY}", code="NOT_FOUND", retryable=True)
+    return cls(
+        "pattern",
+        f"data.{CANARY} must match pattern ^x$",
+        offset=7,
+        schema_path="/properties/a/pattern",
+        instance_path=f"/{CANARY}",
+        rule=f"rule on {CANARY}",
+    )
+
+
+@pytest.mark.parametrize(
+    "cls", [cls for cls in _every(Rejection) if cls is not Rejection], ids=lambda cls: cls.__name__
+)
+def test_a_rejection_told_as_text_says_its_layer_and_reason_only(cls: type[Rejection]) -> None:
+    """str, repr, f-strings and args of every rejection class quote nothing of the response.
+
+    A host that logs the exception, or hands `str(exc)` or `exc.args[0]` to the model, passes
+    on only `LAYER: REASON`; the operator reads the rest by name (`message`...).
+    """
+    rejection = _rejection(cls)
+    told = [str(rejection), repr(rejection), f"{rejection}", *map(str, rejection.args)]
+    assert not any(CANARY in text for text in told)
+    assert str(rejection) == f"{cls.layer}: {rejection.reason}"
+    assert CANARY in rejection.message
+    assert CANARY in operator_text(rejection)
+
+
+def test_a_schema_violation_raised_to_a_library_caller_quotes_nothing_of_the_instance() -> None:
+    """`Validator.validate`'s error: member name and value only in `message`, `instance_path`."""
+    validator = toolguard.compile_schema(
+        {"properties": {"a": {"pattern": "^x$"}}, "additionalProperties": {"type": "integer"}}
+    )
+    for instance in ({"a": CANARY}, {CANARY: "text"}):
+        with pytest.raises(toolguard.ValidationError) as caught:
+            validator.validate(instance)
+        assert CANARY not in str(caught.value)
+        assert CANARY not in repr(caught.value)
+        assert str(caught.value).startswith("schema: ")
+    assert caught.value.instance_path == f"/{CANARY}"
+
+
+def _instances() -> list[ToolguardError]:
+    made: list[ToolguardError] = [_rejection(cls) for cls in _every(Rejection)[1:]]
+    problems = (Problem("rules.0", "no such kind", 3, 1), Problem("schema", "missing", 4))
+    made += [
+        toolguard.UsageError("bad --context"),
+        ContextError("missing request context: change_id"),
+        BrokenInstall("toolguard's dependency ijson is not installed"),
+        ContractError("one", source="c.toml", problems=problems),
+        MissingExtra("jc", "needs the jc extra", source="c.toml", field="adapter"),
+        toolguard.SchemaError("unknown keyword", source="s.json", field="maxLenght"),
+        SchemaUnreadable("cannot read schema: gone", source="s.json"),
+    ]
+    return made
+
+
+@pytest.mark.parametrize("error", _instances(), ids=lambda error: type(error).__name__)
+def test_every_error_survives_pickling_whole(error: ToolguardError) -> None:
+    """A process pool can hand any toolguard error back to its host: same class, args, fields.
+
+    `Exception` rebuilds one as `cls(*args)`, which a class whose `__init__` takes other
+    arguments (a rejection, an upstream error, a missing extra) refused.
+    """
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error)
+    assert copy.args == error.args
+    assert vars(copy) == vars(error)
+    assert str(copy) == str(error)

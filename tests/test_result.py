@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from toolguard import frozen, pipeline
 from toolguard.contract import load_contract
@@ -49,6 +52,7 @@ def test_every_free_text_field_of_the_diagnostics_is_redacted() -> None:
     assert "tok-7f3a" not in repr(shown)
     assert shown.upstream == ("curl", "-H", "Authorization: Bearer [secret:api_token]")
     assert shown.message == "expected '[secret:api_token]'"
+    assert shown.instance_path == "/[secret:api_token]"
     assert shown.attempts[0].stderr == "auth with [secret:api_token]\nnext: [secret:api_token]"
 
 
@@ -66,3 +70,57 @@ def test_an_outcome_without_secret_context_is_returned_as_is() -> None:
     outcome = leaky()
     assert redacted(outcome, REQUEST, frozenset()) is outcome
     assert redacted(outcome, REQUEST, frozenset({"other"})) is outcome
+
+
+CANARY = "CANARY-ignore-previous-instructions"
+DEPLOY = load_contract(REPO / "examples" / "deploy_status" / "contract.toml")
+GOOD = {"environment": "staging", "revision": "a83f19c", "state": "healthy"}
+# A rejected response for each place a canary can sit, and where the operator still finds it.
+CANARIES = {
+    "member name": (json.dumps({**GOOD, CANARY: 1}).encode(), "message"),
+    "duplicate member": (
+        b'{"environment":"staging","%s":1,"%s":2}' % (CANARY.encode(), CANARY.encode()),
+        "message",
+    ),
+    "value failing a pattern": (json.dumps({**GOOD, "revision": CANARY}).encode(), None),
+    "value failing a rule": (json.dumps({**GOOD, "environment": "production"}).encode(), None),
+    "error document": (json.dumps({"error": CANARY}).encode(), None),
+    "not JSON": (CANARY.encode(), None),
+}
+
+
+def _told(value: object) -> list[str]:
+    """The text a host gets from `value` without naming a field: str, repr, an f-string."""
+    return [str(value), repr(value), f"{value}", f"{value!r}"]
+
+
+@pytest.mark.parametrize(("raw", "field"), list(CANARIES.values()), ids=list(CANARIES))
+def test_an_outcome_told_whole_quotes_nothing_of_a_rejected_response(
+    raw: bytes, field: str | None
+) -> None:
+    """str and repr of the outcome and its diagnostics leave out the response's text.
+
+    What may quote it (the message, the instance path) is read by name, for the operator.
+    """
+    outcome = pipeline.check(DEPLOY, raw, context={"environment": "staging"})
+    envelope, diagnostics = outcome
+    assert diagnostics.outcome == "failure"
+    for value in (outcome, diagnostics, envelope, json.dumps(envelope)):
+        assert not any(CANARY in text for text in _told(value))
+    if field is not None:
+        assert CANARY in getattr(diagnostics, field)
+
+
+def test_no_operator_only_field_is_in_a_repr() -> None:
+    """Message, instance path and a command's stderr excerpt stay out of every repr."""
+    attempt = AttemptRecord(number=1, duration_ms=1.0, outcome="failure", stderr=CANARY)
+    diagnostics = frozen.replace(
+        pipeline.check(DEPLOY, b"{}", context={"environment": "staging"}).diagnostics,
+        message=CANARY,
+        instance_path=f"/{CANARY}",
+        attempts=(attempt,),
+    )
+    outcome = Outcome({"outcome": "failure"}, diagnostics, (CANARY.encode(),))
+    for value in (outcome, diagnostics, attempt):
+        assert not any(CANARY in text for text in _told(value))
+    assert (diagnostics.message, diagnostics.attempts[0].stderr) == (CANARY, CANARY)

@@ -15,7 +15,7 @@ from toolguard.frozen import frozen
 TYPE_CHECKING = False  # NOTE: not `typing.TYPE_CHECKING`: a check never imports `typing`
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import ClassVar, Literal, TypeAlias
+    from typing import Any, ClassVar, Literal, TypeAlias
 
     Layer: TypeAlias = Literal[
         "upstream", "input", "limits", "parse", "schema", "rule", "projection", "audit"
@@ -95,6 +95,20 @@ class ToolguardError(Exception):
     """Base of every error toolguard raises on purpose."""
 
     exit_status: ClassVar[ExitStatus] = ExitStatus.INTERNAL
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its arguments and attributes, whatever its `__init__` takes.
+
+        NOTE: `Exception`'s own rebuilds it as `cls(*args)`, which a subclass taking other
+        arguments (a `Rejection`: reason and message) refuses: a process pool handing one back
+        to its host would fail to unpickle it.
+        """
+        return _unpickled, (type(self), self.args), self.__dict__
+
+
+def _unpickled(cls: type[ToolguardError], args: tuple[Any, ...]) -> ToolguardError:
+    """An error of `cls` with `args`, its `__init__` skipped (its attributes follow)."""
+    return cls.__new__(cls, *args)
 
 
 class BrokenInstall(ToolguardError):
@@ -245,6 +259,8 @@ class Rejection(ToolguardError):
 
     `reason` is a stable slug for machines (`duplicate_member`, `too_deep`, ...); `message` is
     operator text that may quote hostile input and must only reach stderr and the audit log.
+    So `str()`, `repr()` and `args` say only the layer and the reason (`schema: pattern`): a
+    host that logs the exception or hands its text on passes no byte of the response.
     """
 
     exit_status = ExitStatus.FAILURE
@@ -263,13 +279,18 @@ class Rejection(ToolguardError):
         instance_path: str | None = None,
         rule: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(f"{self.layer}: {reason}")
         self.reason = reason
         self.message = message
         self.offset = offset
         self.schema_path = schema_path
         self.instance_path = instance_path
         self.rule = rule
+
+
+def operator_text(error: ToolguardError) -> str:
+    """All that `error` says, for the operator only: a rejection's `message`, else its `str`."""
+    return error.message if isinstance(error, Rejection) else str(error)
 
 
 class UpstreamError(Rejection):

@@ -50,7 +50,8 @@ class AttemptRecord:
     spawn_error: str | None = None
     stdout_size: int = 0
     stdout_sha256: str | None = None
-    stderr: str = ""  # the first bytes, decoded with replacement: hostile, escape on display
+    # The first bytes, decoded with replacement: hostile, escape on display; out of `repr`.
+    stderr: str = field(default="", repr=False)
     stderr_size: int = 0
     layer: Layer | None = None
     reason: str | None = None
@@ -59,7 +60,12 @@ class AttemptRecord:
 
 @frozen
 class Diagnostics:
-    """What the operator needs to know about one check; never shown to the agent."""
+    """What the operator needs to know about one check; never shown to the agent.
+
+    `message` and `instance_path` may quote the rejected response (a member name, a value):
+    they are left out of `repr` and `str`, so a host that logs or formats the diagnostics
+    whole passes on none of it; read them by name, for the operator only.
+    """
 
     tool: str
     request_id: str
@@ -70,10 +76,10 @@ class Diagnostics:
     duration_ms: float = 0.0
     layer: Layer | None = None
     reason: str | None = None
-    message: str | None = None
+    message: str | None = field(default=None, repr=False)
     offset: int | None = None
     schema_path: str | None = None
-    instance_path: str | None = None
+    instance_path: str | None = field(default=None, repr=False)
     rule: str | None = None
     error_code: ErrorCode | None = None
     upstream: tuple[str, ...] | None = None  # argv, for `toolguard run`

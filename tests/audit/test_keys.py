@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rejections import saying
 
 from toolguard.audit.keys import KEY_BYTES, keyed_hash, load_key
 from toolguard.errors import AuditError
@@ -55,7 +56,7 @@ def test_operator_key_of_any_reasonable_length_is_accepted(tmp_path: Path) -> No
 def test_key_of_the_wrong_length_is_refused(tmp_path: Path, size: int) -> None:
     """A key file shorter than 16 bytes (or over 4096) raises AuditError key_unreadable."""
     path = own_key(tmp_path / "audit.key", b"k" * size)
-    with pytest.raises(AuditError, match="must hold 16 to 4096 bytes") as caught:
+    with pytest.raises(AuditError, check=saying("must hold 16 to 4096 bytes")) as caught:
         load_key(path)
     assert caught.value.reason == "key_unreadable"
     assert path.read_bytes() == b"k" * size  # a bad key is never silently replaced
@@ -131,7 +132,7 @@ KEY = b"k" * 32
 def refused(path: Path, why: str) -> None:
     """load_key refuses `path` with key_unreadable, naming `why`, and leaves it as it was."""
     before = path.read_bytes() if path.exists() else None
-    with pytest.raises(AuditError, match=why) as caught:
+    with pytest.raises(AuditError, check=saying(why)) as caught:
         load_key(path)
     assert caught.value.reason == "key_unreadable"
     assert (path.read_bytes() if path.exists() else None) == before
@@ -167,7 +168,7 @@ def test_a_hard_linked_key_is_refused(tmp_path: Path) -> None:
 def test_a_key_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     """A FIFO at the key path is refused at once (opening it does not wait for a writer)."""
     os.mkfifo(tmp_path / "audit.key", 0o600)
-    with pytest.raises(AuditError, match="is not a regular file"):
+    with pytest.raises(AuditError, check=saying("is not a regular file")):
         load_key(tmp_path / "audit.key")
 
 
@@ -181,7 +182,7 @@ def test_a_key_of_another_user_is_refused(tmp_path: Path) -> None:
 
 def test_a_key_whose_size_says_0_is_refused() -> None:
     """A procfs file (the user's, one link, 0400) reports size 0: not a key, whatever it reads."""
-    with pytest.raises(AuditError, match="must hold 16 to 4096 bytes") as caught:
+    with pytest.raises(AuditError, check=saying("must hold 16 to 4096 bytes")) as caught:
         load_key(Path("/proc/self/environ"))
     assert caught.value.reason == "key_unreadable"
 
@@ -193,7 +194,7 @@ def test_a_key_behind_a_folder_link_of_another_user_is_refused(tmp_path: Path) -
     theirs.mkdir()
     (tmp_path / "keys").symlink_to(theirs)
     os.lchown(tmp_path / "keys", 65534, -1)
-    with pytest.raises(AuditError, match="belongs to uid 65534") as caught:
+    with pytest.raises(AuditError, check=saying("belongs to uid 65534")) as caught:
         load_key(tmp_path / "keys" / "audit.key")
     assert caught.value.reason == "key_unreadable"
     assert list(theirs.iterdir()) == []

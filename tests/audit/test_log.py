@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import without_waiting
+from rejections import saying
 
 from toolguard.audit import log, record
 from toolguard.errors import AuditError
@@ -190,7 +191,7 @@ def test_write_error_raises_audit_error(tmp_path: Path, monkeypatch: pytest.Monk
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
     monkeypatch.setattr(os, "write", failing_write)
-    with pytest.raises(AuditError, match="Input/output error") as caught:
+    with pytest.raises(AuditError, check=saying("Input/output error")) as caught:
         log.append(tmp_path / "audit.jsonl", LINE)
     assert caught.value.reason == "audit_unwritable"
 
@@ -371,7 +372,7 @@ NEEDS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to chown t
 
 def refused(target: Path, why: str) -> None:
     """append refuses `target` with audit_unwritable, naming `why`."""
-    with pytest.raises(AuditError, match=why) as caught:
+    with pytest.raises(AuditError, check=saying(why)) as caught:
         log.append(target, LINE)
     assert caught.value.reason == "audit_unwritable"
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rejections import saying
 
 from toolguard.audit.raw import PRUNE_INTERVAL, Kept, Pruned, RawStore
 from toolguard.errors import AuditError
@@ -177,10 +178,12 @@ def test_an_existing_folder_open_to_others_is_refused_and_left_as_it_is(
     folder = tmp_path / "raw"
     folder.mkdir()
     folder.chmod(mode)
-    with pytest.raises(AuditError, match=f"mode {mode:04o}, open to group or others") as caught:
+    with pytest.raises(
+        AuditError, check=saying(f"mode {mode:04o}, open to group or others")
+    ) as caught:
         store(folder).keep(BODY)
     assert caught.value.reason == "raw_unwritable"
-    with pytest.raises(AuditError, match="open to group or others"):
+    with pytest.raises(AuditError, check=saying("open to group or others")):
         store(folder).prune(due_only=False)
     assert stat.S_IMODE(folder.stat().st_mode) == mode
     assert list(folder.iterdir()) == []
@@ -244,7 +247,7 @@ def test_write_failure_raises_and_leaves_no_temporary_file(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "write", full)
-    with pytest.raises(AuditError, match="No space left") as caught:
+    with pytest.raises(AuditError, check=saying("No space left")) as caught:
         store(folder).keep(BODY)
     assert caught.value.reason == "raw_unwritable"
     assert contents(folder) == {sha(b"earlier")}
@@ -313,7 +316,7 @@ def test_an_ancestor_others_can_write_fails_closed(tmp_path: Path, mode: int) ->
     shared = tmp_path / "shared"
     (shared / "home").mkdir(parents=True)
     shared.chmod(mode)
-    with pytest.raises(AuditError, match="shared is writable by group or others") as caught:
+    with pytest.raises(AuditError, check=saying("shared is writable by group or others")) as caught:
         store(shared / "home" / "raw").keep(BODY)
     assert caught.value.reason == "raw_unwritable"
     assert list((shared / "home").iterdir()) == []
@@ -333,7 +336,7 @@ def test_a_sticky_world_writable_folder_or_parent_fails_closed(tmp_path: Path, w
     sticky = tmp_path / "tmp"
     sticky.mkdir()
     sticky.chmod(0o1777)
-    with pytest.raises(AuditError, match="writable by group or others"):
+    with pytest.raises(AuditError, check=saying("writable by group or others")):
         store(sticky if where == "folder" else sticky / "raw").keep(BODY)
     assert list(sticky.iterdir()) == []
 
@@ -343,7 +346,7 @@ def test_a_folder_others_can_write_is_refused_not_tightened(tmp_path: Path) -> N
     folder = tmp_path / "raw"
     folder.mkdir()
     folder.chmod(0o770)
-    with pytest.raises(AuditError, match="raw is writable by group or others"):
+    with pytest.raises(AuditError, check=saying("raw is writable by group or others")):
         store(folder).keep(BODY)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o770
     assert list(folder.iterdir()) == []
@@ -355,7 +358,7 @@ def test_an_ancestor_of_another_user_fails_closed(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
     theirs.mkdir(mode=0o755)
     os.chown(theirs, 65534, -1)
-    with pytest.raises(AuditError, match="theirs belongs to uid 65534"):
+    with pytest.raises(AuditError, check=saying("theirs belongs to uid 65534")):
         store(theirs / "raw").keep(BODY)
 
 
@@ -365,7 +368,7 @@ def test_a_folder_of_another_user_fails_closed(tmp_path: Path) -> None:
     folder = tmp_path / "raw"
     folder.mkdir(mode=0o700)
     os.chown(folder, 65534, -1)
-    with pytest.raises(AuditError, match="belongs to uid 65534"):
+    with pytest.raises(AuditError, check=saying("belongs to uid 65534")):
         store(folder).keep(BODY)
     assert list(folder.iterdir()) == []
 
@@ -429,7 +432,7 @@ def test_prune_of_an_untrusted_folder_fails_closed(tmp_path: Path) -> None:
     """Pruning walks the same trusted path as keeping: an open ancestor raises AuditError."""
     (tmp_path / "shared" / "raw").mkdir(parents=True)
     (tmp_path / "shared").chmod(0o777)
-    with pytest.raises(AuditError, match="writable by group or others"):
+    with pytest.raises(AuditError, check=saying("writable by group or others")):
         store(tmp_path / "shared" / "raw").prune()
 
 
@@ -441,7 +444,7 @@ def test_a_missing_folder_in_a_sticky_parent_gets_the_verdict_it_would_get_exist
     sticky.mkdir()
     sticky.chmod(0o1777)
     for _ in ("missing", "existing"):
-        with pytest.raises(AuditError, match="parent, is writable") as caught:
+        with pytest.raises(AuditError, check=saying("parent, is writable")) as caught:
             store(sticky / "raw").prune(due_only=False)
         assert caught.value.reason == "raw_unwritable"
         (sticky / "raw").mkdir(mode=0o700, exist_ok=True)

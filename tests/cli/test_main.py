@@ -20,7 +20,7 @@ from conftest import Run, RunToolguard
 from toolguard import signals
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli import main, respond
-from toolguard.errors import UsageError
+from toolguard.errors import AuditError, UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
@@ -154,6 +154,20 @@ def test_an_error_raised_on_purpose_keeps_its_status(
     status, _, err = run_main(monkeypatch, capfd, "lint", "x")
     assert status == 2
     assert err == "toolguard: error: no such thing\n"
+
+
+def test_a_rejection_raised_during_set_up_tells_the_operator_its_message(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The operator reads a rejection's `message` on stderr, not its `str` (layer and reason)."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AuditError("key_unreadable", "audit key k.key: it must hold 16 to 4096 bytes")
+
+    monkeypatch.setattr("toolguard.cli.respond.load_contract", refused)
+    status, out, err = run_main(monkeypatch, capfd, "check", str(REVIEW / "contract.toml"))
+    assert (status, out) == (1, "")
+    assert err == "toolguard: error: audit key k.key: it must hold 16 to 4096 bytes\n"
 
 
 def test_ctrl_c_before_a_command_runs_is_130(

@@ -25,6 +25,7 @@ from toolguard.errors import (
     ToolguardError,
     UsageError,
     broken_install,
+    operator_text,
 )
 from toolguard.files import is_stdin, open_data, path_text
 from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
@@ -205,7 +206,7 @@ def fail(exc: ToolguardError, mode: str) -> NoReturn:
 
     A contract with several problems gets one line (one JSON record) per problem.
     """
-    for line in exc.lines() if isinstance(exc, ContractError) else [str(exc)]:
+    for line in exc.lines() if isinstance(exc, ContractError) else [operator_text(exc)]:
         report.error(line, exc.exit_status, mode)
     sys.exit(exc.exit_status)
 

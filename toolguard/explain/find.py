@@ -21,7 +21,7 @@ from typing import Any
 
 from toolguard.audit import log, record
 from toolguard.contract import load_contract
-from toolguard.errors import ToolguardError, UsageError
+from toolguard.errors import ToolguardError, UsageError, operator_text
 from toolguard.files import open_regular
 from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
@@ -117,7 +117,7 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
         else:
             outcome = check_bytes(contract, raw, request)
     except ToolguardError as exc:
-        return Recheck(done=False, note=str(exc))
+        return Recheck(done=False, note=operator_text(exc))
     now = record.envelope_digest(outcome.envelope)
     return Recheck(
         done=True,
