@@ -110,6 +110,16 @@ def test_the_capabilities_of_shut_channels_are_withheld() -> None:
     assert Channels.named(["logging"]).capabilities(offered) == logging_shut
 
 
+def test_the_clients_capabilities_for_shut_channels_are_withheld() -> None:
+    """Sampling and elicitation shut: the server is not told the client can; roots stays."""
+    stated = {"sampling": {}, "elicitation": {}, "roots": {}, "experimental": {}}
+    assert OPEN.client_withheld(stated) == frozenset()
+    assert SHUT.client_withheld(stated) == {"sampling", "elicitation"}
+    assert Channels.named(["elicitation"]).client_withheld(stated) == {"elicitation"}
+    assert Channels.named(["resources", "logging"]).client_withheld(stated) == frozenset()
+    assert SHUT.client_withheld(["sampling"]) == frozenset()
+
+
 @pytest.mark.parametrize(
     ("requests", "wrong"),
     [

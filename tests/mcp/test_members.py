@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies import escape_every_character, json_strings, json_values
 
 from toolguard.limits import Limits
-from toolguard.mcp.members import AMBIGUOUS, CONTAINER, leading_members, span
+from toolguard.mcp.members import AMBIGUOUS, CONTAINER, leading_members, span, without
 from toolguard.parse import parse
 
 LIMITS = Limits(max_depth=128)
@@ -49,6 +49,28 @@ def test_every_member_span_holds_exactly_its_value(case: tuple[bytes, dict[str, 
         where = span(line, (name,))
         assert where is not None
         assert parse(line[where[0] : where[1]], LIMITS) == item
+
+
+@given(spaced_objects(), st.data())
+def test_without_drops_the_named_members_and_keeps_every_other_byte(
+    case: tuple[bytes, dict[str, Any]], data: st.DataObject
+) -> None:
+    """The object at the path loses exactly the named members; the bytes around it stay."""
+    inner, value = case
+    names = frozenset(data.draw(st.sets(st.sampled_from([*value, "absent"]))))
+    line = b'{"id" : -0,"params":{"capabilities":' + inner + b' ,"z":1}}'
+    got = without(line, ("params", "capabilities"), names)
+    start, end = span(got, ("params", "capabilities")) or (0, 0)
+    assert got[:start] == b'{"id" : -0,"params":{"capabilities":'
+    assert got[end:] == b' ,"z":1}}'
+    kept = {name: item for name, item in value.items() if name not in names}
+    assert parse(got[start:end], LIMITS) == kept
+
+
+def test_without_leaves_a_line_with_no_object_at_the_path_as_it_is() -> None:
+    """No such member, or not an object there: the line as it came."""
+    for line in (b'{"params":{}}', b'{"params":{"capabilities":[{"sampling":{}}]}}'):
+        assert without(line, ("params", "capabilities"), frozenset({"sampling"})) == line
 
 
 def test_span_finds_a_nested_member_past_strings_that_look_like_structure() -> None:

@@ -6,7 +6,8 @@ notification, sampling requests (straight to a model) and elicitation requests. 
 does not check them yet, so they pass as they came unless the operator shuts one
 (`--shut-channel NAME`): a shut channel's client requests are refused, its server requests
 answered `-32601` (as a client without the capability answers), its notifications dropped,
-and the server's capability for it withheld from `initialize`. `--shut-channel all` shuts
+the server's capability for it withheld from `initialize`, and the client's (sampling,
+elicitation) withheld from what the server is told, so it does not ask. `--shut-channel all` shuts
 every channel and, the same way, every method MCP does not define: what toolguard cannot
 name, it cannot promise anything about.
 """
@@ -28,6 +29,7 @@ class Channel:
     server_requests: tuple[str, ...] = ()
     notifications: tuple[str, ...] = ()  # the server's
     capability: str | None = None  # the server capability in `initialize` that offers it
+    client_capability: str | None = None  # the client's, that lets the server ask for it
 
 
 CHANNEL_BY_NAME: dict[str, Channel] = {
@@ -48,9 +50,11 @@ CHANNEL_BY_NAME: dict[str, Channel] = {
         capability="logging",
     ),
     "progress": Channel(),  # the `message` of `notifications/progress` (the rest always passes)
-    "sampling": Channel(server_requests=("sampling/",)),
+    "sampling": Channel(server_requests=("sampling/",), client_capability="sampling"),
     "elicitation": Channel(
-        server_requests=("elicitation/",), notifications=("notifications/elicitation/",)
+        server_requests=("elicitation/",),
+        notifications=("notifications/elicitation/",),
+        client_capability="elicitation",
     ),
 }
 
@@ -152,6 +156,17 @@ class Channels:
         """The server's capabilities without those of the channels shut."""
         shut = {CHANNEL_BY_NAME[name].capability for name in self.shut} - {None}
         return {key: value for key, value in capabilities.items() if key not in shut}
+
+    def client_withheld(self, capabilities: Any) -> frozenset[str]:
+        """The members of the client's capabilities that channels shut withhold from the server.
+
+        A server told the client can sample (or elicit) asks, and is refused: told nothing,
+        it does not ask. Empty when there is nothing to withhold (or no object to look in).
+        """
+        if not isinstance(capabilities, dict):
+            return frozenset()
+        shut = {CHANNEL_BY_NAME[name].client_capability for name in self.shut}
+        return frozenset(key for key in capabilities if key in shut)
 
     def input_requests(self, requests: Any) -> str:
         """Why a 2026-07-28 `inputRequests` map asks for a shut channel, or "" if it does not.

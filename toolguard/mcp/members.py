@@ -47,6 +47,26 @@ def span(line: bytes, path: tuple[str, ...]) -> tuple[int, int] | None:
     return None if end is None else (at, end)
 
 
+def without(line: bytes, path: tuple[str, ...], names: frozenset[str]) -> bytes:
+    """`line` (one `parse` accepted) with the object at `path` lacking the members `names`.
+
+    Every other byte stays as it came, the id's included: the object keeps its other
+    members' exact text, only the white space between them goes. A line whose `path` holds
+    no object is returned as it is.
+    """
+    found = span(line, path)
+    text = line.decode("latin-1")
+    if found is None or text[found[0]] != "{":
+        return line
+    start, end = found
+    kept = [
+        text[name_at:value_end]
+        for name, name_at, _, value_end in _members(text, start, until=None)
+        if name not in names
+    ]
+    return line[:start] + ("{" + ",".join(kept) + "}").encode("latin-1") + line[end:]
+
+
 def _find(text: str, at: int, wanted: str) -> int | None:
     """Where the value of member `wanted` of the object at `at` starts.
 
@@ -88,8 +108,8 @@ def _name(text: str, start: int, end: int) -> str:
     return str(json.loads(text[start:end].encode("latin-1")))
 
 
-def _members(text: str, at: int, *, until: str | None) -> Iterator[tuple[str, int, int]]:
-    """(name, value start, value end) for each member of the object at `at`, in order.
+def _members(text: str, at: int, *, until: str | None) -> Iterator[tuple[str, int, int, int]]:
+    """(name, name start, value start, value end) for each member of the object at `at`.
 
     Stops quietly where the text ends (a prefix) or is not an object; a name whose value the
     prefix does not hold ends it with an end of -1 (and a start of -1 if not even its `:`).
@@ -111,14 +131,14 @@ def _members(text: str, at: int, *, until: str | None) -> Iterator[tuple[str, in
             name = _name(text, at, after)
         colon = _SPACE.match(text, after).end()  # type: ignore[union-attr]
         if text[colon : colon + 1] != ":":
-            yield name, -1, -1
+            yield name, at, -1, -1
             return
         start = _SPACE.match(text, colon + 1).end()  # type: ignore[union-attr]
         end = None if name == until else _skip(text, start)
         if end is None:
-            yield name, start, -1  # the value runs past the end of a prefix (or is wanted)
+            yield name, at, start, -1  # the value runs past the end of a prefix (or is wanted)
             return
-        yield name, start, end
+        yield name, at, start, end
         after = _SPACE.match(text, end).end()  # type: ignore[union-attr]
         if text[after : after + 1] != ",":
             return
@@ -151,7 +171,7 @@ def leading_members(raw: bytes, limits: Limits) -> dict[str, Any]:
     found: dict[str, Any] = {}
     seen: set[str] = set()
     text = prefix.decode("latin-1")
-    for name, start, end in _members(text, 0, until=None):
+    for name, _, start, end in _members(text, 0, until=None):
         if name in seen:
             found[name] = AMBIGUOUS
             continue
