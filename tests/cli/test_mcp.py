@@ -519,3 +519,61 @@ def test_shut_channel_shuts_one_channel_and_leaves_the_rest(tmp_path: Path) -> N
     assert initialize.capabilities.logging is None
     assert initialize.capabilities.resources is not None
     assert "the logging channel is shut" in (tmp_path / "stderr").read_text()
+
+
+CAPABLE = [sys.executable, str(REPO / "tests" / "mcp" / "servers" / "capable.py")]
+
+
+def _capabilities_seen(*flags: str) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """What an SDK server that trusts the client's word saw of a client able to sample and elicit.
+
+    Through toolguard (`flags` added), once per era: with the `initialize` handshake, and at
+    2026-07-28 (capabilities in each request's `_meta`). Also what the client was asked.
+    """
+    asked: list[str] = []
+
+    async def sample(context: Any, params: types.CreateMessageRequestParams) -> Any:
+        asked.append("sampling")
+        text = types.TextContent(type="text", text="hello")
+        return types.CreateMessageResult(role="assistant", content=text, model="m")
+
+    async def elicit(context: Any, params: Any) -> Any:
+        asked.append("elicitation")
+        return types.ElicitResult(action="decline")
+
+    callbacks = {"sampling_callback": sample, "elicitation_callback": elicit}
+    flags = ("--contract", str(CURRENT_TIME), "--allow-unguarded", "capabilities", *flags)
+    params = toolguard(*flags, server=CAPABLE)
+
+    async def session() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=60, **callbacks) as client,
+        ):
+            await client.initialize()
+            handshake = (await client.call_tool("capabilities", {})).structured_content
+        async with Client(params, **callbacks) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            modern = (await client.call_tool("capabilities", {})).structured_content
+        return handshake, modern
+
+    handshake, modern = anyio.run(session)
+    return handshake, modern, asked
+
+
+def test_a_server_is_not_told_the_client_can_sample_or_elicit_while_those_channels_are_shut() -> (
+    None
+):
+    """The `mcp` SDK server sees the client's sampling and elicitation by default, and asks; with
+    them shut, it sees neither (in `initialize`, or a 2026-07-28 request's `_meta`): it never asks
+    for what toolguard would refuse, and the call succeeds."""
+    handshake, modern, asked = _capabilities_seen()
+    assert {"sampling", "elicitation"} <= {*handshake["seen"]} & {*modern["seen"]}
+    assert (handshake["sampled"], asked) == ("hello", ["sampling"])
+    both = ("--shut-channel", "sampling", "--shut-channel", "elicitation")
+    for flags in (both, ("--shut-channel", "all")):
+        handshake, modern, asked = _capabilities_seen(*flags)
+        for seen in (handshake["seen"], modern["seen"]):
+            assert "sampling" not in seen
+            assert "elicitation" not in seen
+        assert (handshake["sampled"], asked) == (None, [])

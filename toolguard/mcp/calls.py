@@ -115,10 +115,20 @@ def admit(
         tool,
         jsonrpc_id,
         request,
-        modern=isinstance(meta.get(VERSION_KEY), str),
+        modern=modern(params),
         started=time.perf_counter(),
         deadline=time.monotonic() + timeout,
     )
+
+
+def modern(params: dict[str, Any]) -> bool:
+    """Whether a request is of the 2026-07-28 revision (or later): its `_meta` names one.
+
+    NOTE: that revision has no handshake: each request carries the version, so this is the
+    session's negotiated revision, as the request that is answered states it.
+    """
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and isinstance(meta.get(VERSION_KEY), str)
 
 
 def _context_value(value: Any) -> bool:

@@ -27,6 +27,8 @@ _METHOD_HELD = 256  # characters of a request's method held while it is in fligh
 class Pending:
     """A client request in flight: its method, and the guarded call it is, if it is one.
 
+    `modern`: the request is of the 2026-07-28 revision (its answer may carry `resultType`).
+
     NOTE: a method longer than `_METHOD_HELD` is held clipped (and marked, so it equals no
     method toolguard acts on): 4,096 requests in flight, or abandoned, hold little whatever
     the client names them.
@@ -34,6 +36,7 @@ class Pending:
 
     method: str
     call: Call | None = None
+    modern: bool = False
 
     def __post_init__(self) -> None:
         if len(self.method) > _METHOD_HELD:

@@ -3,8 +3,9 @@
 Responses are matched to the client's requests by id (`ids.py`); the server's own requests
 keep their id space. A guarded call's answer becomes an envelope (`calls.py`); the tool
 listing and the server's description are rewritten (`listing.py`); a method of a channel
-the operator shut (`channels.py`) is refused or dropped; every other message passes as the
-exact line it came as. Nothing unreadable is forwarded, nothing is repaired.
+the operator shut (`channels.py`) is refused or dropped, and the client's capability for it
+withheld from the server; every other message passes as the exact line it came as. Nothing
+unreadable is forwarded, nothing is repaired.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from toolguard import report
 from toolguard.audit import Source
 from toolguard.errors import LimitExceeded, Rejection
-from toolguard.mcp import calls, jsonrpc, listing
+from toolguard.mcp import calls, jsonrpc, listing, members
 from toolguard.mcp.calls import Call, Guard, Refused
 from toolguard.mcp.channels import Channels, channel_of
 from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
@@ -175,7 +176,26 @@ class Relay:
             self._client.write(_internal_error(request_id))
             return
         self._flight.settle(key, pending)
-        self._server.write(line)
+        self._server.write(self._to_server(message, line))
+
+    def _to_server(self, message: Message, line: bytes) -> bytes:
+        """A client request's line as the server gets it: as it came, but for what is withheld.
+
+        The client's capabilities for a shut channel (sampling, elicitation) are withheld from
+        `initialize` and from 2026-07-28's per-request `_meta`: only that object is rewritten.
+        """
+        channels = self._options.channels
+        if not channels.shut:
+            return line
+        for path in _client_capabilities(message.method):
+            withheld = channels.client_withheld(_at(message.body, path))
+            if withheld:
+                line = members.without(line, path, withheld)
+                names = " and ".join(sorted(withheld))
+                where = "initialize" if path[1] == "capabilities" else "requests' _meta"
+                why = f"withheld the client's {names} capability from its {where}"
+                self._notice("shut_channel", f"{why}: the channel is shut", once=True)
+        return line
 
     def _admit(self, message: Message, method: str, request_id: str | int) -> Pending:
         if method.startswith(_TASKS):
@@ -185,15 +205,16 @@ class Relay:
             why = _shut(method)
             once = f"refused the client's {method[:64]}: {why}"
             raise Refused(jsonrpc.METHOD_NOT_FOUND, f"toolguard: {why}", once=once)
+        modern = calls.modern(message.params)
         if method != "tools/call":
-            return Pending(method)
+            return Pending(method, modern=modern)
         name = message.params.get("name")
         if not isinstance(name, str):
             raise Refused(jsonrpc.INVALID_PARAMS, "Invalid params: the tool name must be a string")
         guard = self._guards.get(name)
         if guard is None:
             if name in self._options.allow_unguarded:
-                return Pending(method)
+                return Pending(method, modern=modern)
             why = f"Unknown tool: {name[:128]} (toolguard guards no such tool)"
             raise Refused(jsonrpc.INVALID_PARAMS, why)
         timeout = self._options.call_timeout
@@ -316,15 +337,15 @@ class Relay:
             self._answer(pending.call, message.body, line)
             return
         try:
-            reply = self._reply(pending.method, message.body, line)
+            reply = self._reply(pending, message.body, line)
         except Exception:  # noqa: BLE001 - a bug answers the request, never strands it
             self._notice("internal_error", f"internal error answering {pending.method}: {trace()}")
             reply = _internal_error(message.body["id"])
         self._client.write(reply)
 
-    def _reply(self, method: str, body: dict[str, Any], line: bytes) -> bytes:
-        """The line answering the client's `method` (no guarded call), from the server's."""
-        request_id, answer = body["id"], body.get("result")
+    def _reply(self, pending: Pending, body: dict[str, Any], line: bytes) -> bytes:
+        """The line answering the client's `pending` request (no guarded call), the server's."""
+        method, request_id, answer = pending.method, body["id"], body.get("result")
         if answer is None:
             return line  # an error response to a request no contract guards
         if why := self._shut_input(answer):
@@ -343,7 +364,7 @@ class Relay:
                 self._notice("tool_listing", more)
             return result_line(request_id, tools)
         if method == "ping":
-            return result_line(request_id, _pong(answer))
+            return result_line(request_id, _pong(answer, modern=pending.modern))
         if method in _DESCRIBING:
             passing, channels = self._options.pass_instructions, self._options.channels
             described = listing.server_description(
@@ -525,13 +546,28 @@ def _interim(answer: dict[str, Any]) -> bool:
     return answer.get("resultType") == "input_required"
 
 
-def _pong(answer: dict[str, Any]) -> dict[str, Any]:
+def _pong(answer: dict[str, Any], *, modern: bool) -> dict[str, Any]:
     """A ping's result as the client gets it: empty, as MCP defines it.
 
     Nothing of the server's passes (text in a ping result would reach the client unchecked),
-    but 2026-07-28's `resultType`, if the server gave it as `complete`.
+    but 2026-07-28's `resultType`, if the server gave it as `complete` to a ping of that
+    revision (`modern`): a client of an earlier one may reject any member in it.
     """
-    return {"resultType": "complete"} if answer.get("resultType") == "complete" else {}
+    complete = modern and answer.get("resultType") == "complete"
+    return {"resultType": "complete"} if complete else {}
+
+
+def _client_capabilities(method: str | None) -> tuple[tuple[str, ...], ...]:
+    """Where a client request states the client's capabilities: `initialize`'s, and `_meta`'s."""
+    meta = ("params", "_meta", calls.CAPABILITIES_KEY)
+    return (("params", "capabilities"), meta) if method == "initialize" else (meta,)
+
+
+def _at(value: Any, path: tuple[str, ...]) -> Any:
+    """The value at `path` (member names) in `value`; None if there is none."""
+    for name in path:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
 
 
 def _shut(method: str) -> str:
