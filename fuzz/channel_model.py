@@ -3,8 +3,9 @@
 A session script may open with a line `!NAMES`: the channels shut for the session, comma
 separated (none, one or several of the seven, or `all`). The model says, from a method alone,
 whether the relay must refuse or drop it, what a progress notification keeps, which server
-capabilities an `initialize` answer loses, and whether an `input_required` answer asks for a
-shut channel. `mcp_relay.py` checks what each side got against it.
+capabilities an `initialize` answer loses, what a client request forwarded to the server
+loses (the client's capabilities for shut channels), and whether an `input_required` answer
+asks for a shut channel. `mcp_relay.py` checks what each side got against it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ _MCP_OWN = {
     ),
 }
 CAPABILITY = {name: name for name in ("resources", "prompts", "completions", "logging")}
+CLIENT_CAPABILITY = {name: name for name in ("sampling", "elicitation")}
+# Where each 2026-07-28 request states the client's capabilities (besides `initialize`'s).
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 PROGRESS_KEPT = ("progressToken", "progress", "total")
 
 
@@ -89,6 +93,22 @@ class Shut:
             return params
         return {key: params[key] for key in PROGRESS_KEPT if key in params}
 
+    def forwarded(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A client request as the server may get it: less the shut channels' capabilities.
+
+        They leave `initialize`'s `capabilities`, and any request's `_meta` capabilities.
+        """
+        withheld = {CLIENT_CAPABILITY[name] for name in self.names if name in CLIENT_CAPABILITY}
+        params = request.get("params")
+        if not withheld or not isinstance(params, dict):
+            return request
+        params = dict(params)
+        if request.get("method") == "initialize":
+            params = _without(params, "capabilities", withheld)
+        if isinstance(params.get("_meta"), dict):
+            params["_meta"] = _without(params["_meta"], CAPABILITIES_META, withheld)
+        return {**request, "params": params}
+
     def asks(self, input_requests: Any) -> bool:
         """Whether an `inputRequests` map surely asks for a shut channel (a request it names)."""
         return isinstance(input_requests, dict) and any(
@@ -111,3 +131,11 @@ class Shut:
             isinstance(request, dict) and isinstance(request.get("method"), str)
             for request in input_requests.values()
         )
+
+
+def _without(value: dict[str, Any], member: str, withheld: set[str]) -> dict[str, Any]:
+    """`value` with its object `member` (if it is one) lacking the names `withheld`."""
+    inner = value.get(member)
+    if not isinstance(inner, dict):
+        return value
+    return {**value, member: {key: item for key, item in inner.items() if key not in withheld}}

@@ -19,9 +19,13 @@ which requests the relay forwarded:
   notification only with its token and numbers while `progress` is shut; toolguard's
   `-32601` answers only what is shut (or `tasks/*`, or a call as a task); a server request
   or notification on an open channel reaches the client; every client notification but a
-  `tools/call` or `tasks/*` reaches the server as it came;
+  `tools/call` or `tasks/*` reaches the server as it came; a client request forwarded
+  reaches it as it came, but without the client's capabilities for a shut channel (sampling,
+  elicitation) in `initialize` or a request's `_meta`, and rewritten only then;
 - an `initialize` or `server/discover` answer keeps the capabilities of the open channels
   the server gave, and none of the shut ones;
+- a ping answer the client gets is `{}`, or `{"resultType": "complete"}` to a 2026-07-28
+  ping (one whose `_meta` names the version);
 - no `input_required` answer the client gets, to any request, asks for a shut channel (one
   to a guarded call that does fails the call);
 - the relay forwards no request whose id is already awaiting an answer;
@@ -78,6 +82,7 @@ with harness.instrumented():
     from toolguard.result import Diagnostics
 
 _KEYS = harness.scratch("mcp_relay")
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
 UNGUARDED = "echo"
 CONTRACTS = [toolguard.load_contract(path) for path in seeds.mcp_contracts()]
 GUARDS, LISTED = guards(
@@ -123,6 +128,7 @@ class Model:
     guarded: dict[Key, str] = field(default_factory=dict)
     plain: dict[Key, str] = field(default_factory=dict)  # by id, the request's method
     used: set[Key] = field(default_factory=set)
+    modern: set[Key] = field(default_factory=set)  # 2026-07-28 requests (their `_meta` says)
 
     def open(self, key: Key | None) -> bool:
         """Whether a request with this id awaits its answer."""
@@ -233,8 +239,9 @@ def _client_step(
     model: Model, read: Message | None, line: bytes, to_server: bytes, to_client: bytes
 ) -> None:
     """Follow what the relay forwarded; check what it answered the client line with."""
-    if to_server == line:
-        message = json.loads(line)
+    if to_server == line or (read is not None and read.kind == "request" and to_server):
+        _withheld(model.shut, line, to_server)
+        message = json.loads(to_server)
         if isinstance(message, dict) and "method" in message:
             _forwarded(model, message)
     answers = _lines(to_client)
@@ -295,6 +302,14 @@ def _server_step(
         assert replies[0]["id"] == read.body["id"], f"a refusal with another id: {replies!r}"
 
 
+def _withheld(shut: Shut, line: bytes, to_server: bytes) -> None:
+    """A client line forwarded: as it came, but for the client capabilities of shut channels."""
+    sent = json.loads(line)
+    expected = shut.forwarded(sent) if isinstance(sent, dict) and "id" in sent else sent
+    assert json.loads(to_server) == expected, f"forwarded {to_server[:200]!r} for {line[:200]!r}"
+    assert (to_server == line) == (expected == sent), f"rewrote {line[:200]!r} for nothing"
+
+
 def _forwarded(model: Model, message: dict[str, Any]) -> None:
     params = message.get("params")
     params = params if isinstance(params, dict) else {}
@@ -313,6 +328,10 @@ def _forwarded(model: Model, message: dict[str, Any]) -> None:
         model.guarded[key] = name
     else:
         model.plain[key] = message["method"]
+    meta = params.get("_meta")
+    model.modern.discard(key)
+    if isinstance(meta, dict) and isinstance(meta.get(VERSION_META), str):
+        model.modern.add(key)
 
 
 def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: bool) -> None:
@@ -341,6 +360,9 @@ def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: 
             continue
         assert not only_guarded, f"an unguarded request answered by toolguard: {raw[:200]!r}"
         method = model.plain.pop(key)
+        if method == "ping" and "result" in message:
+            pong = [{}, {"resultType": "complete"}] if key in model.modern else [{}]
+            assert message["result"] in pong, f"a ping answered {raw[:200]!r}"
         if method in _DESCRIBING and isinstance(message.get("result"), dict):
             assert answered, f"a {method} result from no server line: {raw[:200]!r}"
             _described(model.shut, message["result"], sent["result"])
@@ -501,6 +523,9 @@ def main() -> None:
             b'"message"',
             b'"inputRequests"',
             b'"io.modelcontextprotocol/protocolVersion"',
+            b'"io.modelcontextprotocol/clientCapabilities"',
+            b'"sampling":{}',
+            b'"elicitation":{}',
         ),
         max_len=8192,
     )

@@ -411,8 +411,10 @@ def _channel_traffic(tool: str, arguments: dict[str, Any]) -> bytes:
     fails differs with the channels shut, and the target's model says which.
     """
     capabilities = {name: {} for name in ("tools", "resources", "prompts", "logging")}
+    able = {"sampling": {}, "elicitation": {"form": {}}, "roots": {}}  # the client's
+    hello = {"protocolVersion": "2025-06-18", "capabilities": able}
     script = [
-        _rpc("c", 0, method="initialize", params={"protocolVersion": "2025-06-18"}),
+        _rpc("c", 0, method="initialize", params=hello),
         _rpc("s", 0, result={"capabilities": {**capabilities, "completions": {}}}),
         _rpc("c", "d", method="server/discover"),
         _rpc("s", "d", result={"capabilities": {"prompts": {"listChanged": True}}}),
@@ -428,9 +430,16 @@ def _channel_traffic(tool: str, arguments: dict[str, Any]) -> bytes:
     ]
     for index, method in enumerate(client_methods):
         script += [_rpc("c", f"q{index}", method=method), _rpc("s", f"q{index}", result={})]
-    call = {"name": tool, "arguments": arguments, "_meta": MODERN}
+    modern = {**MODERN, "io.modelcontextprotocol/clientCapabilities": able}
+    complete = {"resultType": "complete", "note": CANARY}
+    for index, ping in enumerate(({}, {"_meta": modern})):  # a ping of each era
+        script += [
+            _rpc("c", f"p{index}", method="ping", params=ping),
+            _rpc("s", f"p{index}", result=complete),
+        ]
+    call = {"name": tool, "arguments": arguments, "_meta": modern}
     script.append(
-        _rpc("c", 1, method="tools/call", params={**call, "_meta": {"progressToken": 1, **MODERN}})
+        _rpc("c", 1, method="tools/call", params={**call, "_meta": {"progressToken": 1, **modern}})
     )
     server_methods = [
         "sampling/createMessage",
