@@ -104,25 +104,38 @@ def _require_numbers_as_written(name: str, pointer: str, value: Any) -> None:
     carries its float: `0.99999999999999999` passes `exclusiveMaximum: 1` and would go out as
     `1.0`. Delivering it would hand the agent a value no check saw; rounding it is a repair.
     """
+    found = misdelivered_number(value, pointer)
+    if found is not None:
+        at, number = found
+        raise ProjectionError(
+            "number_not_as_written",
+            f"field {name!r} ({at}): {number.exact} would reach the agent as "
+            f"{float(number)!r}, a number the schema did not validate",
+            instance_path=at,
+        )
+
+
+def misdelivered_number(value: Any, pointer: str = "") -> tuple[str, ExactFloat] | None:
+    """The first number in `value` the agent would receive as another, and where; or None.
+
+    What the projection refuses a field for (beside a hidden character): `toolguard init`
+    asks it too, to leave such a member of a sample out rather than refuse its own sample.
+    """
     # NOTE: first a scan in C, a level at a time; paths are spelled only for a field it
     # refuses (a path per member cost a field of 100,000 numbers more than its parse).
     if type(value) in _PLAIN or not _holds_misdelivered(value):
-        return
+        return None
     stack: list[tuple[str, Any]] = [(pointer, value)]
     while stack:
         at, item = stack.pop()
         if type(item) is ExactFloat and not delivered_as_written(item):
-            raise ProjectionError(
-                "number_not_as_written",
-                f"field {name!r} ({at}): {item.exact} would reach the agent as "
-                f"{float(item)!r}, a number the schema did not validate",
-                instance_path=at,
-            )
+            return at, item
         # NOTE: pushed last first, so the first such number in document order is named.
         if isinstance(item, dict):
             stack.extend((f"{at}/{escape(key)}", item[key]) for key in reversed(item))
         elif isinstance(item, list):
             stack.extend((f"{at}/{index}", item[index]) for index in reversed(range(len(item))))
+    return None
 
 
 def _holds_misdelivered(value: Any) -> bool:
