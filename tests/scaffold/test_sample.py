@@ -137,7 +137,7 @@ def test_a_member_holding_a_hidden_character_is_left_out_commented() -> None:
     draft = from_sample("t", raw, "s.json")
     assert tomllib.loads(draft.contract)["projection"] == {"title": "/title"}
     assert draft.projected == ("title",)
-    assert draft.left_out == ("/body", "/meta", "/tag")
+    assert [member.pointer for member in draft.left_out] == ["/body", "/meta", "/tag"]
     lines = draft.contract.splitlines()
     assert (
         '# body = "/body"                  # decide: left out, as no field may hold U+000A at '
@@ -158,7 +158,58 @@ def test_a_sample_with_no_member_to_project_is_refused_with_the_first_reason() -
     """Every member holds a hidden character: nothing could reach the agent, so no draft."""
     with pytest.raises(UsageError, match=r"no member can be projected, as each holds") as caught:
         from_sample("t", b'{"a": "x\\ty", "b": ["\\u2028"]}', "s.json")
-    assert "(/a: U+0009 at character 1 of a string)" in str(caught.value)
+    assert "(/a: no field may hold U+0009 at character 1 of a string)" in str(caught.value)
+
+
+def test_a_member_holding_a_number_not_as_written_is_left_out_commented() -> None:
+    """A number the agent would receive as another (17 digits, at any depth): not projected.
+
+    The projection would refuse the sample itself; the line says which number, and as what.
+    """
+    raw = b'{"name": "ok", "price": 0.99999999999999999, "rows": [1, 12345678901234567.0]}'
+    draft = from_sample("t", raw, "s.json")
+    assert tomllib.loads(draft.contract)["projection"] == {"name": "/name"}
+    assert [(member.pointer, member.cause) for member in draft.left_out] == [
+        ("/price", "a number the agent would receive as another"),
+        ("/rows", "a number the agent would receive as another"),
+    ]
+    lines = draft.contract.splitlines()
+    assert (
+        '# price = "/price"                # decide: left out, as 0.99999999999999999 at /price '
+        "would reach the agent as 1.0; ask for a string"
+    ) in lines
+    assert (
+        '# rows = "/rows"                  # decide: left out, as 12345678901234567 at /rows/1 '
+        "would reach the agent as 1.2345678901234568e+16; project what you need in it but /rows/1"
+    ) in lines
+    assert draft.schema["properties"]["price"]["type"] == "number"
+
+
+def test_a_sample_whose_every_member_is_a_number_not_as_written_is_refused() -> None:
+    """Nothing could reach the agent as sent: refused (exit 2) with the number and the docs."""
+    with pytest.raises(UsageError, match=r"no member can be projected, as each holds") as caught:
+        from_sample("t", b'{"a": 0.99999999999999999}', "s.json")
+    assert "(/a: 0.99999999999999999 at /a would reach the agent as 1.0)" in str(caught.value)
+    assert "docs/schema-engine.md#numbers" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "now"),
+    [
+        ("2026-03-14T09:30:00.9999999Z", "2026-03-14T09:31:01Z"),
+        ("2016-12-31T23:59:60Z", "2017-01-01T00:01:01Z"),
+        ("2026-03-14T09:30:00+05:30", "2026-03-14T09:31:01+05:30"),
+        ("9999-12-31T23:59:00Z", "9999-12-31T23:59:59.999999Z"),
+        ("9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59.999999-01:00"),
+        ("0001-01-01T00:00:00+01:00", "0001-01-01T00:01:01+01:00"),
+    ],
+)
+def test_the_clock_is_a_minute_after_the_latest_timestamp_in_its_offset(
+    timestamp: str, now: str
+) -> None:
+    """A leap second, a fraction past the microsecond, the edges of what a datetime holds:
+    the clock is after the sample's latest instant, never a fixed one its fresh rule refuses."""
+    assert from_sample("t", json.dumps({"at": timestamp}).encode(), "s.json").now == now
 
 
 def test_the_subschema_bound_is_what_lint_walks() -> None:

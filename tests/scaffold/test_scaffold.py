@@ -11,20 +11,21 @@ import json
 import re
 import stat
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import json_strings, json_values
+from strategies import hidden_prone_text, json_strings, json_values, number_texts
 
 from toolguard import scaffold
 from toolguard.errors import UsageError
 from toolguard.fixtures.run import prepare, run_suite
 from toolguard.invisible import find_invisible
 from toolguard.lint import lint_paths
-from toolguard.pointer import escape
+from toolguard.pointer import escape, lookup
 
 
 def passes_its_own_lint_and_test(folder: Path) -> None:
@@ -102,18 +103,134 @@ def test_a_draft_from_any_sample_passes_its_own_lint_and_test(
     if not members:
         refusal = 'its only member is named ""'
     elif len(hidden) == len(members):
-        refusal = "no member can be projected, as each holds a character a person cannot see"
+        refusal = "no member can be projected, as each holds what the projection refuses"
     if refusal is not None:
         with pytest.raises(UsageError, match=re.escape(refusal)):
             scaffold.build("drafted_tool", (raw, "sample.json"))
         return
     built = scaffold.build("drafted_tool", (raw, "sample.json"))
-    assert list(built.left_out) == hidden
+    assert [member.pointer for member in built.left_out] == hidden
     with tempfile.TemporaryDirectory() as folder:
         scaffold.write(built, Path(folder))
         passes_its_own_lint_and_test(Path(folder))
         accepted = Path(folder, "fixtures", "accept", "sample.json")
         assert accepted.read_bytes() == raw
+
+
+# Values an upstream really writes that a draft must not trip on: number tokens as written
+# (17 digits, 1e400, -0, huge integers), hidden characters among real text (tags, bidi
+# controls, selectors, a family emoji's joiners), timestamps with leap seconds or at the
+# edges of a datetime, empty strings and identifiers where a rule is suggested, hostnames.
+AWKWARD_SCALARS = st.one_of(
+    number_texts(),
+    hidden_prone_text(12, surrogates=False).map(json.dumps),
+    st.sampled_from(
+        [
+            "2016-12-31T23:59:60Z",
+            "1990-12-31T15:59:60-08:00",
+            "2026-03-14T09:30:00.9999999Z",
+            "9999-12-31T23:59:59.9999999Z",
+            "9999-12-31T23:59:59-01:00",
+            "0001-01-01T00:00:00+01:00",
+            "",
+            "ab--cd.example",
+            "ops@ab--cd.example",
+            "TCK-1",
+            "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+        ]
+    ).map(lambda text: json.dumps(text.encode().decode("unicode_escape"))),
+    st.sampled_from(["0", "-0", "-0.0", "9223372036854775807", "12345678901234567.0"]),
+)
+AWKWARD_VALUES = st.one_of(
+    AWKWARD_SCALARS,
+    st.lists(AWKWARD_SCALARS, max_size=3).map(lambda items: f"[{', '.join(items)}]"),
+    st.tuples(hidden_prone_text(6, surrogates=False), AWKWARD_SCALARS).map(
+        lambda member: f"{{{json.dumps(member[0])}: {member[1]}}}"
+    ),
+)
+AWKWARD_NAMES = st.sampled_from(["id", "user_id", "ticketId", "at", "updated_at", "price"]) | (
+    hidden_prone_text(8, surrogates=False)
+)
+
+
+@st.composite
+def awkward_samples(draw: st.DrawFn) -> bytes:
+    """An object sample written as an upstream might write it: names and values as text."""
+    names = draw(st.lists(AWKWARD_NAMES, min_size=1, max_size=4, unique=True))
+    ascii_only = draw(st.booleans())
+    members = [
+        f"{json.dumps(name, ensure_ascii=ascii_only)}: {draw(AWKWARD_VALUES)}" for name in names
+    ]
+    return ("{" + ", ".join(members) + "}").encode()
+
+
+def with_suggested_rules(folder: Path, raw: bytes) -> None:
+    """Uncomment every suggested rule, and give the request context they read from the sample.
+
+    What docs/first-contract.md step 3 does with the rule it keeps.
+    """
+    contract = folder / "contract.toml"
+    lines, inside = [], False
+    for line in contract.read_text(encoding="utf-8").splitlines():
+        inside = line.startswith("# [[rules]]") or (inside and line.startswith("# "))
+        lines.append(line.removeprefix("# ") if inside else line)
+    contract.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sample = json.loads(raw)
+    context = {
+        rule["context"]: lookup(sample, rule["pointer"])
+        for rule in tomllib.loads(contract.read_text(encoding="utf-8")).get("rules", [])
+        if rule["kind"] == "equals_context"
+    }
+    if context:
+        (folder / "context.json").write_text(json.dumps(context), encoding="utf-8")
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(raw=awkward_samples())
+def test_a_draft_from_an_awkward_sample_passes_its_own_test_or_is_refused_for_the_sample(
+    raw: bytes,
+) -> None:
+    """`init --from` an answer written with awkward numbers, hidden characters, leap seconds:
+    either the sample is refused for what it is (exit 2, never because the draft refused it),
+    or the folder lints clean and its fixtures pass, as drafted and with its rules uncommented.
+    """
+    try:
+        built = scaffold.build("drafted_tool", (raw, "sample.json"))
+    except UsageError as exc:
+        assert not str(exc).startswith(("the drafted contract", "cannot draft a contract")), exc
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        scaffold.write(built, Path(folder))
+        passes_its_own_lint_and_test(Path(folder))
+        assert Path(folder, "fixtures", "accept", "sample.json").read_bytes() == raw
+        with_suggested_rules(Path(folder), raw)
+        passes_its_own_lint_and_test(Path(folder))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id": "TCK-1", "at": "2016-12-31T23:59:60Z"}',
+        b'{"user_id": "ops@ab--cd.example", "host": "ab--cd.example"}',
+        b'{"at": "9999-12-31T23:59:59-01:00", "id": 9223372036854775807}',
+        b'{"at": "0001-01-01T00:00:00+01:00", "n": -0}',
+    ],
+    ids=["leap second", "hostnames", "end of year 9999", "year 1 east of UTC"],
+)
+def test_a_draft_with_its_suggested_rules_uncommented_passes_its_own_test(
+    raw: bytes, tmp_path: Path
+) -> None:
+    """Each suggested rule, uncommented with the sample's value as the request's: the sample
+    still passes, and no near miss is refused first by the rule (an identifier is no place
+    for the hidden character once a rule reads it)."""
+    scaffold.write(scaffold.build("drafted_tool", (raw, "sample.json")), tmp_path)
+    with_suggested_rules(tmp_path, raw)
+    assert "[[rules]]" in (tmp_path / "contract.toml").read_text(encoding="utf-8")
+    passes_its_own_lint_and_test(tmp_path)
 
 
 def test_a_draft_keeps_the_sample_private(tmp_path: Path) -> None:

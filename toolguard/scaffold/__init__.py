@@ -26,6 +26,7 @@ from toolguard.errors import ContractError, UsageError
 from toolguard.files import public_mode, scratch_folder, write_atomic
 from toolguard.pipeline import check
 from toolguard.scaffold.draft_contract import SCHEMA_FILE, Draft
+from toolguard.scaffold.left_out import LeftOut
 from toolguard.scaffold.near_misses import Plan, near_misses
 from toolguard.scaffold.render import expect_text, json_bytes, json_text, toml_string
 from toolguard.text import clean
@@ -83,7 +84,7 @@ class Scaffold:
     files: tuple[File, ...]
     accepted: int
     rejected: int
-    left_out: tuple[str, ...] = ()  # members not projected, as they hold hidden characters
+    left_out: tuple[LeftOut, ...] = ()  # members not projected, as the projection refuses them
 
 
 def check_tool_name(tool: str) -> None:
@@ -103,7 +104,15 @@ def build(tool: str, sample: tuple[bytes, str] | None = None) -> Scaffold:
     check_tool_name(tool)
     draft = example(tool) if sample is None else from_sample(tool, *sample)
     misses = near_misses(
-        Plan(draft.sample, draft.raw, draft.schema, draft.limits, draft.projected, draft.edits)
+        Plan(
+            draft.sample,
+            draft.raw,
+            draft.schema,
+            draft.limits,
+            draft.projected,
+            draft.edits,
+            draft.ruled,
+        )
     )
     private = draft.private
     files = [
@@ -215,12 +224,12 @@ def summary(scaffold: Scaffold, folder: Path, removed: Sequence[str] = ()) -> st
     if removed:
         gone = sorted({path.split(".", 1)[0].removeprefix("fixtures/") for path in removed})
         lines.append(f"removed the earlier init's fixtures this draft has not: {', '.join(gone)}")
-    if scaffold.left_out:
-        members = ", ".join(clean(pointer, 40) for pointer in scaffold.left_out[:5])
-        if len(scaffold.left_out) > 5:
-            members += f" and {len(scaffold.left_out) - 5} more"
-        lines.append(
-            f"left out of [projection], as they hold a character a person cannot see: {members}"
-        )
+    causes = dict.fromkeys(member.cause for member in scaffold.left_out)
+    for cause in causes:  # one line per cause, in the order the sample first shows it
+        pointers = [member.pointer for member in scaffold.left_out if member.cause == cause]
+        members = ", ".join(clean(pointer, 40) for pointer in pointers[:5])
+        if len(pointers) > 5:
+            members += f" and {len(pointers) - 5} more"
+        lines.append(f"left out of [projection], as they hold {cause}: {members}")
     lines.append(f"next: toolguard test {shown} && toolguard lint {contract}")
     return "".join(f"{line}\n" for line in lines)

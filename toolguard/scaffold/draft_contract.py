@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolguard.limits import Limits
+from toolguard.scaffold.left_out import LeftOut
 from toolguard.scaffold.near_misses import Edit
 from toolguard.scaffold.render import Entry, Table
 
@@ -35,7 +36,8 @@ class Draft:
     projected: Sequence[str] = ()  # the top-level members the projection keeps
     edits: Sequence[Edit] = ()
     private: bool = False  # the fixtures hold a user's response: written 0600
-    left_out: Sequence[str] = ()  # pointers of members not projected: hidden characters
+    ruled: Sequence[str] = ()  # pointers a suggested, commented-out rule reads
+    left_out: Sequence[LeftOut] = ()  # members not projected, as the projection would refuse them
 
 
 def top_entries(tool: str) -> list[Entry]:

@@ -57,7 +57,11 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What the near misses are made from: the sample, its schema, limits, and rule edits."""
+    """What the near misses are made from: the sample, its schema, limits, and rule edits.
+
+    `ruled` names the values a suggested rule reads: once the author uncomments it, a near
+    miss that changes one fails at that rule first, so none that names a later layer does.
+    """
 
     sample: dict[str, Any]
     raw: bytes
@@ -65,6 +69,7 @@ class Plan:
     limits: Limits
     projected: Sequence[str]  # the top-level members the agent receives
     edits: Sequence[Edit] = field(default_factory=tuple)
+    ruled: Sequence[str] = field(default_factory=tuple)
 
 
 def limits_for(sample: dict[str, Any], raw: bytes, schema: dict[str, Any]) -> Limits | None:
@@ -229,7 +234,10 @@ def _over_long_string(plan: Plan) -> list[Miss]:
 
 
 def _hidden_character(plan: Plan) -> list[Miss]:
-    """A projected free-text string (prose first) with a zero-width space: refused, unseen."""
+    """A projected free-text string (prose first) with a zero-width space: refused, unseen.
+
+    Never one a suggested rule reads: uncommented, the rule would refuse it first.
+    """
     projected = [
         leaf
         for key in plan.projected
@@ -237,7 +245,7 @@ def _hidden_character(plan: Plan) -> list[Miss]:
             {key: plan.sample[key]}, {"properties": {key: plan.schema["properties"][key]}}
         )
     ]
-    for leaf in _prose_first(projected):
+    for leaf in _prose_first(leaf for leaf in projected if leaf.pointer not in plan.ruled):
         room_left = leaf.schema.get("maxLength", len(leaf.value) + 1) - 1
         hidden = leaf.value[:room_left] + "\u200b"
         note = f"a character a person cannot see (U+200B) in {leaf.pointer}"

@@ -3,11 +3,11 @@
 The sample is read as any response is: within a byte budget, by the strict parser (a
 duplicate member, NaN or trailing data is refused, never repaired). Its shape becomes a
 closed, bounded schema (`draft.py`); every top-level member is projected, each with a
-comment asking the author to keep only what the agent needs, but one holding a character a
-person cannot see (a newline too), which the projection would refuse: that one is left out,
-commented, for the author to decide; rules that fit a member (a
-`fresh` rule for a timestamp, a request match for an identifier) are suggested, commented
-out, since only the author knows what the request says. The sample is the first accept
+comment asking the author to keep only what the agent needs, but one the projection would
+refuse (a character a person cannot see, a newline too; a number the agent would receive as
+another): that one is left out, commented, for the author to decide (`left_out.py`); rules
+that fit a member (a `fresh` rule for a timestamp, a request match for an identifier) are
+suggested, commented out, since only the author knows what the request says. The sample is the first accept
 fixture, byte for byte.
 """
 
@@ -16,18 +16,19 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from datetime import UTC, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolguard.contract.names import MAX_NAME_LENGTH, MAX_POINTER_LENGTH, MAX_PROJECTED
-from toolguard.errors import Rejection, UsageError
+from toolguard.errors import Rejection, RuleViolation, UsageError
 from toolguard.files import open_data
-from toolguard.invisible import Invisible, find_invisible
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import escape
+from toolguard.request import make_request
 from toolguard.rfc3339 import parse_date_time
+from toolguard.rules import fresh
 from toolguard.scaffold.draft import (
     MAX_SUBSCHEMAS,
     draft_schema,
@@ -37,6 +38,7 @@ from toolguard.scaffold.draft import (
     subschemas,
 )
 from toolguard.scaffold.draft_contract import Draft, limits_table, top_entries
+from toolguard.scaffold.left_out import LeftOut, left_out
 from toolguard.scaffold.near_misses import MAX_BYTES_CEILING, limits_for
 from toolguard.scaffold.render import Entry, Table, contract_text
 from toolguard.text import clean
@@ -44,6 +46,7 @@ from toolguard.text import clean
 # What a sample may be: lint's ceilings (TG015), with one level of depth left for the limits.
 SAMPLE_LIMITS = Limits(max_bytes=MAX_BYTES_CEILING, max_depth=31)
 DEFAULT_NOW = "2026-01-01T00:00:00Z"
+FRESH_AGE = 300  # a suggested `fresh` rule's max_age_seconds: five minutes
 _RESERVED = "untrusted_display_text"  # the envelope's own name for the display text
 
 
@@ -108,16 +111,17 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
             f'--from {source}: its only member is named "", which no contract projects'
         )
     _check_projectable(members, source)
-    hidden = {key: found for key, value in members.items() if (found := find_invisible(value))}
-    projected = [key for key in members if key not in hidden]
+    unsent = {key: found for key, value in members.items() if (found := left_out(key, value))}
+    projected = [key for key in members if key not in unsent]
     if not projected:
-        key, found = next(iter(hidden.items()))
+        first = next(iter(unsent.values()))
         raise UsageError(
-            f"--from {source}: no member can be projected, as each holds a character a person "
-            f"cannot see (/{escape(key)}: {found}), which no field the agent receives may hold "
-            "(docs/contract.md#hidden-characters)"
+            f"--from {source}: no member can be projected, as each holds what the projection "
+            f"refuses ({clean(first.pointer, 40)}: {first.reason}) ({first.reference})"
         )
     fields = _field_names(list(members))
+    now = _now(sample)
+    rules = _suggested_rules(members, fields, now)
     contract = contract_text(
         [
             f"{tool}: drafted by `toolguard init --from {name}`. A draft: read every line.",
@@ -128,11 +132,11 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         top_entries(tool),
         [
             limits_table(limits, "the sample's, with room to spare: tighten them"),
-            *_suggested_rules(members, fields),
+            *rules,
             Table(
                 "[projection]",
                 [
-                    _projected(field, key, value, hidden.get(key))
+                    _projected(field, key, value, unsent.get(key))
                     for field, (key, value) in zip(fields, members.items(), strict=True)
                 ],
                 "every member of the sample: keep only what the agent needs",
@@ -148,34 +152,26 @@ def from_sample(tool: str, raw: bytes, source: str) -> Draft:
         limits,
         contract,
         None,
-        _now(sample),
+        now,
         tuple(projected),
         private=True,
-        left_out=tuple(f"/{escape(key)}" for key in hidden),
+        ruled=tuple(
+            str(entry.value) for rule in rules for entry in rule.entries if entry.key == "pointer"
+        ),
+        left_out=tuple(unsent.values()),
     )
 
 
-def _projected(field: str, key: str, value: Any, hidden: Invisible | None) -> Entry:
-    """A member's `[projection]` line: left out, commented, if it holds what none may carry.
+def _projected(field: str, key: str, value: Any, unsent: LeftOut | None) -> Entry:
+    """A member's `[projection]` line: left out, commented, if the projection would refuse it.
 
-    The projection refuses every answer whose projected value holds a character a person
-    cannot see (tab and newline included): projecting it would refuse the sample itself.
+    Projecting it would refuse the sample itself (`left_out.py`).
     """
     pointer = f"/{escape(key)}"
-    if hidden is None:
+    if unsent is None:
         return Entry(field, pointer, f"{json_type(value)}: keep it if needed")
-    if not isinstance(value, str):
-        advice = "project what you need inside it"
-    elif chr(hidden.code_point) in "\t\n":
-        advice = "text for a person? [display_text]"
-    else:
-        advice = "an upstream that sends it is suspect"
-    return Entry(
-        field,
-        pointer,
-        f"decide: left out, as no field may hold {hidden}; {advice}",
-        commented=True,
-    )
+    comment = f"decide: left out, as {unsent.reason}; {unsent.advice}"
+    return Entry(field, pointer, comment, commented=True)
 
 
 def _check_projectable(projected: dict[str, Any], source: str) -> None:
@@ -207,13 +203,17 @@ def _a(value: Any) -> str:
     return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
-def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
-    """Commented-out rules for the members they may fit: the author decides."""
+def _suggested_rules(sample: dict[str, Any], fields: list[str], now: str) -> list[Table]:
+    """Commented-out rules for the members they may fit: the author decides.
+
+    Each one, uncommented, accepts the sample at the fixtures' clock `now` (given the request
+    context it names): a `fresh` rule fits only a timestamp that recent (`_now`).
+    """
     tables = []
     used: set[str] = set()  # rule names are unique in a contract: a cut field name may repeat
     for field, (key, value) in zip(fields, sample.items(), strict=True):
         pointer = f"/{escape(key)}"
-        if isinstance(value, str) and parse_date_time(value) is not None:
+        if isinstance(value, str) and _recent(sample, pointer, now):
             tables.append(
                 Table(
                     "[[rules]]",
@@ -221,7 +221,7 @@ def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
                         Entry("name", _name(field, "_fresh", used)),
                         Entry("kind", "fresh"),
                         Entry("pointer", pointer),
-                        Entry("max_age_seconds", 300),
+                        Entry("max_age_seconds", FRESH_AGE),
                     ],
                     f"decide: does {pointer} say when this was true? then keep it recent",
                     commented=True,
@@ -244,6 +244,19 @@ def _suggested_rules(sample: dict[str, Any], fields: list[str]) -> list[Table]:
                 )
             )
     return tables
+
+
+def _recent(sample: dict[str, Any], pointer: str, now: str) -> bool:
+    """Whether a suggested `fresh` rule at `pointer` accepts the sample at the clock `now`.
+
+    The rule itself judges: the clock is after the latest timestamp, so an older one (a
+    `created_at`) may be past the window, and a rule on it would refuse the sample.
+    """
+    try:
+        fresh("suggested", pointer, FRESH_AGE)(sample, make_request(None, None, now))
+    except RuleViolation:
+        return False
+    return True
 
 
 def _names_a_thing(key: str) -> bool:
@@ -283,16 +296,20 @@ def _field_names(keys: list[str]) -> list[str]:
 
 
 def _now(sample: dict[str, Any]) -> str:
-    """A minute after the sample's latest timestamp, else a fixed instant.
+    """A minute after the sample's latest timestamp, in its offset; else a fixed instant.
 
     So a `fresh` rule, once uncommented, accepts the sample; fixtures never depend on the
-    day they run.
+    day they run. Read in the timestamp's own offset, as the rule reads it: an instant at the
+    edge of what a `datetime` holds (`0001-01-01T00:00:00+01:00`, the end of year 9999) has no
+    UTC spelling, and a clock moved to another one would refuse the sample as stale or future.
     """
     instants = [instant for text in strings(sample) if (instant := parse_date_time(text))]
     if not instants:
         return DEFAULT_NOW
+    latest = max(instants)
     try:
-        later = max(instants).astimezone(UTC) + timedelta(seconds=61)
-    except OverflowError:  # the sample's latest instant is at the end of year 9999
-        return DEFAULT_NOW
-    return later.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+        later = (latest + timedelta(seconds=61)).replace(microsecond=0)
+    except OverflowError:  # within a minute of the end of year 9999: its last instant then
+        later = datetime.max.replace(tzinfo=latest.tzinfo)
+    text = later.isoformat()
+    return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
