@@ -201,7 +201,11 @@ def test_a_draft_from_an_awkward_sample_passes_its_own_test_or_is_refused_for_th
     try:
         built = scaffold.build("drafted_tool", (raw, "sample.json"))
     except UsageError as exc:
-        assert not str(exc).startswith(("the drafted contract", "cannot draft a contract")), exc
+        refusal = str(exc)
+    else:
+        refusal = None
+    if refusal is not None:
+        assert not refusal.startswith(("the drafted contract", "cannot draft a contract")), refusal
         return
     with tempfile.TemporaryDirectory() as folder:
         scaffold.write(built, Path(folder))

@@ -7,8 +7,8 @@ comment asking the author to keep only what the agent needs, but one the project
 refuse (a character a person cannot see, a newline too; a number the agent would receive as
 another): that one is left out, commented, for the author to decide (`left_out.py`); rules
 that fit a member (a `fresh` rule for a timestamp, a request match for an identifier) are
-suggested, commented out, since only the author knows what the request says. The sample is the first accept
-fixture, byte for byte.
+suggested, commented out, since only the author knows what the request says. The sample
+is the first accept fixture, byte for byte.
 """
 
 from __future__ import annotations
