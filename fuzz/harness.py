@@ -15,9 +15,11 @@ import contextlib
 import importlib
 import os
 import pkgutil
+import re
 import shutil
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,24 @@ def instrumented() -> Iterator[None]:
                 with contextlib.suppress(ImportError):  # an optional extra that is absent
                     importlib.import_module(module.name)
         yield
+
+
+REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+_ASCII_CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+
+
+def assert_escaped(shown: str, where: str) -> None:
+    """Assert that text for the operator holds no raw control or hidden character but newlines.
+
+    Diagnostics, notices, `explain`: what a hostile input carried is shown escaped, never
+    acted on by the operator's terminal.
+    """
+    assert not _ASCII_CONTROLS.search(shown), f"{where}: a raw control character: {shown!r}"
+    if not shown.isascii():
+        for char in shown:
+            assert char == "\n" or unicodedata.category(char) not in REFUSED_CATEGORIES, (
+                f"{where}: U+{ord(char):04X} raw"
+            )
 
 
 def scratch(name: str) -> Path:

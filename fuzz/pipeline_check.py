@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import unicodedata
 import zlib
 from decimal import Decimal
@@ -43,11 +42,9 @@ with harness.instrumented():
 # What toolguard must refuse in every string the agent receives, written without its code:
 # categories, variation selectors but the two presentation ones, and the blank-looking symbols.
 # The same categories never reach the operator's stderr raw.
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 _JOINERS = frozenset("\u200c\u200d")
 _PRESENTATION = frozenset("\ufe0e\ufe0f")
 _BLANKS = frozenset("\u2800\u3164\uffa0\u115f\u1160")
-_ASCII_CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
 
 
 def _load() -> list[tuple[Contract, seeds.Example]]:
@@ -164,7 +161,7 @@ def _shown(text: str, index: int, *, display: bool) -> bool:
         return 0 < index < len(text) - 1  # toolguard asks more: a letter or emoji either side
     if char in _PRESENTATION:
         return index > 0 and text[index - 1] not in _PRESENTATION | _JOINERS
-    return unicodedata.category(char) not in _REFUSED_CATEGORIES
+    return unicodedata.category(char) not in harness.REFUSED_CATEGORIES
 
 
 def _check_diagnostics(diagnostics: Any, where: str) -> None:
@@ -173,12 +170,7 @@ def _check_diagnostics(diagnostics: Any, where: str) -> None:
         report.render(diagnostics, mode, stream)
         shown = stream.getvalue()
         assert shown.endswith("\n"), f"{where}: no {mode} diagnostics"
-        assert not _ASCII_CONTROLS.search(shown), f"{where}: a raw control in {mode} diagnostics"
-        if not shown.isascii():
-            for char in shown:
-                assert char == "\n" or unicodedata.category(char) not in _REFUSED_CATEGORIES, (
-                    f"{where}: U+{ord(char):04X} raw in the {mode} diagnostics"
-                )
+        harness.assert_escaped(shown, f"{where} ({mode} diagnostics)")
         if mode == "json":
             for line in shown.splitlines():
                 json.loads(line)
