@@ -20,6 +20,7 @@ import pytest
 from conftest import Run, piped_environment
 
 from toolguard.audit import record
+from toolguard.version import __version__
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = REPO / "examples" / "review_status"
@@ -672,6 +673,7 @@ def test_recheck_reports_a_changed_contract_and_a_different_envelope(
         "outcome": "failure",
         "error_code": "INVALID_RESPONSE",
         "same_envelope": False,
+        "toolguard": __version__,
     }
     rich = toolguard("explain", ID, "--audit-log", log, "--raw-dir", raw, "--recheck")
     flat = " ".join(rich.stdout.decode().split())
@@ -687,8 +689,8 @@ def test_recheck_refuses_a_raw_copy_altered_on_disk(contract: Path, tmp_path: Pa
     run = toolguard("explain", ID, "--audit-log", log, "--raw-dir", raw, "--recheck")
     assert run.status == 0
     flat = " ".join(run.stdout.decode().split())
-    assert "re-check not done:" in flat
-    assert "does not match its digest: it was altered" in flat
+    assert "re-check contract unchanged; not done:" in flat
+    assert "does not match its digest: it was grown" in flat
 
 
 def test_recheck_needs_a_raw_dir(contract: Path, tmp_path: Path) -> None:

@@ -228,7 +228,8 @@ def test_a_missing_raw_copy_is_not_rechecked(trail: Trail, tmp_path: Path) -> No
     """No copy under the digest: the note says so."""
     entry = trail.check(DRIFTED)
     result = explain.recheck(entry, tmp_path / "elsewhere")
-    assert (result.done, result.note.startswith("no raw copy")) == (False, True)
+    assert (result.done, result.note.startswith("no raw folder")) == (False, True)
+    assert explain.recheck(entry, tmp_path).note.startswith("no raw copy")
 
 
 def test_a_record_with_secret_context_cannot_be_rechecked(tmp_path: Path) -> None:
@@ -337,13 +338,107 @@ def test_a_raw_copy_that_is_not_a_regular_file_is_not_read(trail: Trail, kind: s
 def test_a_raw_copy_is_read_no_further_than_the_size_recorded(trail: Trail) -> None:
     """A copy grown past the recorded size is altered, and found so without reading it all."""
     entry = trail.check(DRIFTED)
+
+    def peak_of_recheck() -> tuple[explain.Recheck, int]:
+        tracemalloc.start()
+        try:
+            result = explain.recheck(entry, trail.raw)
+            return result, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    _, loading = peak_of_recheck()  # the contract's load, the same with either copy
     with (trail.raw / entry["input"]["sha256"]).open("ab") as grown:
         grown.write(b" " * (64 << 20))
-    tracemalloc.start()
-    try:
-        result = explain.recheck(entry, trail.raw)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    result, peak = peak_of_recheck()
     assert (result.done, "does not match its digest" in result.note) == (False, True)
-    assert peak < 8 << 20
+    assert peak < loading + (8 << 20)
+
+
+def run_record(trail: Trail, last_attempt: dict[str, Any]) -> dict[str, Any]:
+    """A `run` record of OK's bytes, as `run` writes it, whose last attempt ended so."""
+    entry = trail.check(OK)
+    attempt = {"number": 1, "outcome": "failure", "duration_ms": 1000.0, "stdout_size": len(OK)}
+    entry["command"] = "run"
+    entry["upstream"] = {
+        "kind": "command",
+        "argv": ["review"],
+        **{key: last_attempt[key] for key in ("exit_status", "signal") if key in last_attempt},
+        "attempts": [{**attempt, "stderr_size": 0, **last_attempt}],
+    }
+    return entry
+
+
+@pytest.mark.parametrize(
+    "last_attempt",
+    [{"signal": 9}, {"timed_out": True}, {"exit_status": 3}],
+    ids=["killed", "timed_out", "exit_status"],
+)
+def test_a_run_attempt_is_replayed_as_it_ended(trail: Trail, last_attempt: dict[str, Any]) -> None:
+    """A killed or timed-out command's complete-looking output is never re-checked as an answer."""
+    result = explain.recheck(run_record(trail, last_attempt), trail.raw)
+    assert (result.done, result.outcome, result.error_code) == (
+        True,
+        "failure",
+        "UPSTREAM_UNAVAILABLE",
+    )
+
+
+def test_a_recorded_empty_context_value_is_refused_today_and_said_so(trail: Trail) -> None:
+    """A request recorded before empty values were refused: the note says today refuses it."""
+    entry = trail.check(DRIFTED)
+    entry["context"] = {"change_id": ""}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, result.contract_changed) == (False, False)
+    assert result.note.startswith("today's toolguard refuses the recorded request: ")
+    assert "'change_id' is empty" in result.note
+
+
+def test_a_changed_contract_is_told_even_when_the_recheck_cannot_run(trail: Trail) -> None:
+    """The contract is compared first: a missing copy does not hide that it changed."""
+    entry = trail.check(DRIFTED)
+    trail.contract.write_text(trail.contract.read_text().replace("max_depth = 4", "max_depth = 5"))
+    (trail.raw / entry["input"]["sha256"]).unlink()
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, result.contract_changed) == (False, True)
+    shown = render._recheck_text(entry, result)
+    assert shown.startswith("contract changed since; not done: no raw copy")
+
+
+def test_a_contract_that_no_longer_loads_is_said_so(trail: Trail) -> None:
+    """A contract today's toolguard refuses: the note says the contract, not the bytes."""
+    entry = trail.check(DRIFTED)
+    trail.contract.write_text("tool = \n")
+    result = explain.recheck(entry, trail.raw)
+    assert result.done is False
+    assert result.note.startswith("the contract does not load today: ")
+
+
+def test_a_raw_copy_replaced_by_a_link_is_not_followed(trail: Trail, tmp_path: Path) -> None:
+    """toolguard never writes a link: one to the very bytes recorded is named, not read."""
+    entry = trail.check(DRIFTED)
+    copy = trail.raw / entry["input"]["sha256"]
+    elsewhere = tmp_path / "elsewhere"
+    copy.rename(elsewhere)
+    copy.symlink_to(elsewhere)
+    result = explain.recheck(entry, trail.raw)
+    assert result.done is False
+    assert "is a symbolic link" in result.note
+
+
+def test_a_cut_short_raw_copy_is_said_so(trail: Trail) -> None:
+    """A copy shorter than recorded no longer matches: the note says it was cut short."""
+    entry = trail.check(DRIFTED)
+    (trail.raw / entry["input"]["sha256"]).write_bytes(DRIFTED[:10])
+    result = explain.recheck(entry, trail.raw)
+    assert result.done is False
+    assert result.note.endswith("does not match its digest: it was cut short")
+
+
+def test_the_recheck_names_the_toolguard_that_ran_it(trail: Trail) -> None:
+    """A record of another toolguard version: the story says both, before the verdicts."""
+    entry = trail.check(DRIFTED)
+    entry["toolguard"] = "0.0.1"
+    result = explain.recheck(entry, trail.raw)
+    assert "toolguard 0.0.1 then, " in render._recheck_text(entry, result)
+    assert "toolguard" in render._recheck_json(result)  # type: ignore[operator]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import os
 import re
 import stat
 from dataclasses import dataclass
@@ -20,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from toolguard.audit import log, record
-from toolguard.contract import load_contract
+from toolguard.contract import Contract, load_contract
 from toolguard.errors import ToolguardError, UsageError, operator_text
-from toolguard.files import open_regular
 from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
-from toolguard.request import is_request_id, make_request
+from toolguard.request import Request, is_request_id, make_request
+from toolguard.result import Outcome
 from toolguard.run.spawn import Attempt
 
 MAX_RAW_BYTES = 1 << 30
@@ -95,38 +96,77 @@ def find(path: Path, request_id: str) -> Found:
 
 
 def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = None) -> Recheck:
-    """Run today's contract on the recorded raw bytes, as the recorded request."""
-    digest = entry.get("input", {}).get("sha256")
-    if digest is None:
-        return Recheck(done=False, note="no response was read, so there is nothing to re-check")
-    if entry["upstream"]["kind"] == "mcp":
-        why = "an MCP record keeps the server's whole line; its payload is not re-checked yet"
+    """Run today's contract on the recorded raw bytes, as the recorded request.
+
+    The contract is loaded first, so whether it changed since is told even when the re-check
+    cannot run; each step that stops it (the contract, the raw copy, the request) says so.
+    """
+    why = _not_replayable(entry)
+    if why is not None:
         return Recheck(done=False, note=why)
-    secret = [key for key, value in entry["context"].items() if isinstance(value, dict)]
-    if secret or entry.get("truncated"):
-        why = f"secret context {secret}" if secret else "a truncated record"
-        return Recheck(done=False, note=f"the request cannot be rebuilt from {why}")
+    path = contract_path or Path(entry["contract"]["path"])
     try:
-        raw = _read_raw(raw_dir / digest, digest, entry["input"]["size"])
-        contract = load_contract(_regular_file(contract_path or Path(entry["contract"]["path"])))
-        request = make_request(entry["request_id"], entry["context"], _instant(entry["timestamp"]))
-        exit_status = entry["upstream"].get("exit_status", 0)
-        if exit_status:  # a failed command's output: read as `run` read it
-            attempt = Attempt(raw, b"", 0, 0.0, exit_status=exit_status)
-            outcome = check_attempt(contract, attempt, request)
-        else:
-            outcome = check_bytes(contract, raw, request)
+        contract = load_contract(_regular_file(path))
     except ToolguardError as exc:
-        return Recheck(done=False, note=operator_text(exc))
+        return Recheck(done=False, note=f"the contract does not load today: {operator_text(exc)}")
+    changed = contract.digest != entry["contract"]["sha256"]
+    try:
+        raw = _read_raw(raw_dir, entry["input"]["sha256"], entry["input"]["size"])
+        try:
+            request = make_request(
+                entry["request_id"], entry["context"], _instant(entry["timestamp"])
+            )
+            outcome = _replay(contract, raw, request, entry["upstream"])
+        except UsageError as exc:  # an empty context value, say: recorded, refused today
+            raise UsageError(f"today's toolguard refuses the recorded request: {exc}") from None
+    except ToolguardError as exc:
+        return Recheck(done=False, note=operator_text(exc), contract_changed=changed)
     now = record.envelope_digest(outcome.envelope)
     return Recheck(
         done=True,
         note="re-checked with the recorded request id, context and clock",
-        contract_changed=contract.digest != entry["contract"]["sha256"],
+        contract_changed=changed,
         outcome=outcome.diagnostics.outcome,
         error_code=outcome.diagnostics.error_code,
         same_envelope=now == entry["envelope_sha256"],
     )
+
+
+def _not_replayable(entry: dict[str, Any]) -> str | None:
+    """Why the record alone cannot be replayed (no bytes, an MCP line, a lost request)."""
+    if "input" not in entry:
+        return "no response was read, so there is nothing to re-check"
+    if entry["upstream"]["kind"] == "mcp":
+        return "an MCP record keeps the server's whole line; its payload is not re-checked yet"
+    secret = [key for key, value in entry["context"].items() if isinstance(value, dict)]
+    if secret or entry.get("truncated"):
+        why = f"secret context {secret}" if secret else "a truncated record"
+        return f"the request cannot be rebuilt from {why}"
+    return None
+
+
+def _replay(contract: Contract, raw: bytes, request: Request, upstream: dict[str, Any]) -> Outcome:
+    """The check the record's command made: `run`'s last attempt as it ended, else the bytes.
+
+    A timed-out, killed or over-limit attempt is replayed as one: its output read as a
+    complete answer would be a verdict the record never had.
+    """
+    attempts = upstream.get("attempts")
+    if not attempts and not upstream.get("exit_status"):
+        return check_bytes(contract, raw, request)
+    last = attempts[-1] if attempts else upstream
+    attempt = Attempt(
+        raw,
+        b"",
+        last.get("stderr_size", 0),
+        last.get("duration_ms", 0.0) / 1000,
+        exit_status=last.get("exit_status"),
+        signal=last.get("signal"),
+        timed_out=last.get("timed_out", False),
+        over_limit=last.get("over_limit", False),
+        spawn_error=last.get("spawn_error"),
+    )
+    return check_attempt(contract, attempt, request)
 
 
 def _instant(timestamp: str) -> datetime:
@@ -148,17 +188,54 @@ def _regular_file(path: Path) -> Path:
     return path
 
 
-def _read_raw(path: Path, digest: str, size: int) -> bytes:
+def _read_raw(folder: Path, digest: str, size: int) -> bytes:
     """The raw copy's bytes, if they are still the recorded ones; `UsageError` if not.
 
-    Read no further than one byte past the recorded `size` (more is an altered copy), from
-    a regular file only: a FIFO put in its place would be waited on, a device read forever.
+    Only a regular file toolguard could have written: the name is opened in the folder
+    without following a link (toolguard never writes one; one put there is named, not read),
+    judged before it is opened (a FIFO would be waited on, a device read forever) and again
+    on its descriptor. Read no further than one byte past the recorded `size` (more is an
+    altered copy).
     """
+    path = folder / digest
     try:
-        with open_regular(path) as stream:
-            raw = read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
+        where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise UsageError(f"no raw folder {folder}") from None
     except OSError as exc:
-        raise UsageError(f"no raw copy {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot open raw folder {folder}: {exc.strerror or exc}") from None
+    try:
+        kind = _raw_kind(os.stat(digest, dir_fd=where, follow_symlinks=False).st_mode)
+        if kind is None:
+            fd = os.open(digest, _RAW_FLAGS, dir_fd=where)
+            with os.fdopen(fd, "rb") as stream:
+                kind = _raw_kind(os.fstat(fd).st_mode)
+                raw = b"" if kind else read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
+    except FileNotFoundError:
+        raise UsageError(f"no raw copy {path} (pruned, or never kept)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read raw copy {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(where)
+    if kind is not None:
+        raise UsageError(f"raw copy {path} is not read: it is {kind}, not a regular file")
     if hashlib.sha256(raw).hexdigest() != digest:
-        raise UsageError(f"raw copy {path} does not match its digest: it was altered")
+        how = "cut short" if len(raw) < size else "grown" if len(raw) > size else "altered"
+        raise UsageError(f"raw copy {path} does not match its digest: it was {how}")
     return raw
+
+
+_RAW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_RAW_KINDS = {
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def _raw_kind(mode: int) -> str | None:
+    """None for a regular file; else what the raw copy's name holds instead."""
+    return None if stat.S_ISREG(mode) else _RAW_KINDS.get(stat.S_IFMT(mode), "a special file")

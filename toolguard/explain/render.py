@@ -19,6 +19,7 @@ from toolguard.explain.summary import Summary
 from toolguard.report import console as report_console
 from toolguard.report import json_line
 from toolguard.text import clean
+from toolguard.version import __version__
 
 _COLUMNS = ("tool", "outcome", "error_code", "layer")
 
@@ -243,22 +244,31 @@ def _kept(kept: dict[str, Any]) -> str:
 
 
 def _recheck_text(entry: dict[str, Any], recheck: Recheck) -> str:
+    """What the re-check found, after what it ran with.
+
+    A contract or toolguard changed since is said first, so a verdict that differs is never
+    read as the recorded one's.
+    """
+    contract = {None: "", True: "contract changed since; ", False: "contract unchanged; "}
+    ran = contract[recheck.contract_changed]
+    if entry["toolguard"] != __version__:
+        ran += f"toolguard {entry['toolguard']} then, {__version__} now; "
     if not recheck.done:
-        return f"not done: {recheck.note}"
-    contract = "changed since" if recheck.contract_changed else "unchanged"
+        return f"{ran}not done: {recheck.note}"
     now = "accepted" if recheck.outcome == "success" else f"{recheck.outcome} {recheck.error_code}"
     same = "the same envelope" if recheck.same_envelope else "a different envelope"
     then = (
         "accepted" if entry["outcome"] == "success" else entry.get("error_code", entry["outcome"])
     )
-    return f"contract {contract}; then {then}, now {now}: {same}"
+    return f"{ran}then {then}, now {now}: {same}"
 
 
 def _recheck_json(recheck: Recheck | None) -> dict[str, Any] | None:
     if recheck is None:
         return None
-    return {
+    told = {
         key: getattr(recheck, key)
         for key in Recheck.__dataclass_fields__
         if getattr(recheck, key) is not None
     }
+    return {**told, "toolguard": __version__}  # the re-check's; the record holds the check's
