@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rejections import saying
 
-from toolguard.audit.raw import PRUNE_INTERVAL, Kept, Pruned, RawStore
+from toolguard.audit.raw import LOW_WATER, PRUNE_INTERVAL, Kept, Pruned, RawStore
 from toolguard.errors import AuditError
 
 DAY = 86_400
@@ -32,8 +32,13 @@ def sha(raw: bytes) -> str:
 
 
 def contents(folder: Path) -> set[str]:
-    """The names in the folder, the lock and the last-scan stamp aside."""
-    return {path.name for path in folder.iterdir()} - {".lock", ".pruned"}
+    """The names in the folder, the lock, the last-scan stamp and the running total aside."""
+    return {path.name for path in folder.iterdir()} - {".lock", ".pruned", ".total"}
+
+
+def raw_copies(folder: Path) -> list[Path]:
+    """The raw copies in the folder (named by their SHA-256)."""
+    return [path for path in folder.iterdir() if len(path.name) == 64]
 
 
 def age(path: Path, seconds: float) -> None:
@@ -96,14 +101,39 @@ def test_response_of_exactly_max_file_bytes_is_kept(tmp_path: Path) -> None:
 
 
 def test_total_cap_evicts_the_oldest_first(tmp_path: Path) -> None:
-    """Over max_total_bytes, the oldest copies go first until the total fits."""
+    """Over max_total_bytes, the oldest copies go first until the total fits LOW_WATER of it."""
     folder = tmp_path / "raw"
     bodies = [bytes([65 + index]) * 10 for index in range(4)]
     for index, body in enumerate(bodies):
         store(folder).keep(body)
         age(folder / sha(body), 1000 - index * 100)  # bodies[0] is the oldest
-    store(folder, max_total_bytes=30).keep(b"Z" * 10)
-    assert contents(folder) == {sha(bodies[2]), sha(bodies[3]), sha(b"Z" * 10)}
+    store(folder, max_total_bytes=32).keep(b"Z" * 10)  # 50 bytes: down to 28
+    assert contents(folder) == {sha(bodies[3]), sha(b"Z" * 10)}
+
+
+def test_a_copy_within_the_cap_costs_no_scan_of_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,000 copies under a cap of ~100: the folder is scanned a few dozen times, not 1,000."""
+    folder, scans = tmp_path / "raw", []
+    scan = RawStore._prune
+    monkeypatch.setattr(RawStore, "_prune", lambda *a, **k: scans.append(1) or scan(*a, **k))
+    capped = store(folder, max_total_bytes=100 * 16)
+    for index in range(1000):
+        capped.keep(b"%015d\n" % index)
+        assert sum(path.stat().st_size for path in raw_copies(folder)) <= 100 * 16
+    assert len(scans) <= 1000 // (100 // 8) + 1  # each scan over the cap frees 1/8 of it
+    assert len(raw_copies(folder)) > 100 * LOW_WATER - 1
+
+
+def test_the_running_total_is_recounted_when_unreadable(tmp_path: Path) -> None:
+    """A missing or garbled `.total` makes the next copy scan the folder: the cap still holds."""
+    folder = tmp_path / "raw"
+    for index in range(10):
+        store(folder).keep(b"%09d\n" % index)
+    (folder / ".total").write_bytes(b"garbage")
+    store(folder, max_total_bytes=50).keep(b"new")
+    assert sum(path.stat().st_size for path in raw_copies(folder)) <= 50
 
 
 def test_total_cap_never_evicts_the_copy_just_written(tmp_path: Path) -> None:
@@ -128,14 +158,17 @@ def test_refreshed_copy_is_not_the_one_evicted(tmp_path: Path) -> None:
 
 
 def test_age_cap_deletes_older_copies(tmp_path: Path) -> None:
-    """Copies older than max_age_seconds are deleted at the next keep; younger ones stay."""
+    """Copies older than max_age_seconds go at the next keep a scan is due; younger ones stay."""
     folder = tmp_path / "raw"
     for body in (b"old", b"young"):
         store(folder).keep(body)
     age(folder / sha(b"old"), 2 * DAY)
     age(folder / sha(b"young"), DAY // 2)
+    store(folder).keep(b"between")
+    assert sha(b"old") in contents(folder)  # no scan due: the last was just now
+    age(folder / ".pruned", PRUNE_INTERVAL + 1)
     store(folder).keep(b"new")
-    assert contents(folder) == {sha(b"young"), sha(b"new")}
+    assert contents(folder) == {sha(b"young"), sha(b"between"), sha(b"new")}
 
 
 def test_age_cap_spares_old_bytes_kept_again(tmp_path: Path) -> None:
@@ -166,6 +199,7 @@ def test_a_temporary_file_left_by_a_dead_writer_is_cleaned_up(tmp_path: Path) ->
     stale.write_bytes(b"half")
     fresh.write_bytes(b"half")
     age(stale, 2 * 3600)
+    age(folder / ".pruned", PRUNE_INTERVAL + 1)
     store(folder).keep(BODY)
     assert contents(folder) == {sha(b"first"), sha(BODY), fresh.name}
 

@@ -10,9 +10,12 @@ lowercase hex characters) and toolguard's own stale temporaries for them: any ot
 in the folder is left alone. It is opened once per call and everything inside is reached relative to
 that descriptor, never by path again. Caps (largest file kept, total size, age) are applied
 while holding an exclusive lock on the folder's `.lock`, so concurrent writers never race past
-them: after every copy written, and on any other sealing at most once a minute (the `.pruned`
-file's modification time says when the folder was last scanned), so old copies go even when
-nothing new is kept.
+them: a scan of the folder is due once a minute (the `.pruned` file's modification time says
+when it was last scanned), and at once when a copy written takes the total past its cap.
+NOTE: the total is kept in the `.total` file (bytes at the last scan plus those written since),
+so a write costs no scan of the folder, whose copies can number millions: a scan per copy made
+each answer slower than the last. A scan over the cap deletes down to `LOW_WATER` of it, so
+the next one over the cap is many copies away, not the very next write.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from toolguard.files import is_sha256_name, temporary_of, write_atomic
 from toolguard.trusted_paths import open_folder
 
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
-PRUNE_INTERVAL = 60  # seconds between two scans of the folder when nothing new is kept
+PRUNE_INTERVAL = 60  # seconds between two scans of the folder while under the total cap
 _STAMP = ".pruned"  # its modification time: when the folder was last scanned
+_TOTAL = ".total"  # the bytes of the copies at the last scan plus those written since (ASCII)
+LOW_WATER = 7 / 8  # of the total cap: what a scan over the cap deletes down to
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -73,8 +78,12 @@ class RawStore:
         with self._opened(create=True, doing="keep raw response") as folder:
             assert folder is not None  # made if missing
             with _locked(folder):
-                _write(folder, digest, raw)
-                self._prune(folder, keep=digest)
+                written = _write(folder, digest, raw)
+                total = _total(folder)
+                if total is None or total + written > self.max_total_bytes or _due(folder):
+                    self._prune(folder, keep=digest)
+                elif written:
+                    _set_total(folder, total + written)
         return Kept(digest, kept=True)
 
     def prune(self, *, due_only: bool = True) -> Pruned | None:
@@ -114,7 +123,7 @@ class RawStore:
             raise AuditError("raw_unwritable", f"cannot {doing} in {self.folder}: {why}") from None
 
     def _prune(self, folder: int, keep: str | None) -> Pruned:
-        """Delete copies past the age cap, then the oldest until under the total cap."""
+        """Delete copies past the age cap; over the total cap, the oldest down to LOW_WATER."""
         now = time.time()
         deadline = now - self.max_age_seconds
         entries: list[tuple[float, int, str]] = []
@@ -136,15 +145,20 @@ class RawStore:
                 entries.append((info.st_mtime, info.st_size, entry.name))
         total = sum(size for _, size, _ in entries)
         left = len(entries)
+        goal = self.max_total_bytes if total <= self.max_total_bytes else self._low_water()
         for _, size, name in sorted(entries):
-            if total <= self.max_total_bytes:
+            if total <= goal:
                 break
             if name != keep:
                 _remove(folder, name)
                 total, left = total - size, left - 1
                 removed, removed_bytes = removed + 1, removed_bytes + size
         _stamp(folder)
+        _set_total(folder, total)
         return Pruned(removed, removed_bytes, left, total)
+
+    def _low_water(self) -> int:
+        return int(self.max_total_bytes * LOW_WATER)
 
 
 @contextlib.contextmanager
@@ -157,7 +171,8 @@ def _locked(folder: int) -> Iterator[None]:
         os.close(fd)
 
 
-def _write(folder: int, digest: str, raw: bytes) -> None:
+def _write(folder: int, digest: str, raw: bytes) -> int:
+    """The bytes this adds to the folder: 0 when the same bytes were there (their age refreshed)."""
     try:
         info = os.stat(digest, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
@@ -165,8 +180,32 @@ def _write(folder: int, digest: str, raw: bytes) -> None:
     if info is not None and stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
         # Same bytes: refresh its age instead of writing them again.
         os.utime(digest, dir_fd=folder, follow_symlinks=False)
-        return
+        return 0
     write_atomic(Path(digest), raw, durable=True, dir_fd=folder)  # replaces whatever was there
+    return len(raw)
+
+
+def _total(folder: int) -> int | None:
+    """The `.total` ledger; None if missing or unreadable (a scan then counts afresh)."""
+    try:
+        fd = os.open(_TOTAL, os.O_RDONLY | _FILE_FLAGS, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 32)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return int(text) if text.isdigit() else None
+
+
+def _set_total(folder: int, total: int) -> None:
+    fd = os.open(_TOTAL, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _FILE_FLAGS, 0o600, dir_fd=folder)
+    try:
+        os.write(fd, str(total).encode())
+    finally:
+        os.close(fd)
 
 
 def _due(folder: int) -> bool:
