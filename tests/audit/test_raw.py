@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rejections import saying
 
+from toolguard.audit import raw as raw_module
 from toolguard.audit.raw import LOW_WATER, PRUNE_INTERVAL, Kept, Pruned, RawStore
 from toolguard.errors import AuditError
 
@@ -45,6 +46,43 @@ def age(path: Path, seconds: float) -> None:
     """Make the file look `seconds` old."""
     then = time.time() - seconds
     os.utime(path, (then, then))
+
+
+class Clock:
+    """The raw store's clock, moved by hand; copies it writes take its time as their mtime."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """Time passes for the store only when the test says so (and no scan falls due meanwhile:
+    the last-scan stamp keeps the real time, so keep the clock within PRUNE_INTERVAL of it)."""
+    fake, write_atomic = Clock(), raw_module.write_atomic
+
+    def written_now(path: Path, data: bytes, **options: object) -> bool:
+        done = write_atomic(path, data, **options)  # type: ignore[arg-type]
+        os.utime(path, (fake.now, fake.now), dir_fd=options["dir_fd"])  # type: ignore[arg-type]
+        return done
+
+    monkeypatch.setattr(raw_module, "time", fake)
+    monkeypatch.setattr(raw_module, "write_atomic", written_now)
+    return fake
+
+
+def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one at each scan of a raw folder."""
+    scans: list[int] = []
+    scan = RawStore._prune
+    monkeypatch.setattr(RawStore, "_prune", lambda *a, **k: scans.append(1) or scan(*a, **k))
+    return scans
 
 
 def test_keep_writes_a_private_file_named_by_its_sha256(tmp_path: Path) -> None:
@@ -115,9 +153,7 @@ def test_a_copy_within_the_cap_costs_no_scan_of_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """1,000 copies under a cap of ~100: the folder is scanned a few dozen times, not 1,000."""
-    folder, scans = tmp_path / "raw", []
-    scan = RawStore._prune
-    monkeypatch.setattr(RawStore, "_prune", lambda *a, **k: scans.append(1) or scan(*a, **k))
+    folder, scans = tmp_path / "raw", count_scans(monkeypatch)
     capped = store(folder, max_total_bytes=100 * 16)
     for index in range(1000):
         capped.keep(b"%015d\n" % index)
@@ -157,18 +193,42 @@ def test_refreshed_copy_is_not_the_one_evicted(tmp_path: Path) -> None:
     assert contents(folder) == {sha(first)}
 
 
-def test_age_cap_deletes_older_copies(tmp_path: Path) -> None:
-    """Copies older than max_age_seconds go at the next keep a scan is due; younger ones stay."""
-    folder = tmp_path / "raw"
-    for body in (b"old", b"young"):
-        store(folder).keep(body)
-    age(folder / sha(b"old"), 2 * DAY)
-    age(folder / sha(b"young"), DAY // 2)
-    store(folder).keep(b"between")
-    assert sha(b"old") in contents(folder)  # no scan due: the last was just now
-    age(folder / ".pruned", PRUNE_INTERVAL + 1)
-    store(folder).keep(b"new")
-    assert contents(folder) == {sha(b"young"), sha(b"between"), sha(b"new")}
+def test_age_cap_deletes_older_copies(tmp_path: Path, clock: Clock) -> None:
+    """A copy past max_age_seconds goes at the very next keep, however recent the last scan
+    was; a younger one stays."""
+    folder, max_age = tmp_path / "raw", 8
+    store(folder, max_age_seconds=max_age).keep(b"old")
+    clock.advance(4)
+    store(folder, max_age_seconds=max_age).keep(b"young")
+    clock.advance(5)  # "old" is 9 seconds old, "young" 5
+    store(folder, max_age_seconds=max_age).keep(b"new")
+    assert contents(folder) == {sha(b"young"), sha(b"new")}
+
+
+def test_a_scan_keeps_copies_younger_than_seven_eighths_of_the_age_cap(tmp_path: Path) -> None:
+    """A scan may delete a copy shortly before its age cap (so the next scan by age is not the
+    next write), never one younger than 7/8 of the cap."""
+    folder, max_age = tmp_path / "raw", 160
+    for body, seconds in ((b"young", 139), (b"nearly", 150), (b"old", 161)):
+        store(folder, max_age_seconds=max_age).keep(body)
+        age(folder / sha(body), seconds)
+    store(folder, max_age_seconds=max_age).prune(due_only=False)
+    assert contents(folder) == {sha(b"young")}
+
+
+def test_steady_writes_with_the_age_cap_binding_scan_now_and_then(
+    tmp_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy every 10 ms for 20 s under an 8 s age cap: no copy outlives the cap, and the
+    folder is scanned about once a second (an eighth of the cap), not at each of 2,000 writes."""
+    folder, max_age, scans = tmp_path / "raw", 8, count_scans(monkeypatch)
+    for index in range(2000):
+        clock.advance(0.01)
+        store(folder, max_age_seconds=max_age).keep(b"%015d\n" % index)
+        if index % 100 == 0:
+            oldest = min(path.stat().st_mtime for path in raw_copies(folder))
+            assert oldest >= clock.now - max_age
+    assert len(scans) <= 1 + (20 - max_age) / (max_age / 8) + 1  # the first, then by age
 
 
 def test_age_cap_spares_old_bytes_kept_again(tmp_path: Path) -> None:

@@ -11,11 +11,16 @@ in the folder is left alone. It is opened once per call and everything inside is
 that descriptor, never by path again. Caps (largest file kept, total size, age) are applied
 while holding an exclusive lock on the folder's `.lock`, so concurrent writers never race past
 them: a scan of the folder is due once a minute (the `.pruned` file's modification time says
-when it was last scanned), and at once when a copy written takes the total past its cap.
-NOTE: the total is kept in the `.total` file (bytes at the last scan plus those written since),
-so a write costs no scan of the folder, whose copies can number millions: a scan per copy made
-each answer slower than the last. A scan over the cap deletes down to `LOW_WATER` of it, so
-the next one over the cap is many copies away, not the very next write.
+when it was last scanned), and at once when a copy written takes the total past its cap or
+finds the oldest copy past the age cap.
+NOTE: both are read from the `.total` ledger (the bytes at the last scan plus those written
+since, and the modification time of the oldest copy the last scan left), so a write costs no
+scan of the folder, whose copies can number millions: a scan per copy made each answer slower
+than the last. A scan over the cap deletes down to `LOW_WATER` of it, and a scan deletes the
+copies that would pass the age cap within `_early` seconds too, so the next scan is many
+copies (or seconds) away, not the very next write. A copy whose bytes arrive again has its age
+refreshed, so the ledger's oldest may be older than the folder's: that only brings the next
+scan forward, which then records the true oldest.
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ from toolguard.trusted_paths import open_folder
 _STALE_TEMPORARY = 3600  # seconds: no write takes this long, so its writer is gone
 PRUNE_INTERVAL = 60  # seconds between two scans of the folder while under the total cap
 _STAMP = ".pruned"  # its modification time: when the folder was last scanned
-_TOTAL = ".total"  # the bytes of the copies at the last scan plus those written since (ASCII)
+_TOTAL = ".total"  # the ledger, ASCII "<bytes> <oldest copy's mtime in ns, or ->"
 LOW_WATER = 7 / 8  # of the total cap: what a scan over the cap deletes down to
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_NS = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,18 @@ class Pruned:
 
 
 @dataclass(frozen=True, slots=True)
+class _Ledger:
+    """The `.total` file: what a write needs to know whether the folder is due a scan.
+
+    The bytes of the copies at the last scan plus those written since, and the modification
+    time (ns) of the oldest copy the last scan left (None: it left none).
+    """
+
+    total: int
+    oldest: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class RawStore:
     """A folder of raw copies and its caps."""
 
@@ -79,11 +97,19 @@ class RawStore:
             assert folder is not None  # made if missing
             with _locked(folder):
                 written = _write(folder, digest, raw)
-                total = _total(folder)
-                if total is None or total + written > self.max_total_bytes or _due(folder):
+                ledger = _read_ledger(folder)
+                if (
+                    ledger is None
+                    or ledger.total + written > self.max_total_bytes
+                    or (ledger.oldest is not None and ledger.oldest < self._deadline(time.time()))
+                    or _due(folder)
+                ):
                     self._prune(folder, keep=digest)
                 elif written:
-                    _set_total(folder, total + written)
+                    oldest = ledger.oldest
+                    if oldest is None:  # the folder was empty: the copy just written is oldest
+                        oldest = os.stat(digest, dir_fd=folder, follow_symlinks=False).st_mtime_ns
+                    _write_ledger(folder, _Ledger(ledger.total + written, oldest))
         return Kept(digest, kept=True)
 
     def prune(self, *, due_only: bool = True) -> Pruned | None:
@@ -123,10 +149,13 @@ class RawStore:
             raise AuditError("raw_unwritable", f"cannot {doing} in {self.folder}: {why}") from None
 
     def _prune(self, folder: int, keep: str | None) -> Pruned:
-        """Delete copies past the age cap; over the total cap, the oldest down to LOW_WATER."""
+        """Delete copies past the age cap (or `_early` of it), then, over the total cap, the oldest.
+
+        Down to LOW_WATER of the total cap; never `keep`, the copy just written.
+        """
         now = time.time()
-        deadline = now - self.max_age_seconds
-        entries: list[tuple[float, int, str]] = []
+        deadline = self._deadline(now + self._early())
+        entries: list[tuple[int, int, str]] = []
         removed = removed_bytes = 0
         with os.scandir(folder) as scan:
             for entry in scan:
@@ -138,27 +167,39 @@ class RawStore:
                 if not is_sha256_name(entry.name) or not entry.is_file(follow_symlinks=False):
                     continue  # not a raw copy: never toolguard's to delete
                 info = entry.stat(follow_symlinks=False)
-                if info.st_mtime < deadline and entry.name != keep:
+                if info.st_mtime_ns < deadline and entry.name != keep:
                     _remove(folder, entry.name)
                     removed, removed_bytes = removed + 1, removed_bytes + info.st_size
                     continue
-                entries.append((info.st_mtime, info.st_size, entry.name))
+                entries.append((info.st_mtime_ns, info.st_size, entry.name))
         total = sum(size for _, size, _ in entries)
-        left = len(entries)
         goal = self.max_total_bytes if total <= self.max_total_bytes else self._low_water()
-        for _, size, name in sorted(entries):
-            if total <= goal:
-                break
-            if name != keep:
+        left: list[int] = []  # the modification times of the copies left
+        for mtime, size, name in sorted(entries):
+            if total <= goal or name == keep:
+                left.append(mtime)
+            else:
                 _remove(folder, name)
-                total, left = total - size, left - 1
+                total -= size
                 removed, removed_bytes = removed + 1, removed_bytes + size
         _stamp(folder)
-        _set_total(folder, total)
-        return Pruned(removed, removed_bytes, left, total)
+        _write_ledger(folder, _Ledger(total, min(left, default=None)))
+        return Pruned(removed, removed_bytes, len(left), total)
 
     def _low_water(self) -> int:
         return int(self.max_total_bytes * LOW_WATER)
+
+    def _early(self) -> float:
+        """How long before its age cap a scan may delete a copy (at most an eighth of the cap).
+
+        The next scan by age is then at least this far away, and every copy younger than 7/8
+        of the cap is kept.
+        """
+        return min(PRUNE_INTERVAL, self.max_age_seconds / 8)
+
+    def _deadline(self, now: float) -> int:
+        """The modification time (ns) before which a copy is past the age cap at `now`."""
+        return int((now - self.max_age_seconds) * _NS)
 
 
 @contextlib.contextmanager
@@ -185,25 +226,31 @@ def _write(folder: int, digest: str, raw: bytes) -> int:
     return len(raw)
 
 
-def _total(folder: int) -> int | None:
+def _read_ledger(folder: int) -> _Ledger | None:
     """The `.total` ledger; None if missing or unreadable (a scan then counts afresh)."""
     try:
         fd = os.open(_TOTAL, os.O_RDONLY | _FILE_FLAGS, dir_fd=folder)
     except OSError:
         return None
     try:
-        text = os.read(fd, 32)
+        text = os.read(fd, 64)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return int(text) if text.isdigit() else None
+    # NOTE: the oldest comes last, so a write cut short leaves no ledger or an older oldest,
+    # either of which only brings a scan forward.
+    total, _, oldest = text.partition(b" ")
+    if not total.isdigit() or not (oldest.isdigit() or oldest == b"-"):
+        return None
+    return _Ledger(int(total), int(oldest) if oldest.isdigit() else None)
 
 
-def _set_total(folder: int, total: int) -> None:
+def _write_ledger(folder: int, ledger: _Ledger) -> None:
+    oldest = "-" if ledger.oldest is None else str(ledger.oldest)
     fd = os.open(_TOTAL, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _FILE_FLAGS, 0o600, dir_fd=folder)
     try:
-        os.write(fd, str(total).encode())
+        os.write(fd, f"{ledger.total} {oldest}".encode())
     finally:
         os.close(fd)
 
