@@ -284,15 +284,20 @@ STDOUTS = ["reader gone", "never open", "full disk"]
 FULL = "No space left on device"
 
 
-def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
-    """`toolguard ARGV` with a stdout whose reader is gone, no stdout at all, or a full disk."""
-    if stdout == "full disk" and not Path("/dev/full").exists():
-        pytest.skip("no /dev/full here")
+def _unwritable(kind: str) -> int:
+    """A descriptor no write succeeds on: a pipe whose reader is gone, or a full disk."""
+    if kind == "full disk":
+        if not Path("/dev/full").exists():
+            pytest.skip("no /dev/full here")
+        return os.open("/dev/full", os.O_WRONLY)
     read, write = os.pipe()
     os.close(read)
-    if stdout == "full disk":
-        os.close(write)
-        write = os.open("/dev/full", os.O_WRONLY)
+    return write
+
+
+def _written_to(stdout: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """`toolguard ARGV` with a stdout whose reader is gone, no stdout at all, or a full disk."""
+    write = _unwritable(stdout)
     try:
         return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
             [sys.executable, "-m", "toolguard", *argv],
@@ -455,13 +460,7 @@ def test_other_commands_end_with_the_interpreters_teardown(run_toolguard: RunToo
 
 def _told_to(stderr: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
     """`toolguard ARGV` with a stderr whose reader is gone, or a full disk."""
-    if stderr == "full disk" and not Path("/dev/full").exists():
-        pytest.skip("no /dev/full here")
-    read, write = os.pipe()
-    os.close(read)
-    if stderr == "full disk":
-        os.close(write)
-        write = os.open("/dev/full", os.O_WRONLY)
+    write = _unwritable(stderr)
     try:
         return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
             [sys.executable, "-m", "toolguard", *argv],
