@@ -42,7 +42,7 @@ def test_expired_calls_are_taken_at_their_deadline() -> None:
     assert [call.jsonrpc_id for call in late] == [1]
     assert upcoming == pytest.approx(now + 30, abs=0.1)
     assert flight.take_expired(now + 1) == ([], upcoming)
-    assert [call.jsonrpc_id for call in flight.take_calls()] == [2]
+    assert flight.take((False, 2)) is not None
     assert flight.take_expired(now + 60) == ([], None)
     assert flight.take((False, 3)) == Pending("ping")
 

@@ -405,15 +405,20 @@ def test_an_interim_input_required_answer_is_passed_without_the_rest() -> None:
     }
 
 
-def test_a_server_going_away_fails_every_call_in_flight_retryably(harness: Harness) -> None:
-    """Its output ends: each pending guarded call gets a retryable failure."""
+def test_a_server_going_away_fails_every_request_in_flight(harness: Harness) -> None:
+    """Its output ends: each pending guarded call gets a retryable failure, and any other
+    request (a ping, a tools/list) -32603: each exactly one answer, none left waiting."""
     harness.from_client(_call(1))
+    harness.from_client({"jsonrpc": "2.0", "id": "p", "method": "ping"})
     harness.from_client(_call(2))
+    harness.from_client({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
     harness.relay.server_gone()
-    errors = [
-        answer["result"]["structuredContent"]["error"] for answer in harness.client.received()
-    ]
+    received = harness.client.received()
+    assert sorted(str(answer["id"]) for answer in received) == ["1", "2", "list", "p"]
+    answers = {answer["id"]: answer for answer in received}
+    errors = [answers[key]["result"]["structuredContent"]["error"] for key in (1, 2)]
     assert errors == [{"code": "UPSTREAM_UNAVAILABLE", "retryable": True}] * 2
+    assert answers["p"]["error"]["code"] == answers["list"]["error"]["code"] == -32603
     assert harness.relay.ended_by == "server"
 
 

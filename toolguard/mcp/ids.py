@@ -87,11 +87,6 @@ class InFlight:
         """The request `key` answers, no longer in flight; None if there is none."""
         return self._client.pop(key, None)
 
-    def take_calls(self) -> list[Call]:
-        """Every guarded call in flight, no longer in flight: the server has gone, none answers."""
-        keys = [key for key, pending in self._client.items() if pending.call is not None]
-        return [call for key in keys if (call := self._client.pop(key).call) is not None]
-
     def take_all(self, given_up: str) -> list[tuple[IdKey, Pending]]:
         """Every client request in flight, guarded or not, no longer in flight; `given_up` is why.
 

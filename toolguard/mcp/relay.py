@@ -454,22 +454,29 @@ class Relay:
         why = f"{what} may have been the answer"
         lost = self._flight.take_all(given_up=f"failed as {what} may have been its answer")
         self._notice("unreadable", f"{why}: failing {len(lost)} request(s) in flight")
+        self._fail_each(lost, "unreadable_answer", why, line)
+
+    def _fail_each(
+        self, lost: list[tuple[jsonrpc.IdKey, Pending]], reason: str, why: str, line: bytes | None
+    ) -> None:
+        """Answer each of `lost` once: a guarded call with a retryable failure, any other
+        request (a ping, a tools/list) with `-32603`, so that no client waits on it forever."""
         for key, pending in lost:
             if pending.call is None:
                 self._client.write(error_line(key[1], jsonrpc.INTERNAL_ERROR, f"toolguard: {why}"))
             else:
                 call = pending.call
-                self._deliver(call, calls.lost(call, "unreadable_answer", why), line)
+                self._deliver(call, calls.lost(call, reason, why), line)
 
     def server_gone(self) -> None:
-        """The server's output ended: no call in flight will be answered."""
+        """The server's output ended: no request in flight will be answered, guarded or not."""
         if self.done:
             return
         if self.ended_by is None:
             self.ended_by = "server"  # first: the client may close on reading the answers
         why = "the server's output ended before it answered"
-        for call in self._flight.take_calls():
-            self._deliver(call, calls.lost(call, "server_exited", why), None)
+        lost = self._flight.take_all(given_up="failed as the server's output ended")
+        self._fail_each(lost, "server_exited", why, None)
         self.end("server")
 
     # -- guarded calls ----------------------------------------------------------------------
