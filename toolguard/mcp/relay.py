@@ -459,8 +459,11 @@ class Relay:
     def _fail_each(
         self, lost: list[tuple[jsonrpc.IdKey, Pending]], reason: str, why: str, line: bytes | None
     ) -> None:
-        """Answer each of `lost` once: a guarded call with a retryable failure, any other
-        request (a ping, a tools/list) with `-32603`, so that no client waits on it forever."""
+        """Answer each of `lost` once, guarded or not: no client waits on it forever.
+
+        A guarded call gets a retryable failure envelope, any other request (a ping, a
+        tools/list) `-32603`.
+        """
         for key, pending in lost:
             if pending.call is None:
                 self._client.write(error_line(key[1], jsonrpc.INTERNAL_ERROR, f"toolguard: {why}"))
