@@ -37,6 +37,8 @@ which requests the relay forwarded:
   error toolguard writes during a server step holds it (only an accepted payload may);
 - every response the client gets answers a request it has in flight (once), and toolguard's
   refusals of client lines never carry the id of a request in flight;
+- when the server's output ends, every request still in flight gets its one answer: a guarded
+  call its envelope, any other request `-32603`;
 - every line the client gets is one line of JSON;
 - the operator's notices and diagnostics hold no raw control or hidden character.
 
@@ -203,8 +205,9 @@ def test_one_input(data: bytes) -> None:
             relay.from_server(line, over_long)
             _server_step(model, _read(line, over_long), line, client.new(), server.new())
     relay.server_gone()
-    _answers(model, client.new(), None, only_guarded=True)
+    _answers(model, client.new(), None, only_guarded=False, gone=True)
     assert not model.guarded, f"guarded calls never answered: {sorted(model.guarded, key=str)}"
+    assert not model.plain, f"requests never answered: {sorted(model.plain, key=str)}"
     assert not operator.faults, f"internal errors: {operator.faults}"
     _escaped(operator.shown.getvalue())
 
@@ -330,7 +333,9 @@ def _forwarded(model: Model, message: dict[str, Any]) -> None:
         model.modern.add(key)
 
 
-def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: bool) -> None:
+def _answers(
+    model: Model, written: bytes, line: bytes | None, *, only_guarded: bool, gone: bool = False
+) -> None:
     """Check each line the client got during a server step, a timeout or the server's end."""
     sent = _loads(line)
     for raw in _split(written):
@@ -356,6 +361,8 @@ def _answers(model: Model, written: bytes, line: bytes | None, *, only_guarded: 
             continue
         assert not only_guarded, f"an unguarded request answered by toolguard: {raw[:200]!r}"
         method = model.plain.pop(key)
+        if gone:
+            assert _code(message) == -32603, f"at the end: {raw[:200]!r}"
         if method == "ping" and "result" in message:
             pong = [{}, {"resultType": "complete"}] if key in model.modern else [{}]
             assert message["result"] in pong, f"a ping answered {raw[:200]!r}"
