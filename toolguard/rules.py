@@ -375,6 +375,7 @@ class _Signed:
     clock_skew_seconds: int
     max_lifetime_seconds: int | None
     claims: tuple[tuple[str, str], ...]  # (claim, payload pointer): what the token vouches for
+    typ: tuple[str, ...] | None  # the token kinds accepted, as `media_type`s; None: any
     context_keys: tuple[str, ...] = ()
     context_shape: ClassVar[type] = object
 
@@ -405,7 +406,9 @@ class _Signed:
         bound = ", ".join(f"{claim}={pointer}" for claim, pointer in self.claims)
         return (
             f"{self.name}: {self.pointer} signed ({', '.join(self.algorithms)}) by "
-            f"{self.issuer!r} with {self.keys!r}" + (f", binding {bound}" if bound else "")
+            f"{self.issuer!r} with {self.keys!r}"
+            + (f", typ {' or '.join(self.typ)}" if self.typ else "")
+            + (f", binding {bound}" if bound else "")
         )
 
 
@@ -420,6 +423,7 @@ def signed(  # noqa: PLR0913, PLR0917 - one parameter per contract option, as in
     clock_skew_seconds: int = 0,
     max_lifetime_seconds: int | None = None,
     claims: Mapping[str, str] | None = None,
+    typ: str | Sequence[str] | None = None,
     *,
     need_library: bool = True,
 ) -> Rule:
@@ -428,15 +432,18 @@ def signed(  # noqa: PLR0913, PLR0917 - one parameter per contract option, as in
     Signed with one of `algorithms` by a public key in the JWK Set `keys`, issued by exactly
     `issuer`, current by the request's clock (`exp`, `nbf`, `iat`, `max_age_seconds`,
     `max_lifetime_seconds`, each within `clock_skew_seconds`), for `audience` if one is named
-    (an `aud` claim is refused otherwise), and each `claims` entry equal to the payload value
-    at its pointer. `need_library=False` (lint) builds it without the `signed` extra.
+    (an `aud` claim is refused otherwise), of a kind `typ` names if it names any (RFC 8725
+    §3.11), and each `claims` entry equal to the payload value at its pointer.
+    `need_library=False` (lint) builds it without the `signed` extra.
     """
     # NOTE: deferred, so that contracts without this rule never import the signed package.
     from toolguard.signed.algorithms import pinned  # noqa: PLC0415
     from toolguard.signed.jose import import_keys  # noqa: PLC0415
     from toolguard.signed.keyset import read_key_set  # noqa: PLC0415
+    from toolguard.signed.verify import pinned_types  # noqa: PLC0415
 
     listed = pinned(algorithms)
+    types = pinned_types(typ)
     if not issuer:
         raise ValueError("issuer is empty: name the one issuer whose tokens are accepted")
     key_set = read_key_set(keys.name, keys.raw, listed)
@@ -453,6 +460,7 @@ def signed(  # noqa: PLR0913, PLR0917 - one parameter per contract option, as in
         clock_skew_seconds,
         max_lifetime_seconds,
         tuple((claims or {}).items()),
+        types,
     )
 
 

@@ -31,11 +31,20 @@ RULE = signed(
     max_age_seconds=600,
     max_lifetime_seconds=900,
     claims={"change_id": "/change_id"},
+    typ="at+jwt",
 )
+# A token of another kind: row 14 fails on it.
+OTHER_KIND = {"typ": "JWT"}
 # Every header check after row 7 fails on these (a key location, b64 false, a compressed
-# payload, an unknown crit).
-LATER_HEADER = {"jku": "https://evil.example/keys", "b64": False, "zip": "DEF", "crit": ["zz"]}
-# Rows 18-21 fail on these claims: too old and too long-lived, an aud, another change.
+# payload, an unknown crit, another kind).
+LATER_HEADER = {
+    "jku": "https://evil.example/keys",
+    "b64": False,
+    "zip": "DEF",
+    "crit": ["zz"],
+    **OTHER_KIND,
+}
+# Rows 19-22 fail on these claims: too old and too long-lived, an aud, another change.
 LATER_CLAIMS = {"iat": EPOCH_NOW - 5000, "aud": "someone", "change_id": "CR-9"}
 GOOD_CLAIMS = {"iss": ISSUER, "exp": EPOCH_NOW + 540, "iat": EPOCH_NOW - 60, "change_id": "CR-1042"}
 
@@ -75,7 +84,8 @@ def _claims(**changes: Any) -> dict[str, Any]:
 HEADER_ALL_WRONG = {"alg": "HS256", "kid": 5, **LATER_HEADER}
 CLAIMS_ALL_WRONG = _claims(iss="https://evil.example", exp=EPOCH_NOW - 10, nbf=EPOCH_NOW + 99)
 CLAIMS_ALL_WRONG |= LATER_CLAIMS
-SIGNED = {"alg": "EdDSA", "kid": "ed"}
+SIGNED = {"alg": "EdDSA", "kid": "ed", "typ": "application/AT+JWT"}
+SIGNED_OTHER_KIND = SIGNED | OTHER_KIND
 Case = tuple[int, str, Callable[[], Any]]
 CASES: list[Case] = [
     (1, "a number", lambda: 5),
@@ -108,56 +118,66 @@ CASES: list[Case] = [
     (
         9,
         "b64 false",
-        lambda: _token({**SIGNED, "kid": "nokey", "b64": False, "crit": ["zz"]}, {}),
+        lambda: _token({**SIGNED_OTHER_KIND, "kid": "nokey", "b64": False, "crit": ["zz"]}, {}),
     ),
     (
         9,
         "zip",
-        lambda: _token({**SIGNED, "kid": "nokey", "zip": "DEF", "crit": ["zz"]}, {}),
+        lambda: _token({**SIGNED_OTHER_KIND, "kid": "nokey", "zip": "DEF", "crit": ["zz"]}, {}),
     ),
-    (10, "crit unknown", lambda: _token({**SIGNED, "kid": "nokey", "crit": ["zz"]}, {})),
-    (11, "kid of no key", lambda: _token({**SIGNED, "kid": "nokey"}, CLAIMS_ALL_WRONG)),
-    (11, "no kid, two keys fit", lambda: _token({"alg": "EdDSA"}, CLAIMS_ALL_WRONG)),
-    (12, "ES256 by an Ed25519 key", lambda: _token({**SIGNED, "alg": "ES256"}, {})),
-    (13, "another key's signature", lambda: _token(SIGNED, CLAIMS_ALL_WRONG)),
-    (14, "iss", lambda: _token(SIGNED, CLAIMS_ALL_WRONG, signer=ED)),
     (
-        15,
+        10,
+        "crit unknown",
+        lambda: _token({**SIGNED_OTHER_KIND, "kid": "nokey", "crit": ["zz"]}, {}),
+    ),
+    (
+        11,
+        "kid of no key",
+        lambda: _token({**SIGNED_OTHER_KIND, "kid": "nokey"}, CLAIMS_ALL_WRONG),
+    ),
+    (11, "no kid, two keys fit", lambda: _token({"alg": "EdDSA"}, CLAIMS_ALL_WRONG)),
+    (12, "ES256 by an Ed25519 key", lambda: _token({**SIGNED_OTHER_KIND, "alg": "ES256"}, {})),
+    (13, "another key's signature", lambda: _token(SIGNED_OTHER_KIND, CLAIMS_ALL_WRONG)),
+    (14, "another kind", lambda: _token(SIGNED_OTHER_KIND, CLAIMS_ALL_WRONG, signer=ED)),
+    (14, "no typ", lambda: _token({"alg": "EdDSA", "kid": "ed"}, CLAIMS_ALL_WRONG, signer=ED)),
+    (15, "iss", lambda: _token(SIGNED, CLAIMS_ALL_WRONG, signer=ED)),
+    (
+        16,
         "no exp",
         lambda: _token(SIGNED, _claims(exp=None, nbf=EPOCH_NOW + 99, **LATER_CLAIMS), signer=ED),
     ),
-    (15, "exp a string", lambda: _token(SIGNED, _claims(exp="soon", iat=None), signer=ED)),
+    (16, "exp a string", lambda: _token(SIGNED, _claims(exp="soon", iat=None), signer=ED)),
     (
-        15,
+        16,
         "expired",
         lambda: _token(SIGNED, _claims(exp=EPOCH_NOW - 10, nbf="x", **LATER_CLAIMS), signer=ED),
     ),
     (
-        16,
+        17,
         "not yet valid",
         lambda: _token(SIGNED, _claims(nbf=EPOCH_NOW + 99, iat=EPOCH_NOW + 50), signer=ED),
     ),
-    (16, "nbf a string", lambda: _token(SIGNED, _claims(nbf="x", iat=None), signer=ED)),
+    (17, "nbf a string", lambda: _token(SIGNED, _claims(nbf="x", iat=None), signer=ED)),
     (
-        17,
+        18,
         "no iat",
         lambda: _token(SIGNED, _claims(iat=None, aud="someone", change_id="CR-9"), signer=ED),
     ),
     (
-        17,
+        18,
         "issued in the future",
         lambda: _token(SIGNED, _claims(iat=EPOCH_NOW + 50, exp=EPOCH_NOW + 5000, aud=5), signer=ED),
     ),
-    (18, "too old", lambda: _token(SIGNED, _claims(**LATER_CLAIMS), signer=ED)),
+    (19, "too old", lambda: _token(SIGNED, _claims(**LATER_CLAIMS), signer=ED)),
     (
-        19,
+        20,
         "lifetime too long",
         lambda: _token(SIGNED, _claims(exp=EPOCH_NOW + 5000, aud="x", change_id="C"), signer=ED),
     ),
-    (20, "an aud", lambda: _token(SIGNED, _claims(aud="someone", change_id="C"), signer=ED)),
-    (20, "aud a number", lambda: _token(SIGNED, _claims(aud=5, change_id="C"), signer=ED)),
-    (21, "another change", lambda: _token(SIGNED, _claims(change_id="CR-9"), signer=ED)),
-    (21, "no bound claim", lambda: _token(SIGNED, _claims(change_id=None), signer=ED)),
+    (21, "an aud", lambda: _token(SIGNED, _claims(aud="someone", change_id="C"), signer=ED)),
+    (21, "aud a number", lambda: _token(SIGNED, _claims(aud=5, change_id="C"), signer=ED)),
+    (22, "another change", lambda: _token(SIGNED, _claims(change_id="CR-9"), signer=ED)),
+    (22, "no bound claim", lambda: _token(SIGNED, _claims(change_id=None), signer=ED)),
 ]
 
 

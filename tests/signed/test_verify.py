@@ -32,7 +32,7 @@ from strategies import json_values
 
 from toolguard.errors import RuleViolation
 from toolguard.rules import signed
-from toolguard.signed.verify import verify
+from toolguard.signed.verify import media_type, verify
 
 ED, EC, RSA = ed25519_signer(), es256_signer(), rs256_signer()
 
@@ -216,9 +216,84 @@ def test_a_header_saying_the_payload_is_not_the_claims_is_refused(members: dict[
 
 @pytest.mark.parametrize("members", [{"typ": "JWT"}, {"typ": "at+jwt"}, {"cty": "json"}])
 def test_typ_and_other_content_types_are_not_read(members: dict[str, Any]) -> None:
-    """`typ` is not checked, and a `cty` that is no JWT's leaves the payload the claims."""
+    """Without a pinned `typ` it is not checked; a `cty` that is no JWT's leaves the payload."""
     token = by_hand(header_of(ED, **members), json.dumps(claims()), ED.private.sign)
     assert verify(token, NOW, DEFAULT) == claims()
+
+
+# Explicit typing: RFC 8725 §3.11, compared as RFC 7515 §4.1.9 says.
+
+AT_JWT = policy(typ="at+jwt")
+
+
+@pytest.mark.parametrize(
+    ("typ", "pinned"),
+    [
+        ("at+jwt", "at+jwt"),
+        ("application/at+JWT", "at+jwt"),  # `application/` implied, case-insensitive
+        ("AT+JWT", "application/at+jwt"),
+        ("JWT", ["at+jwt", "jwt"]),  # any of a list
+        ("text/x-kind", "TEXT/X-Kind"),  # another top-level type is compared whole
+    ],
+)
+def test_a_typ_the_contract_pins_passes_in_any_spelling_of_its_media_type(
+    typ: str, pinned: Any
+) -> None:
+    """Case and an implied `application/` prefix do not matter; nothing else is folded."""
+    token = by_hand(header_of(ED, typ=typ), json.dumps(claims()), ED.private.sign)
+    assert verify(token, NOW, policy(typ=pinned)) == claims()
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        {},  # no typ at all
+        {"typ": "JWT"},  # another kind of token from the same issuer: an ID token, say
+        {"typ": "logout+jwt"},
+        {"typ": "application/at+jwt; charset=utf-8"},  # parameters are not stripped
+        {"typ": "at+jwt "},
+        {"typ": "text/at+jwt"},  # `application/` is implied only without a `/`
+        {"typ": "application/application/at+jwt"},
+        {"typ": ""},
+    ],
+)
+def test_a_token_of_another_kind_is_refused_where_typ_is_pinned(members: dict[str, Any]) -> None:
+    """A genuine token whose `typ` is absent or another media type: `typ_mismatch`."""
+    token = by_hand(header_of(ED, **members), json.dumps(claims()), ED.private.sign)
+    refusal = refused(token, AT_JWT)
+    assert refusal.reason == "typ_mismatch"
+    assert "'at+jwt'" in refusal.message
+
+
+def test_only_ascii_letters_are_case_folded_in_typ() -> None:
+    """The Kelvin sign (U+212A) lowercases to `k` in Unicode, never in a media type."""
+    token = by_hand(header_of(ED, typ="\u212aind+jwt"), json.dumps(claims()), ED.private.sign)
+    assert reason(token, policy(typ="kind+jwt")) == "typ_mismatch"
+
+
+def test_typ_is_checked_after_the_signature_and_before_the_claims() -> None:
+    """A forged token of the wrong kind is a bad signature; a genuine one fails typ first."""
+    impostor = Signer(ed25519_signer(kid="x").private, "EdDSA", "ed")
+    forged = by_hand(header_of(impostor, typ="JWT"), json.dumps(claims()), impostor.private.sign)
+    assert reason(forged, AT_JWT) == "signature_invalid"
+    genuine = by_hand(header_of(ED, typ="JWT"), json.dumps(claims(iss="x")), ED.private.sign)
+    assert reason(genuine, AT_JWT) == "typ_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("typ", "why"),
+    [
+        ("", "non-empty"),
+        ([], "non-empty"),
+        (["at+jwt", ""], "non-empty"),
+        ([7], "non-empty"),
+        (["at+jwt", "application/AT+JWT"], "twice"),
+    ],
+)
+def test_a_typ_option_that_names_no_media_type_once_is_refused(typ: Any, why: str) -> None:
+    """The factory refuses what the contract schema would, for callers of the Python API."""
+    with pytest.raises(ValueError, match=why):
+        policy(typ=typ)
 
 
 @pytest.mark.parametrize(
@@ -419,7 +494,7 @@ def test_messages_name_the_check_and_the_values() -> None:
 HEADER_MEMBERS = st.dictionaries(
     st.sampled_from(["alg", "kid", "typ", "crit", "b64", "jwk", "cty", "x5t", "zip", "enc"]),
     st.one_of(
-        st.sampled_from(["EdDSA", "Ed25519", "ES256", "none", "HS256", "ed", "b64"]),
+        st.sampled_from(["EdDSA", "Ed25519", "ES256", "none", "HS256", "ed", "b64", "AT+jwt"]),
         json_values(max_depth=1),
     ),
 )
@@ -433,6 +508,11 @@ CLAIM_MEMBERS = st.dictionaries(
 )
 
 
+ANY_HEADER = policy(
+    ED.jwk(), EC.jwk(), algorithms=("EdDSA", "ES256"), audience="toolguard", typ="at+jwt"
+)
+
+
 @settings(max_examples=300)
 @given(HEADER_MEMBERS, CLAIM_MEMBERS)
 def test_any_signed_header_and_claims_get_a_defined_answer(
@@ -440,10 +520,9 @@ def test_any_signed_header_and_claims_get_a_defined_answer(
 ) -> None:
     """Genuinely signed but arbitrary header and claims: verified claims or a RuleViolation."""
     token = by_hand(json.dumps(header), json.dumps(payload), ED.private.sign)
-    rule = policy(ED.jwk(), EC.jwk(), algorithms=("EdDSA", "ES256"), audience="toolguard")
     verified: dict[str, Any] | None = None
     try:
-        verified = verify(token, NOW, rule)
+        verified = verify(token, NOW, ANY_HEADER)
     except RuleViolation as violation:
         refusal = violation.reason
     else:
@@ -456,6 +535,7 @@ def test_any_signed_header_and_claims_get_a_defined_answer(
         assert header.get("b64", True) is True
         assert "zip" not in header
         assert "enc" not in header
+        assert media_type(header["typ"]) == "at+jwt"
 
 
 REASONS = {
@@ -472,6 +552,7 @@ REASONS = {
     "key_unknown",
     "key_ambiguous",
     "signature_invalid",
+    "typ_mismatch",
     "issuer_mismatch",
     "token_expired",
     "token_not_yet_valid",

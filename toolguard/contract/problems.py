@@ -32,6 +32,9 @@ WORDS = {
     "/$defs/name/pattern": f"must be a name: {_NAME}",
     "/$defs/schema_file/pattern": "must be a path relative to the contract's folder "
     "(not starting with '/' or '\\')",
+    "/$defs/media_type/pattern": "must be a media type such as 'at+jwt' or "
+    "'application/at+jwt': letters, digits or '!#$&^_.+-' (starting with a letter or digit, at "
+    "most 127), one optional '/' between two such names, no parameters",
     "/$defs/context_key/pattern": "must be a context key: a letter or '_', then letters, "
     "digits or '_' (at most 64 in all)",
     "/properties/tool/pattern": f"must be a tool name: {_NAME}",

@@ -2,7 +2,8 @@
 
 In order: the token's parts (`token.py`); the header (a pinned `alg`, no key or key location,
 a payload that is the claims as they are, no unknown `crit`); the key (`kid` selects one, or
-exactly one key fits); the signature; then the claims: `iss`, the clock (`exp`, `nbf`, `iat`,
+exactly one key fits); the signature; the token's kind (`typ`, if the contract pins one); then
+the claims: `iss`, the clock (`exp`, `nbf`, `iat`,
 age and lifetime, each with the skew) and `aud`. Nothing the token says about itself is
 believed before the step that checks it. The `signed` rule then binds the verified claims to
 the payload.
@@ -11,6 +12,7 @@ the payload.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -50,6 +52,8 @@ class Policy(Protocol):
     def clock_skew_seconds(self) -> int: ...  # noqa: D102
     @property
     def max_lifetime_seconds(self) -> int | None: ...  # noqa: D102
+    @property
+    def typ(self) -> tuple[str, ...] | None: ...  # noqa: D102
 
 
 def verify(token: Any, now: datetime, policy: Policy) -> dict[str, Any]:
@@ -62,8 +66,51 @@ def verify(token: Any, now: datetime, policy: Policy) -> dict[str, Any]:
         raise RuleViolation(
             "signature_invalid", f"the {alg} signature does not verify with key {key.label}"
         )
+    _typ(compact.header, policy.typ)
     _claims(compact.claims, now.timestamp(), policy)
     return compact.claims
+
+
+def pinned_types(typ: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """The contract's `typ` (one media type or a list) as `media_type`s; None: not read.
+
+    `ValueError` for an empty or non-string value, or two that name one media type.
+    """
+    if typ is None:
+        return None
+    listed = [typ] if isinstance(typ, str) else list(typ)
+    if not listed or not all(isinstance(each, str) and each for each in listed):
+        raise ValueError("typ must be a non-empty media type or a non-empty list of them")
+    types = tuple(map(media_type, listed))
+    if len(set(types)) != len(types):
+        raise ValueError(f"typ names one media type twice: {', '.join(map(repr, listed))}")
+    return types
+
+
+def media_type(value: str) -> str:
+    """A `typ`/`cty` value as RFC 7515 §4.1.9 compares it, in its short form.
+
+    Case-insensitive, with `application/` implied where no other `/` appears: `at+jwt` is
+    `application/at+JWT`. Nothing else is folded (parameters and spaces stay).
+    """
+    # NOTE: ASCII case only: `str.lower` would fold the Kelvin sign U+212A to `k`.
+    lowered = value.lower() if value.isascii() else value
+    rest = lowered.removeprefix("application/")
+    return rest if "/" not in rest else lowered
+
+
+def _typ(header: dict[str, Any], typ: tuple[str, ...] | None) -> None:
+    """RFC 8725 §3.11: a token of another kind (`typ`) is refused where the contract pins one."""
+    if typ is None:
+        return
+    if "typ" not in header:
+        raise RuleViolation("typ_mismatch", f"the token has no typ; the contract wants {_or(typ)}")
+    if media_type(header["typ"]) not in typ:
+        raise RuleViolation("typ_mismatch", f"the token's typ is {header['typ']!r}, not {_or(typ)}")
+
+
+def _or(types: tuple[str, ...]) -> str:
+    return " or ".join(map(repr, types))
 
 
 def _header(header: dict[str, Any], policy: Policy) -> str:
@@ -129,8 +176,7 @@ def _names_a_jwt(cty: str | None) -> bool:
     """Whether a `cty` media type is JWT's: any case, `application/` implied (RFC 7515 §4.1.10)."""
     if cty is None:
         return False
-    media_type = cty.split(";", 1)[0].strip().lower()
-    return (media_type if "/" in media_type else f"application/{media_type}") == "application/jwt"
+    return media_type(cty.split(";", 1)[0].strip()) == "jwt"
 
 
 def _select(header: dict[str, Any], alg: str, policy: Policy) -> tuple[Key, Any]:
