@@ -484,6 +484,7 @@ class RuleKind:
     wider_when_higher: frozenset[str] = frozenset()  # numbers that accept more as they grow
     # (None, no bound, is the highest)
     wider_when_more: frozenset[str] = frozenset()  # collections: a superset accepts more
+    # (None, no restriction, is the largest)
     narrower_when_more: frozenset[str] = frozenset()  # collections: a superset accepts less
     # Options that widen or narrow only together: diff compares what `accepted` gives for a
     # built rule, the set of ways in they leave open (a superset accepts more).
@@ -512,6 +513,7 @@ RULE_BY_KIND: Mapping[str, RuleKind] = {
         wider_when_higher=frozenset(
             {"max_age_seconds", "clock_skew_seconds", "max_lifetime_seconds"}
         ),
+        wider_when_more=frozenset({"typ"}),
         narrower_when_more=frozenset({"claims"}),
         # NOTE: not "more keys accept more": a token without a kid passes only while exactly
         # one key fits its alg, so a key (or an algorithm) added can take a way in away.

@@ -222,7 +222,7 @@ def _rule_impact(old: Rule, new: Rule) -> Upstream:
         if name in kind.wider_when_higher:
             impacts.append(widened(_bound(before), _bound(after)))
         elif name in kind.wider_when_more:
-            impacts.append(_grown(before, after))
+            impacts.append(_grown_or_all(before, after))
         elif name in kind.narrower_when_more:
             impacts.append(flip(_grown(before, after)))
         else:
@@ -243,6 +243,13 @@ def _grown(before: Iterable[Any], after: Iterable[Any]) -> Upstream:
     if old <= new:
         return MORE
     return LESS if new <= old else BOTH
+
+
+def _grown_or_all(before: Iterable[Any] | None, after: Iterable[Any] | None) -> Upstream:
+    """`_grown`, where None (no restriction: everything) holds every collection."""
+    if after is None:
+        return NONE if before is None else MORE
+    return LESS if before is None else _grown(before, after)
 
 
 def _members(value: Iterable[Any]) -> frozenset[Any]:
