@@ -78,29 +78,41 @@ def open_data(path: Path | str) -> AbstractContextManager[BinaryIO]:
         raise
 
 
-def open_at_once(path: str | os.PathLike[str]) -> int:
+def open_at_once(
+    path: str | os.PathLike[str], *, dir_fd: int | None = None, follow: bool = True
+) -> int:
     """`path` opened for reading without waiting: a named pipe nobody writes to opens at once.
 
     `open` on a FIFO blocks until a writer comes, before any limit or timeout of ours runs.
     Opened non-blocking, then set back to blocking: a read then waits only while a writer
     holds the pipe, and ends at once when none does. The caller owns the descriptor.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     os.set_blocking(fd, True)
     return fd
 
 
-def open_regular(path: str | os.PathLike[str], *, fifo: bool = False) -> BinaryIO:
+def open_regular(
+    path: str | os.PathLike[str],
+    *,
+    fifo: bool = False,
+    dir_fd: int | None = None,
+    follow: bool = True,
+) -> BinaryIO:
     """A file toolguard is configured by (a contract, a schema, a key set, a fixture), opened.
 
-    It must be a regular file: a FIFO or a device is refused (OSError, `strerror` saying
-    what it is) rather than waited on or read without end. With `fifo`, a named pipe is
-    accepted as a stream (opened at once: it reads as empty when nobody writes to it). The
-    path is judged before it is opened (opening a device can do something: rewind a tape,
-    arm a watchdog), then the file opened is judged again on its descriptor.
+    It must be a regular file: a FIFO or a device is refused (`SpecialFile`, an OSError whose
+    `strerror` says what it is) rather than waited on or read without end. With `fifo`, a
+    named pipe is accepted as a stream (opened at once: it reads as empty when nobody writes
+    to it). The path is judged before it is opened (opening a device can do something: rewind
+    a tape, arm a watchdog), then the file opened is judged again on its descriptor. Without
+    `follow`, a symbolic link is refused as well (a file toolguard wrote itself is never one);
+    `dir_fd` names the folder `path` is in, as for `os.open`.
     """
-    _refuse_special(os.stat(path).st_mode, fifo=fifo)  # noqa: PTH116 - no pathlib at start-up
-    fd = open_at_once(path)
+    mode = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow).st_mode
+    _refuse_special(mode, fifo=fifo)
+    fd = open_at_once(path, dir_fd=dir_fd, follow=follow)
     try:
         _refuse_special(os.fstat(fd).st_mode, fifo=fifo)
     except OSError:
@@ -109,13 +121,24 @@ def open_regular(path: str | os.PathLike[str], *, fifo: bool = False) -> BinaryI
     return os.fdopen(fd, "rb")
 
 
+class SpecialFile(OSError):
+    """What `open_regular` refuses: a path holding no regular file; `kind` says what instead."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"not a regular file (a {kind})")
+        self.kind = kind
+
+    def __reduce__(self) -> tuple[type[SpecialFile], tuple[str]]:
+        return SpecialFile, (self.kind,)
+
+
 def _refuse_special(mode: int, *, fifo: bool) -> None:
     if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode))):
-        kind = _KINDS.get(stat.S_IFMT(mode), "special file")
-        raise OSError(errno.EINVAL, f"not a regular file (a {kind})")
+        raise SpecialFile(_KINDS.get(stat.S_IFMT(mode), "special file"))
 
 
 _KINDS = {
+    stat.S_IFLNK: "symbolic link",
     stat.S_IFIFO: "named pipe",
     stat.S_IFCHR: "character device",
     stat.S_IFBLK: "block device",

@@ -23,6 +23,7 @@ from typing import Any
 from toolguard.audit import log, record
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ToolguardError, UsageError, operator_text
+from toolguard.files import SpecialFile, open_regular
 from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
 from toolguard.request import Request, is_request_id, make_request
@@ -205,37 +206,18 @@ def _read_raw(folder: Path, digest: str, size: int) -> bytes:
     except OSError as exc:
         raise UsageError(f"cannot open raw folder {folder}: {exc.strerror or exc}") from None
     try:
-        kind = _raw_kind(os.stat(digest, dir_fd=where, follow_symlinks=False).st_mode)
-        if kind is None:
-            fd = os.open(digest, _RAW_FLAGS, dir_fd=where)
-            with os.fdopen(fd, "rb") as stream:
-                kind = _raw_kind(os.fstat(fd).st_mode)
-                raw = b"" if kind else read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
+        with open_regular(digest, dir_fd=where, follow=False) as stream:
+            raw = read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
+    except SpecialFile as exc:
+        why = f"it is a {exc.kind}, not a regular file"
+        raise UsageError(f"raw copy {path} is not read: {why}") from None
     except FileNotFoundError:
         raise UsageError(f"no raw copy {path} (pruned, or never kept)") from None
     except OSError as exc:
         raise UsageError(f"cannot read raw copy {path}: {exc.strerror or exc}") from None
     finally:
         os.close(where)
-    if kind is not None:
-        raise UsageError(f"raw copy {path} is not read: it is {kind}, not a regular file")
     if hashlib.sha256(raw).hexdigest() != digest:
         how = "cut short" if len(raw) < size else "grown" if len(raw) > size else "altered"
         raise UsageError(f"raw copy {path} does not match its digest: it was {how}")
     return raw
-
-
-_RAW_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_RAW_KINDS = {
-    stat.S_IFLNK: "a symbolic link",
-    stat.S_IFIFO: "a named pipe",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a folder",
-}
-
-
-def _raw_kind(mode: int) -> str | None:
-    """None for a regular file; else what the raw copy's name holds instead."""
-    return None if stat.S_ISREG(mode) else _RAW_KINDS.get(stat.S_IFMT(mode), "a special file")
