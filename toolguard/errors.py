@@ -14,7 +14,7 @@ from toolguard.frozen import frozen
 
 TYPE_CHECKING = False  # NOTE: not `typing.TYPE_CHECKING`: a check never imports `typing`
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any, ClassVar, Literal, TypeAlias
 
     Layer: TypeAlias = Literal[
@@ -206,12 +206,30 @@ class ContractError(ToolguardError):
         column: int | None = None,
         problems: Sequence[Problem] = (),
     ) -> None:
-        self.problems = tuple(problems) or (Problem(field, message, line, column),)
-        self.message = self.problems[0].message
-        self.field = self.problems[0].field
         self.source = source
-        more = len(self.problems) - 1
-        super().__init__(self._line(self.problems[0]) + (f" (and {more} more)" if more else ""))
+        self._hold(tuple(problems) or (Problem(field, message, line, column),))
+
+    def place(self, position: Callable[[str], tuple[int, int]]) -> None:
+        """Put each problem that names a field but no line where `position` finds that field.
+
+        The loader's checks after the contract schema's (an undeclared pointer, a rule name
+        given twice, a rule option its factory refuses) know the field, not the line: the
+        loader places them from the TOML text, so every problem reads `FILE:LINE:COLUMN`.
+        """
+        placed = [
+            Problem(problem.field, problem.message, *position(problem.field))
+            if problem.line is None and problem.field
+            else problem
+            for problem in self.problems
+        ]
+        self._hold(tuple(sorted(placed, key=lambda problem: problem.line or 0)))
+
+    def _hold(self, problems: tuple[Problem, ...]) -> None:
+        self.problems = problems
+        self.message = problems[0].message
+        self.field = problems[0].field
+        more = len(problems) - 1
+        self.args = (self._line(problems[0]) + (f" (and {more} more)" if more else ""),)
 
     def lines(self) -> list[str]:
         """Every problem on a line of its own: `FILE:LINE:COLUMN: FIELD: MESSAGE`."""

@@ -88,6 +88,71 @@ def test_a_misspelt_rule_kind_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert info.value.message.endswith("did you mean 'equals_context'?")
 
 
+# Mistakes the contract schema cannot see: they need the payload schema, or two entries.
+AFTER_THE_SCHEMA = """\
+tool = "review_status"
+version = "1.0.0"
+schema = "response.schema.json"
+
+[[rules]]
+name = "matches"
+kind = "equals_context"
+pointer = "/change"
+context = "change_id"
+
+[[rules]]
+name = "matches"
+kind = "equals_context"
+pointer = "/decision"
+context = "decision"
+
+[projection]
+change_id = "/change_id"
+decision = "/decisoin"
+
+[allow_hidden_characters]
+reviewer = "a reason long enough"
+"""
+
+
+def test_problems_found_after_the_schema_are_all_reported_on_their_lines(
+    tmp_path: Path, run_toolguard: RunToolguard
+) -> None:
+    """Undeclared pointers, a repeated rule name, an unprojected allowance: all, each placed."""
+    (tmp_path / "response.schema.json").write_bytes((REVIEW / "response.schema.json").read_bytes())
+    contract = tmp_path / "contract.toml"
+    contract.write_text(AFTER_THE_SCHEMA)
+    with pytest.raises(ContractError) as info:
+        load_contract(contract)
+    found = [(p.field, p.line, p.column) for p in info.value.problems]
+    assert found == [
+        ("rules.0.pointer", 8, 1),
+        ("rules.1.name", 12, 1),
+        ("projection.decision", 19, 1),
+        ("allow_hidden_characters.reviewer", 22, 1),
+    ]
+    run = run_toolguard("check", contract, stdin=b"{}")
+    assert run.status == 3
+    assert [line.split(": ")[2] for line in run.stderr.decode().splitlines()] == [
+        f"{contract}:{line}:1" for line in (8, 12, 19, 22)
+    ]
+
+
+def test_a_rule_option_its_factory_refuses_is_placed_on_its_rule(tmp_path: Path) -> None:
+    """A problem only the rule's factory finds still names the line of its `[[rules]]`."""
+    (tmp_path / "response.schema.json").write_bytes((REVIEW / "response.schema.json").read_bytes())
+    contract = tmp_path / "contract.toml"
+    contract.write_text(
+        TWO_MISTAKES.replace("pointr", "pointer")
+        .replace('"decision"', '"/decision"')
+        .replace('context = "change_id"', "pattern = '(a)\\1'")
+        .replace('kind = "equals_context"', 'kind = "matches_context_pattern"')
+    )
+    with pytest.raises(ContractError) as info:
+        load_contract(contract)
+    assert (info.value.field, info.value.problems[0].line) == ("rules.0", 5)
+
+
 def test_a_json_schema_given_as_the_contract_says_so() -> None:
     """The schema file instead of the contract: 'looks like a JSON Schema', not a TOML error."""
     with pytest.raises(ContractError) as info:

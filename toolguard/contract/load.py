@@ -20,10 +20,18 @@ from toolguard.contract.mcp_policy import McpPolicy
 from toolguard.contract.model import Contract
 from toolguard.digest import sha256
 from toolguard.error_documents import ErrorDocument, Mapped
-from toolguard.errors import ContractError, MissingExtra, Rejection, SchemaError, SchemaUnreadable
+from toolguard.errors import (
+    ContractError,
+    MissingExtra,
+    Problem,
+    Rejection,
+    SchemaError,
+    SchemaUnreadable,
+)
 from toolguard.files import open_regular, path_text
 from toolguard.invisible import find_invisible, invisible_at
 from toolguard.limits import Limits, read_bounded
+from toolguard.pointer import join
 from toolguard.projection import DisplayText, Projection
 from toolguard.rules import RULE_BY_KIND, ContractFile
 from toolguard.run.environment import DEFAULT_NAMES, INHERIT, is_own
@@ -59,7 +67,15 @@ def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = T
     stored = artefact.read(artefact_key) if artefact_key is not None else None
     document = stored.document if stored else _checked(_decode_toml(raw, source), raw, source)
     schemas = _Schemas(source, stored)
-    contract = _build(source, raw, document, schemas, need_extras)
+    try:
+        contract = _build(source, raw, document, schemas, need_extras)
+    except ContractError as exc:
+        if exc.source == source:  # NOTE: a schema file's own fault names that file, not a line
+            from toolguard.contract.locate import position_of, toml_positions  # noqa: PLC0415
+
+            positions = toml_positions(raw.decode("utf-8"))
+            exc.place(lambda field: position_of(positions, join(field.split("."))))
+        raise
     if stored is None and artefact_key is not None:
         derived = artefact.Derived(contract.envelope_schema_json, contract.digest)
         artefact.write(artefact_key, document, schemas.validators, schemas.files, derived)
@@ -90,12 +106,16 @@ def _build(
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     declared = payload_schema if stored is None else None
-    _unique_rule_names(document.get("rules", []), source)
+    found = [*_repeated_rule_names(document.get("rules", [])), *_unprojected_allowances(document)]
+    if declared is not None:  # NOTE: from an artefact, every pointer was checked when stored
+        found += _undeclared_pointers(document, declared)
+    if found:
+        raise ContractError(found[0].message, source=source, problems=found)
     rules = tuple(
-        _rule(entry, index, declared, schemas, source, need_extras=need_extras)
+        _rule(entry, index, schemas, source, need_extras=need_extras)
         for index, entry in enumerate(document.get("rules", []))
     )
-    projection, locations = _projection(document, declared, source)
+    projection, locations = _projection(document, declared)
     run_table = document.get("run", {})
     documents = _error_documents(run_table, schemas)
     if stored is not None:
@@ -498,24 +518,32 @@ def _json_given(text: str) -> str:
     return "this is JSON, not a contract: a contract is a TOML file (see docs/contract.md)"
 
 
-def _declared(payload_schema: Any, pointer: str, source: str, field: str) -> str:
-    """Where the schema declares `pointer`; from an artefact (no schema given), checked before."""
-    if payload_schema is None:
-        return ""
+def _named_pointers(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(field, pointer) for every payload pointer the contract names: rules, projection."""
+    for index, entry in enumerate(document.get("rules", [])):
+        yield f"rules.{index}.pointer", entry["pointer"]
+        binds = RULE_BY_KIND[entry["kind"]].binds
+        for name, pointer in entry.get(binds, {}).items() if binds else ():
+            yield f"rules.{index}.{binds}.{name}", pointer
+    for name, pointer in document["projection"].items():
+        yield f"projection.{name}", pointer
+    if document.get("display_text"):
+        yield "display_text.pointer", document["display_text"]["pointer"]
+
+
+def _undeclared_pointers(document: dict[str, Any], payload_schema: Any) -> list[Problem]:
+    """Every pointer the payload schema does not declare: all at once, not the first."""
     from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
 
-    location = declared_location(payload_schema, pointer)
-    if location is None:
-        raise ContractError(
-            f"{pointer} is not declared by the schema's properties/prefixItems/items",
-            source=source,
-            field=field,
-        )
-    return location
+    return [
+        Problem(field, f"{pointer} is not declared by the schema's properties/prefixItems/items")
+        for field, pointer in _named_pointers(document)
+        if declared_location(payload_schema, pointer) is None
+    ]
 
 
-def _unique_rule_names(entries: list[dict[str, Any]], source: str) -> None:
-    """Refuse a rule name given twice.
+def _repeated_rule_names(entries: list[dict[str, Any]]) -> Iterator[Problem]:
+    """Each rule name given again.
 
     Diagnostics, the audit record and a fixture's `expect.toml` (`rule = ...`) name a failed
     rule by it: two rules of one name would read as one.
@@ -525,13 +553,20 @@ def _unique_rule_names(entries: list[dict[str, Any]], source: str) -> None:
         seen = first.setdefault(entry["name"], index)
         if seen != index:
             why = f"{entry['name']!r} already names rule {seen}: rule names must be unique"
-            raise ContractError(why, source=source, field=f"rules.{index}.name")
+            yield Problem(f"rules.{index}.name", why)
 
 
-def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may use
+def _unprojected_allowances(document: dict[str, Any]) -> Iterator[Problem]:
+    """Each `[allow_hidden_characters]` name that is no `[projection]` field."""
+    for name in document.get("allow_hidden_characters", {}):
+        if name not in document["projection"]:
+            why = "names no [projection] field (only projected fields can be let through)"
+            yield Problem(f"allow_hidden_characters.{name}", why)
+
+
+def _rule(
     entry: dict[str, Any],
     index: int,
-    payload_schema: Any,
     schemas: _Schemas,
     source: str,
     *,
@@ -539,9 +574,6 @@ def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may u
 ) -> Rule:
     """One `[[rules]]` entry built by its kind's factory, with the files it names read."""
     kind = RULE_BY_KIND[entry["kind"]]
-    _declared(payload_schema, entry["pointer"], source, f"rules.{index}.pointer")
-    for name, pointer in entry.get(kind.binds, {}).items() if kind.binds else ():
-        _declared(payload_schema, pointer, source, f"rules.{index}.{kind.binds}.{name}")
     options = {key: value for key, value in entry.items() if key != "kind"}
     for option in sorted(kind.files & options.keys()):
         options[option] = schemas.contract_file(options[option], source, f"rules.{index}.{option}")
@@ -555,26 +587,20 @@ def _rule(  # noqa: PLR0913 - the entry, where it is, and what building it may u
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 
 
-def _projection(
-    document: dict[str, Any], payload_schema: Any, source: str
-) -> tuple[Projection, dict[str, str]]:
-    locations = {
-        name: _declared(payload_schema, pointer, source, f"projection.{name}")
-        for name, pointer in document["projection"].items()
-    }
+def _projection(document: dict[str, Any], payload_schema: Any) -> tuple[Projection, dict[str, str]]:
+    """The projection, and where the payload schema declares each field ({} from an artefact).
+
+    Every pointer was checked before (`_undeclared_pointers`), so each has its location.
+    """
+    locations: dict[str, str] = {}
+    if payload_schema is not None:
+        from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
+
+        for name, pointer in document["projection"].items():
+            locations[name] = declared_location(payload_schema, pointer) or ""
     display = document.get("display_text")
-    display_text = None
-    if display:
-        _declared(payload_schema, display["pointer"], source, "display_text.pointer")
-        display_text = DisplayText(display["pointer"], display["max_length"])
+    display_text = DisplayText(display["pointer"], display["max_length"]) if display else None
     allow_hidden = document.get("allow_hidden_characters", {})
-    for name in allow_hidden:
-        if name not in document["projection"]:
-            raise ContractError(
-                "names no [projection] field (only projected fields can be let through)",
-                source=source,
-                field=f"allow_hidden_characters.{name}",
-            )
     projection = Projection(
         MappingProxyType(dict(document["projection"])),
         display_text,
