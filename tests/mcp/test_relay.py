@@ -349,6 +349,32 @@ def test_an_over_long_answer_with_a_known_id_fails_that_call(harness: Harness) -
     assert envelope["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
 
 
+def _padded(message: dict[str, Any], size: int) -> bytes:
+    """`message` as one line of exactly `size` bytes before its newline (blanks before `}`)."""
+    text = json.dumps(message).encode()
+    return text[:-1] + b" " * (size - len(text)) + b"}\n"
+
+
+@pytest.mark.parametrize("over", [0, 1], ids=["at the cap", "one byte over"])
+def test_a_line_of_exactly_max_line_bytes_is_read_from_either_side(over: int) -> None:
+    """The cap counts a line's bytes, not its newline: a line of exactly --max-line-bytes is read.
+
+    One byte more is over-long; the framing (`framing.Lines`) hands such a line on as over-long.
+    """
+    cap = 400
+    harness = Harness(max_line_bytes=cap)
+    request = _padded(_call(1), cap + over)
+    harness.relay.from_client(request, len(request) > cap + 1)
+    if over:
+        assert harness.client.received()[0]["error"]["code"] == -32600
+        return
+    assert harness.server.received() == [json.loads(request)]
+    answer = _padded(_answer(1, {"zone": "UTC", "n": 1}), cap)
+    harness.relay.from_server(answer, False)
+    envelope = harness.client.received()[0]["result"]["structuredContent"]
+    assert envelope["outcome"] == "success"
+
+
 def test_unguarded_messages_pass_as_their_exact_line(harness: Harness) -> None:
     """A resources/read answer is passed byte for byte (spacing and all)."""
     harness.from_client(

@@ -528,7 +528,8 @@ class Relay:
         if over_long:
             cap = self._options.max_line_bytes
             raise LimitExceeded("too_large", f"line longer than --max-line-bytes={cap}", offset=cap)
-        return parse(line, self._limits)
+        # NOTE: the cap counts the line's bytes, not its newline (as `framing.Lines` does).
+        return parse(line.removesuffix(b"\n"), self._limits)
 
     def _reply_to_server(self, line: bytes) -> None:
         """A line of toolguard's own to the server: dropped if the server is far behind.
