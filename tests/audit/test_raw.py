@@ -173,12 +173,24 @@ def test_the_running_total_is_recounted_when_unreadable(tmp_path: Path) -> None:
 
 
 def test_total_cap_never_evicts_the_copy_just_written(tmp_path: Path) -> None:
-    """A new copy larger than the total cap stays; the older ones go."""
+    """A new copy of exactly the total cap stays; the older ones go to make room."""
     folder = tmp_path / "raw"
     store(folder).keep(b"old")
-    big = b"x" * 100
-    assert store(folder, max_total_bytes=10).keep(big).kept
-    assert contents(folder) == {sha(big)}
+    full = b"x" * 10
+    assert store(folder, max_total_bytes=10).keep(full).kept
+    assert contents(folder) == {sha(full)}
+
+
+@pytest.mark.parametrize("size", [11, 100, 5000])
+def test_a_copy_larger_than_the_total_cap_is_not_kept(tmp_path: Path, size: int) -> None:
+    """Bytes over max_total_bytes give kept=False with a reason: the folder stays within it."""
+    folder = tmp_path / "raw"
+    store(folder).keep(b"old")
+    big = b"x" * size
+    kept = store(folder, max_total_bytes=10).keep(big)
+    assert (kept.sha256, kept.kept, kept.why) == (sha(big), False, "over raw_max_total_bytes=10")
+    assert contents(folder) == {sha(b"old")}
+    assert sum(path.stat().st_size for path in raw_copies(folder)) <= 10
 
 
 def test_refreshed_copy_is_not_the_one_evicted(tmp_path: Path) -> None:

@@ -331,6 +331,21 @@ def test_a_response_over_raw_max_file_is_not_kept_and_the_record_says_why(
     assert not raw.exists() or not any(raw.glob("[0-9a-f]*"))
 
 
+def test_a_response_over_raw_max_total_is_not_kept_and_the_folder_stays_within_it(
+    contract: Path, tmp_path: Path
+) -> None:
+    """--raw-max-total 40 and a 70-byte response: only its digest, and no copy over the cap."""
+    log, raw = tmp_path / "audit.jsonl", tmp_path / "raw"
+    check(contract, DRIFTED, "--audit-log", log, "--raw-dir", raw, "--raw-max-total", "40")
+    (kept,) = only_record(log)["raw"]
+    assert kept == {
+        "sha256": hashlib.sha256(DRIFTED).hexdigest(),
+        "kept": False,
+        "why": "over raw_max_total_bytes=40",
+    }
+    assert sum(path.stat().st_size for path in raw.glob("[0-9a-f]*")) <= 40
+
+
 # --- what a record holds ------------------------------------------------------------------------
 
 

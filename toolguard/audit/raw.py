@@ -93,6 +93,10 @@ class RawStore:
         digest = hashlib.sha256(raw).hexdigest()
         if len(raw) > self.max_file_bytes:
             return Kept(digest, kept=False, why=f"over raw_max_file_bytes={self.max_file_bytes}")
+        if len(raw) > self.max_total_bytes:
+            # NOTE: the copy just written is never pruned, so one larger than the total cap
+            # would hold the folder over it: such a copy is not written, like one over max_file.
+            return Kept(digest, kept=False, why=f"over raw_max_total_bytes={self.max_total_bytes}")
         with self._opened(create=True, doing="keep raw response") as folder:
             assert folder is not None  # made if missing
             with _locked(folder):
