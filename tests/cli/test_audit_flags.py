@@ -650,6 +650,18 @@ def test_explain_finds_the_record_among_noise(contract: Path, tmp_path: Path) ->
     assert f"(log byte {start})\n" in text
 
 
+def test_explain_tells_the_adapter_and_the_recorded_values(tmp_path: Path) -> None:
+    """What made the payload, and the values the agent got when the contract records them."""
+    contract = review(tmp_path, "\n[audit]\nrecord_values = true\n")
+    log = tmp_path / "audit.jsonl"
+    check(contract, OK, "--audit-log", log)
+    run = toolguard("explain", ID, "--audit-log", log)
+    assert run.status == 0, run.stderr
+    text = run.stdout.decode()
+    assert " adapter    json\n" in text
+    assert '"reviewed_by": "alice@example.com"' in text
+
+
 def test_explain_of_an_absent_request_exits_1(contract: Path, tmp_path: Path) -> None:
     """A request the log does not hold: exit 1, and stderr says so."""
     log = tmp_path / "audit.jsonl"

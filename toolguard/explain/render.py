@@ -169,6 +169,7 @@ def _rows(entry: dict[str, Any], recheck: Recheck | None) -> list[tuple[str, Any
     rows: list[tuple[str, Any]] = [
         ("contract", f"{contract['path']} (sha256 {contract['sha256'][:16]}...)"),
         ("toolguard", entry["toolguard"]),
+        ("adapter", _adapter(entry["adapter"])),
         ("upstream", _upstream(upstream)),
     ]
     rows.extend(
@@ -198,6 +199,8 @@ def _rows(entry: dict[str, Any], recheck: Recheck | None) -> list[tuple[str, Any
         rows.append(("context", json.dumps(entry["context"], ensure_ascii=True)))
     if "projected_fields" in entry:
         rows.append(("projected", ", ".join(entry["projected_fields"]) or "(none)"))
+    if "projected_values" in entry:  # only with [audit] record_values = true
+        rows.append(("values", json.dumps(entry["projected_values"], ensure_ascii=True)))
     rows.extend(("raw copy", _kept(kept)) for kept in entry.get("raw", []))
     rows.append(("envelope", f"sha256 {entry['envelope_sha256']}"))
     rows.append(("time", f"{entry['duration_ms']} ms"))
@@ -206,6 +209,12 @@ def _rows(entry: dict[str, Any], recheck: Recheck | None) -> list[tuple[str, Any
     if recheck is not None:
         rows.append(("re-check", _recheck_text(entry, recheck)))
     return rows
+
+
+def _adapter(adapter: dict[str, Any]) -> str:
+    """What made the payload: `json`, `lines`, or `jc` with jc's version and the parser's."""
+    shown = " ".join(str(adapter[key]) for key in ("kind", "version") if key in adapter)
+    return f"{shown}, parser {adapter['parser']}" if "parser" in adapter else shown
 
 
 def _upstream(upstream: dict[str, Any]) -> str:
