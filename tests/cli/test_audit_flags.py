@@ -662,6 +662,19 @@ def test_explain_tells_the_adapter_and_the_recorded_values(tmp_path: Path) -> No
     assert '"reviewed_by": "alice@example.com"' in text
 
 
+def test_an_input_file_is_recorded_by_its_absolute_path(contract: Path, tmp_path: Path) -> None:
+    """`--input response.json` from the contract's folder: the record names the file wholly."""
+    log = tmp_path / "audit.jsonl"
+    done = subprocess.run(  # noqa: PLW1510 - the status is asserted
+        [sys.executable, "-m", "toolguard", "check", "contract.toml", "--request-id", ID,
+         "--context", "change_id=CR-1042", "--input", "./response.json", "--audit-log", log],
+        capture_output=True, cwd=tmp_path, env=_ENV, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    upstream = only_record(log)["upstream"]
+    assert upstream == {"kind": "file", "file": str(tmp_path / "response.json")}
+
+
 def test_explain_of_an_absent_request_exits_1(contract: Path, tmp_path: Path) -> None:
     """A request the log does not hold: exit 1, and stderr says so."""
     log = tmp_path / "audit.jsonl"

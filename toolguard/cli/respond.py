@@ -27,7 +27,7 @@ from toolguard.errors import (
     broken_install,
     operator_text,
 )
-from toolguard.files import is_stdin, open_data, path_text
+from toolguard.files import absolute_text, is_stdin, open_data, path_text
 from toolguard.pipeline import RunInterrupted, check_stream, run_upstream
 from toolguard.request import (
     make_request,
@@ -68,7 +68,8 @@ def check(contract: Path | str, flags: Mapping[str, Any]) -> NoReturn:
         with open_input(input_file) as stream:
             return check_stream(loaded, stream, request)
 
-    source = Source("stdin") if reads_stdin else Source("file", path_text(input_file or ""))
+    # NOTE: absolute, as the contract's path is: a record is read later, from another folder.
+    source = Source("stdin") if reads_stdin else Source("file", absolute_text(input_file or ""))
     _respond(contract, flags, "check", source, produce)
 
 
