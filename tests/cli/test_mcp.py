@@ -410,18 +410,19 @@ def test_the_2026_07_28_revision_works_and_refuses_task_augmentation() -> None:
 
 
 def test_allow_unguarded_passes_one_tool_untouched_with_a_warning(tmp_path: Path) -> None:
-    """--allow-unguarded convert_time: listed and answered as the server gives it; warned."""
+    """--allow-unguarded convert_time: listed and answered as the server gives it; warned
+    once, however often the flag names it."""
 
     async def body(client: ClientSession) -> tuple[Any, Any]:
         tools = await client.list_tools()
         arguments = {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
         return tools, await client.call_tool("convert_time", arguments)
 
-    flags = ("--contract", CURRENT_TIME, "--allow-unguarded", "convert_time")
+    flags = ("--contract", CURRENT_TIME, *["--allow-unguarded", "convert_time"] * 2)
     tools, result = talk(toolguard(*flags, server=TIME_SERVER), body, tmp_path / "stderr")
     assert sorted(tool.name for tool in tools.tools) == ["convert_time", "get_current_time"]
     assert result.structured_content["target"]["timezone"] == "Asia/Tokyo"
-    assert "--allow-unguarded convert_time" in (tmp_path / "stderr").read_text()
+    assert (tmp_path / "stderr").read_text().count("--allow-unguarded convert_time") == 1
 
 
 def _side_channel_session(tmp_path: Path, *flags: str) -> tuple[list[str], Any, dict[str, Any]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from toolguard.audit.trail import TrailOptions
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus
 from toolguard.mcp import lifecycle
@@ -208,3 +209,24 @@ def test_a_stop_just_after_the_server_started_still_stops_the_server(
             if stream is not None:
                 stream.close()
     assert not still_running
+
+
+def test_a_raw_copy_has_room_for_the_servers_whole_line_by_default(tmp_path: Path) -> None:
+    """Under `mcp` the raw copy is the server's line, which holds the payload (at most
+    `max_bytes`) and often its escaped text block too: the default cap leaves room for both,
+    within `--max-line-bytes`; an operator's or the contract's cap still wins.
+    """
+    contract = load_contract(PROBE)
+    options = TrailOptions(raw_dir=tmp_path / "raw")
+
+    def cap(trail_options: TrailOptions, max_line_bytes: int) -> int:
+        by_tool, _ = guards([contract], trail_options, (), max_line_bytes)
+        (guard,) = by_tool.values()
+        assert guard.trail is not None
+        assert guard.trail.raw is not None
+        return guard.trail.raw.max_file_bytes
+
+    max_bytes = contract.limits.max_bytes
+    assert cap(options, 16 << 20) == 4 * max_bytes + (64 << 10)
+    assert cap(options, 1000) == 1000
+    assert cap(TrailOptions(raw_dir=tmp_path / "raw", raw_max_file_bytes=7), 16 << 20) == 7

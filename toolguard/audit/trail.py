@@ -51,8 +51,13 @@ class AuditTrail:
     optional: bool
 
     @classmethod
-    def build(cls, options: TrailOptions, contract: Contract) -> AuditTrail:
+    def build(
+        cls, options: TrailOptions, contract: Contract, *, raw_max_file: int | None = None
+    ) -> AuditTrail:
         """The operator's options over the contract's `[audit]` defaults; `UsageError` if unfit.
+
+        `raw_max_file` is the command's own default for the raw-copy cap, where a raw copy is
+        more than the response (`mcp` keeps the server's whole line); else `max_bytes`.
 
         Refused: a log that is standard output (the agent's), and a contract with secret
         context whose log is a stream (no `.key` beside it) with no key file named.
@@ -73,6 +78,7 @@ class AuditTrail:
                 max_file_bytes=_first(
                     options.raw_max_file_bytes,
                     policy.raw_max_file_bytes,
+                    raw_max_file,
                     contract.limits.max_bytes,
                 ),
                 max_total_bytes=_first(options.raw_max_total_bytes, policy.raw_max_total_bytes),

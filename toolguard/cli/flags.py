@@ -87,7 +87,7 @@ AUDIT = (
         "--raw-max-file",
         "raw_max_file_bytes",
         "count",
-        "Keep only the digest of larger responses (default: max_bytes).",
+        "Keep only the digest of larger responses (default: max_bytes; mcp: 4x + 64 KiB).",
         "BYTES",
     ),
     Flag(

@@ -36,6 +36,7 @@ from toolguard.parse import parse
 from toolguard.result import Outcome, internal, redacted, relayed, trace
 
 Ending = Literal["client", "server", "signal"]
+MAX_LINE_BYTES = 16 << 20  # `--max-line-bytes`'s default: one JSON-RPC line, either way
 _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
@@ -48,7 +49,7 @@ class Options:
     """The operator's choices for one session."""
 
     call_timeout: float = 300.0
-    max_line_bytes: int = 16 << 20
+    max_line_bytes: int = MAX_LINE_BYTES
     allow_unguarded: frozenset[str] = frozenset()
     pass_instructions: bool = False
     listed: Mapping[str, listing.Listed] = field(default_factory=dict)

@@ -30,7 +30,7 @@ from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
 from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
-from toolguard.mcp.relay import Options, Relay
+from toolguard.mcp.relay import MAX_LINE_BYTES, Options, Relay
 from toolguard.mcp.wire import Output
 from toolguard.result import trace
 
@@ -43,7 +43,7 @@ class Settings:
     """The flags of `toolguard mcp`, besides the contracts and the audit trail."""
 
     call_timeout: float = 300.0
-    max_line_bytes: int = 16 << 20
+    max_line_bytes: int = MAX_LINE_BYTES
     allow_unguarded: tuple[str, ...] = ()
     shut_channels: tuple[str, ...] = ()  # channels besides tool results shut (`channels.py`)
     pass_instructions: bool = False
@@ -55,6 +55,7 @@ def guards(
     contracts: Sequence[Contract],
     trail_options: TrailOptions | None,
     allow_unguarded: Sequence[str],
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> tuple[dict[str, Guard], dict[str, Listed]]:
     """Each guarded server tool's guard and listing, keyed by its name on the server."""
     by_tool: dict[str, Guard] = {}
@@ -79,12 +80,25 @@ def guards(
                 source=str(contract.path),
                 field="mcp.description",
             )
-        trail = AuditTrail.build(trail_options, contract) if trail_options is not None else None
+        trail = None
+        if trail_options is not None:
+            raw_max_file = _raw_line(contract, max_line_bytes)
+            trail = AuditTrail.build(trail_options, contract, raw_max_file=raw_max_file)
         by_tool[name] = Guard(contract, trail)
         listed[name] = Listed(advertised_schema(contract.envelope_schema), description)
     if both := sorted(set(allow_unguarded) & set(by_tool)):
         raise UsageError(f"--allow-unguarded names a tool a contract guards: {', '.join(both)}")
     return by_tool, listed
+
+
+def _raw_line(contract: Contract, max_line_bytes: int) -> int:
+    """The default cap on a raw copy, which under `mcp` is the server's whole line.
+
+    A line holds the payload (at most `max_bytes` as written) and, as servers commonly send it,
+    the same JSON again as a text block, escaped (each byte at most three), plus the JSON-RPC
+    wrapper: the contract's `max_bytes` alone would keep only the digest of most rejected calls.
+    """
+    return min(max_line_bytes, 4 * contract.limits.max_bytes + (64 << 10))
 
 
 def shut_channels(names: Sequence[str]) -> Channels:
@@ -106,12 +120,14 @@ def run(  # noqa: PLR0913 - the session's parts, all keyword-only
     environ: Mapping[str, str],
 ) -> ExitStatus:
     """Relay between the client on `streams` (stdin, stdout, stderr) and the server `command`."""
-    by_tool, listed = guards(contracts, trail_options, settings.allow_unguarded)
+    by_tool, listed = guards(
+        contracts, trail_options, settings.allow_unguarded, settings.max_line_bytes
+    )
     channels = shut_channels(settings.shut_channels)
     client_in, client_out, stderr = streams
     operator = OperatorChannel(stderr, settings.mode)
     try:
-        for name in settings.allow_unguarded:
+        for name in dict.fromkeys(settings.allow_unguarded):
             operator.notice("unguarded", f"--allow-unguarded {name}: its results are not checked")
         options = Options(
             call_timeout=settings.call_timeout,
