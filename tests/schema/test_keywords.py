@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import urllib.request
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -804,6 +805,29 @@ def test_values_no_code_can_spell_are_refused_not_crashed_on(schema: Any) -> Non
     """Non-finite numbers, non-string type names and malformed URIs are SchemaErrors."""
     with pytest.raises(SchemaError):
         compile_schema(schema)
+
+
+@pytest.mark.parametrize(
+    ("schema", "where"),
+    [
+        pytest.param({1: {}}, "/", id="integer member name"),
+        pytest.param({"properties": {None: {}}}, "/properties", id="None member name"),
+        pytest.param({"const": {"a": (1,)}}, "/const/a", id="tuple in const"),
+        pytest.param({"const": {1, 2}}, "/const", id="set const"),
+        pytest.param({"enum": ["a", b"a"]}, "/enum/1", id="bytes in enum"),
+        pytest.param({"items": {"const": object()}}, "/items/const", id="object const"),
+        pytest.param({"default": float("nan")}, "/default", id="NaN default"),
+        pytest.param({"minimum": Decimal("1.5")}, "/minimum", id="Decimal bound"),
+    ],
+)
+def test_a_schema_holding_what_json_cannot_write_is_refused_where_it_stands(
+    schema: Any, where: str
+) -> None:
+    """A schema built in Python is JSON data or a SchemaError naming the value's location."""
+    with pytest.raises(SchemaError) as refused:
+        compile_schema(schema)
+    assert refused.value.field == where
+    assert "JSON data" in str(refused.value)
 
 
 HUGE = 10**400  # a valid integer; as a float it would overflow

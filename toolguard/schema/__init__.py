@@ -206,8 +206,10 @@ def compile_schema(
 
     def build() -> Entry:
         try:
+            from toolguard.schema.keyword_values import check_json_data  # noqa: PLC0415
             from toolguard.schema.keywords import prepare  # noqa: PLC0415 - misses only
 
+            check_json_data(schema)
             prepared = prepare(schema, formats=formats, refs=refs)
         except RecursionError:
             raise SchemaError("schema nests too deeply to be checked") from None

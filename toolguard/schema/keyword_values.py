@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolguard.errors import SchemaError
+from toolguard.pointer import escape
 
 _TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
@@ -111,3 +112,33 @@ def check_value(keyword: str, value: Any, at: str) -> None:
         names = value if isinstance(value, list) else [value]
         if not names or any(not isinstance(n, str) or n not in _TYPES for n in names):
             raise SchemaError(f"'type' must name JSON types, not {value!r}", field=at)
+
+
+def check_json_data(schema: Any) -> None:
+    """Refuse a schema that holds a value JSON cannot write, naming where it stands.
+
+    A schema read from a file is JSON by construction; one built in Python may hold a member
+    name that is not a string, a tuple, a set, bytes or NaN, which the keyword walk would crash
+    on, and the generator and the compile cache would misread (a set compared as a `const`).
+    """
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:  # NOTE: a loop, not recursion: a schema nested past the stack is refused later
+        value, at = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise SchemaError(
+                        f"member name {_shown(key)} is not a string: a schema must be JSON data",
+                        field=at or "/",
+                    )
+                stack.append((item, f"{at}/{escape(key)}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{at}/{index}") for index, item in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise SchemaError(f"{value!r} is not JSON data (no NaN or infinity)", field=at or "/")
+        elif value is not None and not isinstance(value, str | int | float):  # bool is an int
+            raise SchemaError(
+                f"{_shown(value)} ({type(value).__name__}) is not JSON data: a schema holds "
+                "only objects, arrays, strings, numbers, booleans and null",
+                field=at or "/",
+            )
