@@ -82,6 +82,26 @@ def test_unenforceable_schema_exits_3_with_nothing_on_stdout(
     assert b"unknown reference" in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        pytest.param("missing.json", b"No such file or directory", id="missing"),
+        pytest.param("lib", b"not a regular file (a folder)", id="folder"),
+        pytest.param("dangling.json", b"No such file or directory", id="dangling link"),
+    ],
+)
+def test_a_schema_that_cannot_be_read_exits_3_whatever_the_reason(
+    run_toolguard: RunToolguard, files: Path, name: str, why: bytes
+) -> None:
+    """A missing schema, a folder or a dangling link is a bad schema (3), as a pipe is."""
+    (files / "lib").mkdir()
+    (files / "dangling.json").symlink_to(files / "nowhere.json")
+    run = run_toolguard("validate", files / name, files / "ok.json")
+    assert (run.status, run.stdout) == (3, b"")
+    assert b"cannot read schema" in run.stderr
+    assert why in run.stderr
+
+
 def test_refs_serve_a_registry_directory(run_toolguard: RunToolguard, files: Path) -> None:
     """--refs PREFIX=DIR lets a $ref under PREFIX read DIR, and nothing else."""
     (files / "lib").mkdir()

@@ -21,10 +21,10 @@ from toolguard.errors import ExitStatus, UsageError
 from toolguard.files import is_stdin
 from toolguard.request import make_request
 
-# A data file: an existing file, or `-` for standard input.
-_DATA = named_path(exists=True, dir_okay=False, path_type=Path, allow_dash=True)
-# NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
+# NOTE: a contract or schema that cannot be read (missing, a folder, a pipe) is a bad contract
+# or schema (exit 3), not a usage error: its reader says why.
 _CONTRACT = click.Path(path_type=Path)
+_SCHEMA = named_path(path_type=Path, allow_dash=True)
 
 
 @click.command(
@@ -67,7 +67,7 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
     help="Validate INSTANCE files against a Draft 2020-12 SCHEMA (strict parse first).\n\n"
     "Either SCHEMA or one INSTANCE may be `-`, read from standard input."
 )
-@click.argument("schema_file", metavar="SCHEMA", type=_DATA)
+@click.argument("schema_file", metavar="SCHEMA", type=_SCHEMA)
 @click.argument(
     "instances", metavar="INSTANCE...", nargs=-1, required=True, type=named_path(path_type=Path)
 )
