@@ -41,6 +41,19 @@ def test_a_dynamic_anchor_in_a_registry_document_is_in_scope_whatever_the_order(
     assert not validator.is_valid({"x": {"daat": 1}})
 
 
+@pytest.mark.parametrize("prefix", [BASE, BASE.removesuffix("/")], ids=["slash", "no-slash"])
+def test_a_registry_prefix_names_its_folder_with_or_without_a_final_slash(
+    tmp_path: Path, prefix: str
+) -> None:
+    """`https://e.com/s` registered serves `https://e.com/s/x.json` from `x.json` in its folder,
+    as `https://e.com/s/` does (not from the absolute path `/x.json`)."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "int.json").write_text('{"type": "integer"}')
+    validator = compile_schema({"$ref": f"{BASE}lib/int.json"}, refs={prefix: tmp_path})
+    assert validator.is_valid(1)
+    assert not validator.is_valid("1")
+
+
 @pytest.mark.parametrize("char", ["\n", "\t", "\r", "\x00", "\x7f"], ids=repr)
 @pytest.mark.parametrize(
     ("schema", "field"),

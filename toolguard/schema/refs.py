@@ -284,7 +284,12 @@ class Index:
         folder = path = None
         if prefix is not None:
             folder = self.registry[prefix]
-            path = _registered(folder, uri[len(prefix) :])
+            rest = uri[len(prefix) :]
+            # NOTE: `https://e.com/s` registered names the same folder as `https://e.com/s/`:
+            # `/x.json` after it is the file `x.json` in it, not the absolute path `/x.json`.
+            if not prefix.endswith("/"):
+                rest = rest.removeprefix("/")
+            path = _registered(folder, rest)
         if path is None:
             served = (
                 f"no such file in the folder for {prefix!r}"
