@@ -54,6 +54,19 @@ def test_a_registry_prefix_names_its_folder_with_or_without_a_final_slash(
     assert not validator.is_valid("1")
 
 
+def test_a_registry_prefix_ending_inside_a_segment_serves_no_longer_segment(
+    tmp_path: Path,
+) -> None:
+    """`https://e.com/s` is not a prefix of the namespace `https://e.com/sx/`: `sx/a.json` is
+    not the file `x/a.json` in its folder."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "int.json").write_text('{"type": "integer"}')
+    with pytest.raises(SchemaError):
+        compile_schema({"$ref": f"{BASE}sx/int.json"}, refs={f"{BASE}s": tmp_path})
+    urn = compile_schema({"$ref": "urn:example:int.json"}, refs={"urn:example:": tmp_path / "x"})
+    assert urn.is_valid(1)
+
+
 @pytest.mark.parametrize("char", ["\n", "\t", "\r", "\x00", "\x7f"], ids=repr)
 @pytest.mark.parametrize(
     ("schema", "field"),

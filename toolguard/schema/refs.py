@@ -279,17 +279,12 @@ class Index:
         # the compile cache, keyed by the registry sorted, and checking the files read, is
         # never stale.
         prefix = max(
-            (prefix for prefix in self.registry if uri.startswith(prefix)), key=len, default=None
+            (prefix for prefix in self.registry if _serves(prefix, uri)), key=len, default=None
         )
         folder = path = None
         if prefix is not None:
             folder = self.registry[prefix]
-            rest = uri[len(prefix) :]
-            # NOTE: `https://e.com/s` registered names the same folder as `https://e.com/s/`:
-            # `/x.json` after it is the file `x.json` in it, not the absolute path `/x.json`.
-            if not prefix.endswith("/"):
-                rest = rest.removeprefix("/")
-            path = _registered(folder, rest)
+            path = _registered(folder, uri[len(prefix) :].removeprefix("/"))
         if path is None:
             served = (
                 f"no such file in the folder for {prefix!r}"
@@ -309,6 +304,24 @@ class Index:
         self.remotes.append((key, document))
         self.resources[uri] = f"/$defs/{escape(key)}"
         self._add(document, f"/$defs/{escape(key)}", uri)
+
+
+def _serves(prefix: str, uri: str) -> bool:
+    """Whether a registered prefix serves `uri`.
+
+    A prefix ending inside a path segment (`https://e.com/s`) names the same folder as
+    `https://e.com/s/`, and only that: `https://e.com/sx/a.json` is another namespace, not the
+    file `x/a.json` in it. A prefix ending with a delimiter (`/`, `:`, `#`...) serves whatever
+    follows it.
+    """
+    if not uri.startswith(prefix):
+        return False
+    if prefix[-1:].isalnum() or prefix[-1:] in _SEGMENT_MARKS:
+        return uri[len(prefix) : len(prefix) + 1] in ("", "/")
+    return True
+
+
+_SEGMENT_MARKS = frozenset("-._~%!$&'()*+,;=@")  # RFC 3986 pchar besides letters and digits
 
 
 def _registered(folder: Path, rest: str) -> Path | None:
