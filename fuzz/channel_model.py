@@ -45,6 +45,8 @@ CAPABILITY = {name: name for name in ("resources", "prompts", "completions", "lo
 CLIENT_CAPABILITY = {name: name for name in ("sampling", "elicitation")}
 # Where each 2026-07-28 request states the client's capabilities (besides `initialize`'s).
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+# Where capabilities name a channel besides their own members: 2025-11-25's task support.
+TASK_REQUESTS = ("tasks", "requests")
 PROGRESS_KEPT = ("progressToken", "progress", "total")
 
 
@@ -96,17 +98,19 @@ class Shut:
     def forwarded(self, request: dict[str, Any]) -> dict[str, Any]:
         """A client request as the server may get it: less the shut channels' capabilities.
 
-        They leave `initialize`'s `capabilities`, and any request's `_meta` capabilities.
+        They leave `initialize`'s `capabilities`, and any request's `_meta` capabilities: the
+        members themselves, and those of the capabilities' `tasks.requests`.
         """
         withheld = {CLIENT_CAPABILITY[name] for name in self.names if name in CLIENT_CAPABILITY}
         params = request.get("params")
         if not withheld or not isinstance(params, dict):
             return request
-        params = dict(params)
+        stated = [("_meta", CAPABILITIES_META)]
         if request.get("method") == "initialize":
-            params = _without(params, "capabilities", withheld)
-        if isinstance(params.get("_meta"), dict):
-            params["_meta"] = _without(params["_meta"], CAPABILITIES_META, withheld)
+            stated.append(("capabilities",))
+        for where in stated:
+            for inner in ((), TASK_REQUESTS):
+                params = _without(params, (*where, *inner), withheld)
         return {**request, "params": params}
 
     def asks(self, input_requests: Any) -> bool:
@@ -133,9 +137,12 @@ class Shut:
         )
 
 
-def _without(value: dict[str, Any], member: str, withheld: set[str]) -> dict[str, Any]:
-    """`value` with its object `member` (if it is one) lacking the names `withheld`."""
-    inner = value.get(member)
-    if not isinstance(inner, dict):
+def _without(value: Any, path: tuple[str, ...], withheld: set[str]) -> Any:
+    """`value` with the object at `path` (if there is one) lacking the names `withheld`."""
+    if not isinstance(value, dict):
         return value
-    return {**value, member: {key: item for key, item in inner.items() if key not in withheld}}
+    if not path:
+        return {key: item for key, item in value.items() if key not in withheld}
+    if path[0] not in value:
+        return value
+    return {**value, path[0]: _without(value[path[0]], path[1:], withheld)}

@@ -21,7 +21,8 @@ which requests the relay forwarded:
   or notification on an open channel reaches the client; every client notification but a
   `tools/call` or `tasks/*` reaches the server as it came; a client request forwarded
   reaches it as it came, but without the client's capabilities for a shut channel (sampling,
-  elicitation) in `initialize` or a request's `_meta`, and rewritten only then;
+  elicitation, and their `tasks.requests` members) in `initialize` or a request's `_meta`,
+  and rewritten only then;
 - an `initialize` or `server/discover` answer keeps the capabilities of the open channels
   the server gave, and none of the shut ones;
 - a ping answer the client gets is `{}`, or `{"resultType": "complete"}` to a 2026-07-28

@@ -411,8 +411,10 @@ def _channel_traffic(tool: str, arguments: dict[str, Any]) -> bytes:
     fails differs with the channels shut, and the target's model says which.
     """
     capabilities = {name: {} for name in ("tools", "resources", "prompts", "logging")}
-    able = {"sampling": {}, "elicitation": {"form": {}}, "roots": {}}  # the client's
-    hello = {"protocolVersion": "2025-06-18", "capabilities": able}
+    # The client's, with 2025-11-25's task support for the two channels it serves.
+    tasks = {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}}
+    able = {"sampling": {}, "elicitation": {"form": {}}, "roots": {}, "tasks": tasks}
+    hello = {"protocolVersion": "2025-11-25", "capabilities": able}
     script = [
         _rpc("c", 0, method="initialize", params=hello),
         _rpc("s", 0, result={"capabilities": {**capabilities, "completions": {}}}),

@@ -113,11 +113,35 @@ def test_the_capabilities_of_shut_channels_are_withheld() -> None:
 def test_the_clients_capabilities_for_shut_channels_are_withheld() -> None:
     """Sampling and elicitation shut: the server is not told the client can; roots stays."""
     stated = {"sampling": {}, "elicitation": {}, "roots": {}, "experimental": {}}
-    assert OPEN.client_withheld(stated) == frozenset()
-    assert SHUT.client_withheld(stated) == {"sampling", "elicitation"}
-    assert Channels.named(["elicitation"]).client_withheld(stated) == {"elicitation"}
-    assert Channels.named(["resources", "logging"]).client_withheld(stated) == frozenset()
-    assert SHUT.client_withheld(["sampling"]) == frozenset()
+    assert OPEN.client_withheld(stated) == {}
+    assert SHUT.client_withheld(stated) == {(): {"sampling", "elicitation"}}
+    assert Channels.named(["elicitation"]).client_withheld(stated) == {(): {"elicitation"}}
+    assert Channels.named(["resources", "logging"]).client_withheld(stated) == {}
+    assert SHUT.client_withheld(["sampling"]) == {}
+
+
+def test_the_clients_task_support_for_shut_channels_is_withheld() -> None:
+    """2025-11-25's `tasks.requests` names the channels too: a server told the client runs
+    sampling as a task would ask for it that way; what is not a channel's stays."""
+    requests = {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}, "x": {}}
+    stated = {"sampling": {}, "tasks": {"list": {}, "requests": requests}}
+    assert OPEN.client_withheld(stated) == {}
+    sampling = {(): {"sampling"}, ("tasks", "requests"): {"sampling"}}
+    assert Channels.named(["sampling"]).client_withheld(stated) == sampling
+    elicitation = {("tasks", "requests"): {"elicitation"}}
+    assert Channels.named(["elicitation"]).client_withheld(stated) == elicitation
+    assert SHUT.client_withheld({"tasks": {"requests": ["sampling"]}}) == {}
+    assert SHUT.client_withheld({"tasks": []}) == {}
+
+
+def test_the_servers_task_support_for_shut_channels_is_withheld() -> None:
+    """A server's `tasks.requests` naming a shut channel loses it; tools and the rest stay."""
+    tasks = {"list": {}, "requests": {"tools": {"call": {}}, "resources": {"read": {}}}}
+    offered = {"tools": {}, "resources": {}, "tasks": tasks}
+    kept = {"tools": {}, "tasks": {"list": {}, "requests": {"tools": {"call": {}}}}}
+    assert Channels.named(["resources"]).capabilities(offered) == kept
+    assert Channels.named(["prompts"]).capabilities(offered) == offered
+    assert offered["tasks"] == tasks  # the server's own object is not changed
 
 
 @pytest.mark.parametrize(

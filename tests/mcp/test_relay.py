@@ -938,6 +938,49 @@ def test_initialize_reaches_the_server_as_it_came_while_sampling_and_elicitation
     assert harness.server.stream.getvalue() == INITIALIZE
 
 
+TASKS_INITIALIZE = (
+    b'{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{"tasks":'
+    b'{"list":{},"requests":{ "sampling" : {"createMessage":{}} ,"elicitation":{"create":{}},'
+    b'"x":{"n":1.50}}},"sampling":{}}}}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("names", "requests", "top"),
+    [
+        (("sampling",), b'{"elicitation":{"create":{}},"x":{"n":1.50}}', b"}"),
+        (
+            ("elicitation",),
+            b'{"sampling" : {"createMessage":{}},"x":{"n":1.50}}',
+            b',"sampling":{}}',
+        ),
+        (("all",), b'{"x":{"n":1.50}}', b"}"),
+    ],
+)
+def test_initialize_reaches_the_server_without_the_clients_task_support_for_shut_channels(
+    names: tuple[str, ...], requests: bytes, top: bytes
+) -> None:
+    """2025-11-25: `tasks.requests.sampling` (or `.elicitation`) names a shut channel too, so it
+    is withheld with the capability itself; every other byte is as the client wrote it."""
+    harness = _shut(*names)
+    harness.relay.from_client(TASKS_INITIALIZE, False)
+    sent = harness.server.stream.getvalue()
+    head = b'{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"capabilities":{"tasks":'
+    assert sent == head + b'{"list":{},"requests":' + requests + b"}" + top + b"}}\n"
+    assert "tasks.requests." in harness.notices()
+
+
+def test_a_2026_request_reaches_the_server_without_the_clients_task_support_for_sampling() -> None:
+    """The `_meta` capabilities of a 2026-07-28 request lose `tasks.requests.sampling` too."""
+    tasks = {"requests": {"sampling": {"createMessage": {}}, "x": {}}}
+    meta = {**MODERN["_meta"], "io.modelcontextprotocol/clientCapabilities": {"tasks": tasks}}
+    harness = _shut("sampling")
+    harness.from_client(_call("c1", _meta=meta))
+    (sent,) = harness.server.received()
+    capabilities = sent["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert capabilities == {"tasks": {"requests": {"x": {}}}}
+
+
 @pytest.mark.parametrize("method", ["tools/call", "server/discover", "tools/list"])
 def test_a_2026_request_reaches_the_server_without_the_clients_shut_capabilities(
     method: str,

@@ -7,14 +7,15 @@ does not check them yet, so they pass as they came unless the operator shuts one
 (`--shut-channel NAME`): a shut channel's client requests are refused, its server requests
 answered `-32601` (as a client without the capability answers), its notifications dropped,
 the server's capability for it withheld from `initialize`, and the client's (sampling,
-elicitation) withheld from what the server is told, so it does not ask. `--shut-channel all` shuts
-every channel and, the same way, every method MCP does not define: what toolguard cannot
+elicitation) withheld from what the server is told, so it does not ask: wherever a capability
+names it, 2025-11-25's `tasks.requests` (what a side runs as a task) too. `--shut-channel all`
+shuts every channel and, the same way, every method MCP does not define: what toolguard cannot
 name, it cannot promise anything about.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,11 @@ _NOTIFICATIONS = (
     "notifications/tools/list_changed",
 )
 _PROGRESS = ("progressToken", "progress", "total")  # what a progress notification keeps shut
+# Where a side's capabilities name a channel: among their own members, and (2025-11-25) among
+# the kinds of request the side runs as tasks (`tasks.requests.sampling`, `.tools`, ...).
+_NAMING = ((), ("tasks", "requests"))
+
+Withheld = dict[tuple[str, ...], frozenset[str]]  # an object's path: the members it loses
 
 
 def _matches(method: str, patterns: Iterable[str]) -> bool:
@@ -153,20 +159,22 @@ class Channels:
         return {key: params[key] for key in _PROGRESS if key in params}
 
     def capabilities(self, capabilities: dict[str, Any]) -> dict[str, Any]:
-        """The server's capabilities without those of the channels shut."""
-        shut = {CHANNEL_BY_NAME[name].capability for name in self.shut} - {None}
-        return {key: value for key, value in capabilities.items() if key not in shut}
+        """The server's capabilities without those of the channels shut, wherever named."""
+        shut = {held for name in self.shut if (held := CHANNEL_BY_NAME[name].capability)}
+        kept = dict(capabilities)
+        for path, names in _naming(capabilities, shut).items():
+            kept = _without(kept, path, names)
+        return kept
 
-    def client_withheld(self, capabilities: Any) -> frozenset[str]:
-        """The members of the client's capabilities that channels shut withhold from the server.
+    def client_withheld(self, capabilities: Any) -> Withheld:
+        """What the client's capabilities lose to the channels shut: by path, the members.
 
-        A server told the client can sample (or elicit) asks, and is refused: told nothing,
-        it does not ask. Empty when there is nothing to withhold (or no object to look in).
+        A server told the client can sample (or elicit), or run sampling as a task, asks, and
+        is refused: told nothing, it does not ask. Empty when there is nothing to withhold (or
+        no object to look in).
         """
-        if not isinstance(capabilities, dict):
-            return frozenset()
-        shut = {CHANNEL_BY_NAME[name].client_capability for name in self.shut}
-        return frozenset(key for key in capabilities if key in shut)
+        shut = {held for name in self.shut if (held := CHANNEL_BY_NAME[name].client_capability)}
+        return _naming(capabilities, shut)
 
     def input_requests(self, requests: Any) -> str:
         """Why a 2026-07-28 `inputRequests` map asks for a shut channel, or "" if it does not.
@@ -186,6 +194,25 @@ class Channels:
             if not self.server_request(method):
                 return f"an input request asks for {method[:64]!r}, a channel toolguard keeps shut"
         return ""
+
+
+def _naming(capabilities: Any, names: Set[str]) -> Withheld:
+    """Where `capabilities` names any of `names` (see `_NAMING`): each object's path, its names."""
+    found: Withheld = {}
+    for path in _NAMING:
+        held = capabilities
+        for step in path:
+            held = held.get(step) if isinstance(held, dict) else None
+        if isinstance(held, dict) and (named := frozenset(held.keys() & names)):
+            found[path] = named
+    return found
+
+
+def _without(value: dict[str, Any], path: tuple[str, ...], names: frozenset[str]) -> dict[str, Any]:
+    """`value` with the object at `path` lacking the members `names` (copied, never changed)."""
+    if not path:
+        return {key: item for key, item in value.items() if key not in names}
+    return {**value, path[0]: _without(value[path[0]], path[1:], names)}
 
 
 def channel_of(method: str) -> str:

@@ -19,7 +19,7 @@ from toolguard.audit import Source
 from toolguard.errors import LimitExceeded, Rejection
 from toolguard.mcp import calls, jsonrpc, listing, members
 from toolguard.mcp.calls import Call, Guard, Refused
-from toolguard.mcp.channels import Channels, channel_of
+from toolguard.mcp.channels import Channels, Withheld, channel_of
 from toolguard.mcp.ids import MAX_IN_FLIGHT, InFlight, Pending
 from toolguard.mcp.jsonrpc import (
     Message,
@@ -182,19 +182,20 @@ class Relay:
     def _to_server(self, message: Message, line: bytes) -> bytes:
         """A client request's line as the server gets it: as it came, but for what is withheld.
 
-        The client's capabilities for a shut channel (sampling, elicitation) are withheld from
-        `initialize` and from 2026-07-28's per-request `_meta`: only that object is rewritten.
+        The client's capabilities for a shut channel (sampling, elicitation, and running them as
+        tasks) are withheld from `initialize` and from 2026-07-28's per-request `_meta`: only
+        those objects are rewritten.
         """
         channels = self._options.channels
         if not channels.shut:
             return line
         for path in _client_capabilities(message.method):
             withheld = channels.client_withheld(_at(message.body, path))
+            for inner, names in withheld.items():
+                line = members.without(line, (*path, *inner), names)
             if withheld:
-                line = members.without(line, path, withheld)
-                names = " and ".join(sorted(withheld))
                 where = "initialize" if path[1] == "capabilities" else "requests' _meta"
-                why = f"withheld the client's {names} capability from its {where}"
+                why = f"withheld the client's {_dotted(withheld)} capability from its {where}"
                 self._notice("shut_channel", f"{why}: the channel is shut", once=True)
         return line
 
@@ -580,6 +581,12 @@ def _at(value: Any, path: tuple[str, ...]) -> Any:
     for name in path:
         value = value.get(name) if isinstance(value, dict) else None
     return value
+
+
+def _dotted(withheld: Withheld) -> str:
+    """The members withheld, as the operator reads them: `sampling and tasks.requests.sampling`."""
+    named = (".".join((*inner, name)) for inner, names in withheld.items() for name in names)
+    return " and ".join(sorted(named))
 
 
 def _shut(method: str) -> str:
