@@ -508,6 +508,24 @@ def signed_cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return found
 
 
+def signed_policy(document: dict[str, Any], case: dict[str, Any]) -> Any:
+    """The `signed` rule an interop case states, at `/attestation` (`ValueError`: refused).
+
+    Its key set, algorithms, issuer, audience and options are the case's. NOTE:
+    `tests/signed/test_interop.py` builds each case's policy here too: tests import fuzz's
+    modules (as `tests/fuzz/` does), fuzz never imports tests' code (it needs PyJWT).
+    """
+    # NOTE: toolguard only now: a target imports it instrumented, after this module.
+    from toolguard.rules import ContractFile, signed  # noqa: PLC0415
+
+    keys = ContractFile("keys.jwks.json", json.dumps(document["key_sets"][case["keys"]]).encode())
+    issuer, audience = document["issuer"], case.get("audience")
+    options = case.get("options", {})
+    return signed(
+        "attested", "/attestation", keys, case["algorithms"], issuer, audience=audience, **options
+    )
+
+
 def signed_tokens() -> dict[str, bytes]:
     """Seeds of the signed target: each case's token, led by the byte picking its policy."""
     cases = signed_cases()

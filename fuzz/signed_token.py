@@ -28,7 +28,6 @@ import seeds
 
 with harness.instrumented():
     from toolguard.errors import RuleViolation
-    from toolguard.rules import ContractFile, signed
     from toolguard.signed.verify import verify
 
 _REASON_CELL = re.compile(r"^\| [0-9]+ \|.*\| ([^|]+) \|$", re.MULTILINE)
@@ -41,22 +40,10 @@ REASONS = frozenset(
 
 def _policies() -> list[tuple[Any, datetime]]:
     """Each interop case's policy and clock, in a fixed order (the seeds' first bytes)."""
-    built = []
-    for document, case in seeds.signed_cases():
-        keys = ContractFile(
-            "keys.jwks.json", json.dumps(document["key_sets"][case["keys"]]).encode()
-        )
-        policy = signed(
-            "attested",
-            "/attestation",
-            keys,
-            case["algorithms"],
-            document["issuer"],
-            audience=case.get("audience"),
-            **case.get("options", {}),
-        )
-        built.append((policy, datetime.fromisoformat(document["now"])))
-    return built
+    return [
+        (seeds.signed_policy(document, case), datetime.fromisoformat(document["now"]))
+        for document, case in seeds.signed_cases()
+    ]
 
 
 POLICIES = _policies()
