@@ -81,6 +81,66 @@ def test_a_pipe_nobody_reads_never_blocks_and_every_drop_is_counted(
     assert channel.dropped > 0
 
 
+def _drop_then_catch_up(channel: OperatorChannel, read: int, drops: int) -> bytes:
+    """A reader that falls behind (the pipe has no room) while `drops` more lines are dropped,
+    then catches up, reading till the channel has nothing left to write: what it read."""
+    target = channel.dropped + drops
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: nothing is written
+    while channel.dropped < target:
+        channel.send(LINE)
+    del channel._free  # the reader is back
+    got = []
+    for _ in range(3_000):  # the writer rests between writes: a few dozen reads at most
+        got.append(read_all(read))
+        if not channel._queue and not channel._in_flight:
+            break
+        threading.Event().wait(0.01)
+    return b"".join(got) + read_all(read)
+
+
+@pytest.mark.parametrize("gap_every", [0, 3600])
+def test_a_reader_that_catches_up_is_told_where_lines_were_dropped(
+    pipe: tuple[int, io.TextIOWrapper], gap_every: float
+) -> None:
+    """The first line after a hole comes behind one saying how many lines fell in it; a second
+    hole within `gap_every` is told by the closing count alone (a bounded trickle)."""
+    read, stream = pipe
+    fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+    channel = OperatorChannel(
+        stream,
+        farewell=farewell,
+        gap=lambda count: f"gap {count}\n",
+        capacity=2048,
+        gap_every=gap_every,
+    )
+    first = _drop_then_catch_up(channel, read, 3)
+    told = channel.dropped
+    channel.send("after one\n")
+    second = _drop_then_catch_up(channel, read, 2)
+    hole = channel.dropped - told
+    channel.send("after two\n")
+    channel.close()
+    text = (first + second + read_all(read)).decode()
+    assert text.count("gap ") == (2 if gap_every == 0 else 1)
+    assert f"gap {told}\nafter one\n" in text
+    assert (f"gap {hole}\nafter two\n" in text) == (gap_every == 0)
+    assert text.endswith(f"after two\ndropped {channel.dropped}\n")  # the closing count: in all
+
+
+def test_without_a_gap_text_nothing_is_put_in_the_hole(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """`gap` not given (a library caller's channel): the lines after a hole come as they are."""
+    read, stream = pipe
+    fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+    channel = OperatorChannel(stream, farewell=farewell, capacity=2048)
+    read_before = _drop_then_catch_up(channel, read, 3)
+    channel.send("after\n")
+    channel.close()
+    text = (read_before + read_all(read)).decode()
+    assert set(text.splitlines(keepends=True)) == {LINE, "after\n", f"dropped {channel.dropped}\n"}
+
+
 def _one_write_at_a_time(channel: OperatorChannel, line: str, count: int) -> None:
     """Send `line` `count` times, each after the last was written (or 0.2 s without progress)."""
     for _ in range(count):

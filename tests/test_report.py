@@ -33,6 +33,20 @@ def test_dropped_lines_are_reported_as_a_warning_for_people() -> None:
     )
 
 
+def test_a_gap_is_reported_apart_from_the_closing_count() -> None:
+    """Said where lines went missing: outcome "gap" (JSON), "here" (people); never "dropped",
+    so a program counting the closing line's total counts no line twice."""
+    stream = io.StringIO()
+    report.dropped(12, "json", stream, gap=True)
+    line = json.loads(stream.getvalue())
+    assert (line["outcome"], line["count"]) == ("gap", 12)
+    stream = io.StringIO()
+    report.dropped(12, "rich", stream, gap=True)
+    assert stream.getvalue() == (
+        "toolguard: warning: 12 diagnostics line(s) dropped here: stderr was not read fast enough\n"
+    )
+
+
 # The plain text of a diagnostics record, built directly, against the rich lines it stands for.
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -24,6 +24,14 @@ writes what queued meanwhile in one go; only a writer with nothing to do is woke
 next line, and a queue filling up (or `close`) cuts the rest short. A line waits at most
 `INTERVAL` behind the answer it describes.
 
+A reader that is merely slow (a log shipper that falls behind for a while) loses lines too, in
+the middle of a session that may run for days: the closing count would come too late and say
+nowhere where the hole is. So, given `gap`, the first line the queue takes after some were
+dropped goes with a line of its own in front, saying how many were dropped there; at most one
+such line per `GAP_EVERY` seconds (the drops in between are told by the next one), so a reader
+that keeps falling behind gets a steady trickle of them, not one per line. A reader that never
+reads gets none: the queue never takes a line again, and the closing count says it all.
+
 An audit log that is this same open file (`--audit-log /dev/stderr`) would otherwise be
 written to it directly, blocking; its records go through the writer too (`channel_for`,
 `record`). A record is never dropped: `record` returns once it is written (the writer does
@@ -53,6 +61,7 @@ _POLL = 0.01  # seconds between looks at a full pipe
 _BATCH = 64 * 1024  # bytes written at once, at most, where the room cannot be read
 INTERVAL = 0.05  # seconds the writer rests after writing, gathering what queues meanwhile
 _HURRY = 4  # a queue past 1/_HURRY of its capacity ends the writer's rest
+GAP_EVERY = 10.0  # seconds between two lines saying where lines were dropped, at least
 _OPEN: dict[tuple[int, int], OperatorChannel] = {}  # (st_dev, st_ino) -> the channel writing it
 
 
@@ -60,19 +69,26 @@ class OperatorChannel:
     """Text for the operator, handed to a writer thread; `stream` is what report functions get.
 
     Use as a context manager (or call `close`). `farewell(count)` gives the closing report's
-    text when lines were dropped. A stream without a file descriptor (a `StringIO`) cannot
-    block and is written directly.
+    text when lines were dropped (`count`: in all); `gap(count)` the text of a line put where
+    `count` lines were dropped, once the queue takes lines again (see the module docstring).
+    A stream without a file descriptor (a `StringIO`) cannot block and is written directly.
     """
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the channel's settings, all keyword-only
         self,
         target: IO[str] | None,
         *,
         farewell: Callable[[int], str] | None = None,
+        gap: Callable[[int], str] | None = None,
         capacity: int = CAPACITY,
         linger: float = LINGER,
+        gap_every: float = GAP_EVERY,
     ) -> None:
         self.dropped = 0  # lines (chunks) the operator never got
+        self._gap = gap
+        self._gap_every = gap_every
+        self._untold = 0  # lines dropped since the last gap line
+        self._next_gap = 0.0  # monotonic time before which no gap line is written
         self.stream = _Chunks(self, target)
         self._target = target
         self._farewell = farewell
@@ -109,8 +125,21 @@ class OperatorChannel:
         if self._fd is None:
             self._write_directly(text)
             return
-        if not self._enqueue(text.encode(self._encoding, "backslashreplace")):
-            self.dropped += 1
+        chunk = text.encode(self._encoding, "backslashreplace")
+        with self._changed:
+            told = self._gap_line()
+            if told and self._enqueue_locked(told + chunk):
+                self._untold = 0
+                self._next_gap = time.monotonic() + self._gap_every
+            elif not self._enqueue_locked(chunk):
+                self.dropped += 1
+                self._untold += 1
+
+    def _gap_line(self) -> bytes:
+        """The line saying where lines were dropped, if one is due now; else nothing."""
+        if self._gap is None or not self._untold or time.monotonic() < self._next_gap:
+            return b""
+        return self._gap(self._untold).encode(self._encoding, "backslashreplace")
 
     def record(self, line: bytes) -> bool:
         """Write an audit record's bytes through the writer: True once written, else False.
@@ -145,10 +174,6 @@ class OperatorChannel:
                 return True
             finally:
                 self._records -= 1
-
-    def _enqueue(self, chunk: bytes) -> bool:
-        with self._changed:
-            return self._enqueue_locked(chunk)
 
     def _enqueue_locked(self, chunk: bytes) -> bool:
         queued = self._queued

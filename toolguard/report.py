@@ -178,12 +178,19 @@ def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
     stream.flush()
 
 
-def dropped(count: int, mode: str, stream: IO[str]) -> None:
-    """Say that `count` diagnostics were dropped because stderr was not being read."""
+def dropped(count: int, mode: str, stream: IO[str], *, gap: bool = False) -> None:
+    """Say that `count` diagnostics were dropped because stderr was not being read.
+
+    `gap`: said in the middle of the session, where they were dropped (outcome "gap"); else
+    the closing line, with the session's count (outcome "dropped").
+    """
     message = f"{count} diagnostics line(s) dropped: stderr was not being read"
+    if gap:
+        message = f"{count} diagnostics line(s) dropped here: stderr was not read fast enough"
     with suppress(OSError, ValueError):
         if mode == "json":
-            record = {"outcome": "dropped", "count": count, "message": message}
+            outcome = "gap" if gap else "dropped"
+            record = {"outcome": outcome, "count": count, "message": message}
             stream.write(_ENCODE(record) + "\n")
         else:
             stream.write(f"toolguard: warning: {message}\n")

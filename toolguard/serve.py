@@ -137,7 +137,7 @@ class Server:
         out = LineWriter(stdout)
         # NOTE: diagnostics go through a writer thread: a caller that never reads stderr
         # must not block the answers (see operator_channel.py).
-        channel = OperatorChannel(stderr, farewell=_farewell(mode))
+        channel = OperatorChannel(stderr, farewell=_farewell(mode), gap=_farewell(mode, gap=True))
         with _stop_on_signals() as stop, channel:
 
             def respond(line: bytes, _over_long: bool) -> None:
@@ -253,12 +253,15 @@ def _tell_operator(answer: Answer, mode: str, channel: OperatorChannel) -> None:
             report.error(answer.warning, answer.diagnostics.exit_status, mode, stderr)
 
 
-def _farewell(mode: str) -> Callable[[int], str]:
-    """The closing line of the operator channel when diagnostics were dropped."""
+def _farewell(mode: str, *, gap: bool = False) -> Callable[[int], str]:
+    """The closing line of the operator channel when diagnostics were dropped.
+
+    `gap`: the line put where they were dropped instead, once stderr is read again.
+    """
 
     def text(count: int) -> str:
         buffer = io.StringIO()
-        report.dropped(count, mode, buffer)
+        report.dropped(count, mode, buffer, gap=gap)
         return buffer.getvalue()
 
     return text

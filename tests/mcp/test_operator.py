@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import time
 from pathlib import Path
@@ -29,6 +31,38 @@ def test_a_full_channel_drops_and_counts_instead_of_blocking() -> None:
     finally:
         os.close(write)
         os.close(read)
+
+
+def test_a_hole_in_the_diagnostics_is_told_where_it_is() -> None:
+    """Lines dropped and then stderr read again: a notice (event `dropped`) comes first."""
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    caught_up = b""
+    try:
+        with os.fdopen(write, "w", closefd=False) as slow:
+            channel = OperatorChannel(slow, "json", capacity=4096)
+            shared = channel._channel
+            shared._free = lambda _fd: 0  # type: ignore[method-assign] # the reader fell behind
+            while channel.dropped < 3:
+                channel.write(f"{'x' * 100}\n")
+            del shared._free  # and is back: it reads till nothing waits
+            for _ in range(3_000):
+                with contextlib.suppress(BlockingIOError):
+                    caught_up += os.read(read, 1 << 16)
+                if not shared._queue and not shared._in_flight:
+                    break
+                time.sleep(0.01)
+            channel.write("after\n")
+            channel.close()
+            with contextlib.suppress(BlockingIOError):
+                caught_up += os.read(read, 1 << 16)
+    finally:
+        os.close(write)
+        os.close(read)
+    lines = caught_up.decode().splitlines()
+    notice = json.loads(lines[lines.index("after") - 1])
+    assert (notice["outcome"], notice["event"]) == ("notice", "dropped")
+    assert notice["message"].startswith("3 diagnostic lines were dropped here")
 
 
 def test_notices_are_escaped_in_both_formats() -> None:

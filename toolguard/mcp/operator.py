@@ -2,8 +2,9 @@
 
 MCP clients often never read a server's stderr. Lines go through the shared operator channel
 (`toolguard/operator_channel.py`, as for `serve`): a writer thread drains a bounded queue and
-what does not fit is dropped, counted and reported at exit. The server's own stderr is read
-line by line within a bound and relayed through the same channel, escaped.
+what does not fit is dropped, counted, reported where the lines went missing once stderr is
+read again (at most once per `GAP_EVERY` seconds), and reported in all at exit. The server's
+own stderr is read line by line within a bound and relayed through the same channel, escaped.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class OperatorChannel:
 
     def __init__(self, stream: IO[str] | None, mode: str, capacity: int = CAPACITY) -> None:
         self.mode = mode
-        self._channel = SharedChannel(stream, farewell=_farewell, capacity=capacity)
+        self._channel = SharedChannel(stream, farewell=_farewell, gap=self._gap, capacity=capacity)
 
     @property
     def stream(self) -> IO[str]:
@@ -54,11 +55,18 @@ class OperatorChannel:
 
     def notice(self, event: str, message: str) -> None:
         """One line about the relay itself (a dropped line, a removed tool), escaped."""
+        self.write(self._notice_line(event, message))
+
+    def _notice_line(self, event: str, message: str) -> str:
         if self.mode == "json":
             record = {"outcome": "notice", "event": event, "message": clean(message)}
-            self.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n")
-        else:
-            self.write(f"toolguard: mcp: {clean(message)}\n")
+            return json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
+        return f"toolguard: mcp: {clean(message)}\n"
+
+    def _gap(self, count: int) -> str:
+        """The line the channel puts where `count` lines went missing (event `dropped`)."""
+        why = f"{count} diagnostic lines were dropped here: stderr was not read fast enough"
+        return self._notice_line("dropped", why)
 
     def close(self) -> None:
         """Let queued lines out while the writer makes progress, then say what was dropped."""
@@ -93,7 +101,8 @@ class Recent:
 
 
 def _farewell(count: int) -> str:
-    return f"toolguard: mcp: {count} diagnostic lines were dropped: nobody read stderr\n"
+    why = "stderr was not read (fast enough)"
+    return f"toolguard: mcp: {count} diagnostic lines were dropped in all: {why}\n"
 
 
 def relay_server_stderr(stream: IO[bytes], channel: OperatorChannel) -> None:
