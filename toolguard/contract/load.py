@@ -42,7 +42,7 @@ from toolguard.standins import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Hashable, Iterable, Iterator
     from pathlib import Path
     from typing import Any
 
@@ -106,7 +106,11 @@ def _build(
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
     declared = payload_schema if stored is None else None
-    found = [*_repeated_rule_names(document.get("rules", [])), *_unprojected_allowances(document)]
+    found = [
+        *_repeated_rule_names(document.get("rules", [])),
+        *_repeated_exit_statuses(document.get("run", {}).get("exit_status", [])),
+        *_unprojected_allowances(document),
+    ]
     if declared is not None:  # NOTE: from an artefact, every pointer was checked when stored
         found += _undeclared_pointers(document, declared)
     if found:
@@ -548,12 +552,32 @@ def _repeated_rule_names(entries: list[dict[str, Any]]) -> Iterator[Problem]:
     Diagnostics, the audit record and a fixture's `expect.toml` (`rule = ...`) name a failed
     rule by it: two rules of one name would read as one.
     """
-    first: dict[str, int] = {}
-    for index, entry in enumerate(entries):
-        seen = first.setdefault(entry["name"], index)
+    for seen, index in _repeats(entry["name"] for entry in entries):
+        why = f"{entries[index]['name']!r} already names rule {seen}: rule names must be unique"
+        yield Problem(f"rules.{index}.name", why)
+
+
+def _repeated_exit_statuses(entries: list[dict[str, Any]]) -> Iterator[Problem]:
+    """Each `[[run.exit_status]]` entry for a status mapped before.
+
+    One status mapped to two meanings is ambiguous: refused, never settled by keeping one of
+    them (which `run` and `diff` would then both silently follow).
+    """
+    for seen, index in _repeats(entry["status"] for entry in entries):
+        why = (
+            f"status {entries[index]['status']} is already mapped by run.exit_status.{seen}: "
+            "each exit status may be mapped once"
+        )
+        yield Problem(f"run.exit_status.{index}.status", why)
+
+
+def _repeats(values: Iterable[Hashable]) -> Iterator[tuple[int, int]]:
+    """(first index, later index) for each value given again."""
+    first: dict[Hashable, int] = {}
+    for index, value in enumerate(values):
+        seen = first.setdefault(value, index)
         if seen != index:
-            why = f"{entry['name']!r} already names rule {seen}: rule names must be unique"
-            yield Problem(f"rules.{index}.name", why)
+            yield seen, index
 
 
 def _unprojected_allowances(document: dict[str, Any]) -> Iterator[Problem]:
