@@ -114,6 +114,29 @@ def test_refused_schema_or_contract_exits_3(run_toolguard: RunToolguard, tmp_pat
         assert str(target).encode() in run.stderr
 
 
+def test_json_format_reports_a_refusal_as_json_on_stderr(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """With --format json, exits 3 and 2 say why in JSON records on stderr, as test and diff do."""
+    bad = tmp_path / "contract.toml"
+    bad.write_text('tool = "x"\n', encoding="utf-8")
+    run = run_toolguard("lint", "--format", "json", OPEN_REF, bad)
+    assert (run.status, run.stdout) == (3, b"")
+    records = [json.loads(line) for line in run.stderr.splitlines()]
+    assert records
+    assert {record["exit_status"] for record in records} == {3}
+    assert all(str(bad) in record["message"] for record in records)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = run_toolguard("lint", "--format", "json", empty)
+    assert (run.status, run.stdout) == (2, b"")
+    assert run.diagnostics()["exit_status"] == 2
+    for output in ("text", "sarif"):  # the other formats keep the line a person reads
+        run = run_toolguard("lint", "--format", output, bad)
+        assert run.status == 3
+        assert run.stderr.startswith(b"toolguard: error: ")
+
+
 def test_usage_errors_exit_2(run_toolguard: RunToolguard) -> None:
     """No target, or an unknown --format, is a usage error."""
     assert run_toolguard("lint").status == 2

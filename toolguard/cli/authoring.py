@@ -188,7 +188,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
     from toolguard.lint import lint_paths  # noqa: PLC0415 - only `lint` needs these
     from toolguard.lint.render import RENDERERS  # noqa: PLC0415
 
-    result = guard(lambda: lint_paths(targets), "rich")
+    result = guard(lambda: lint_paths(targets), output)
     RENDERERS[output](result, sys.stdout)
     sys.exit(ExitStatus.SUCCESS if result.clean else ExitStatus.FAILURE)
 
