@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import RunToolguard
+from conftest import REPO, RunToolguard
 from junitparser import JUnitXml
 
 TREES = Path("tests") / "data" / "fixture_trees"
@@ -120,6 +120,19 @@ def test_usage_errors_exit_2_with_nothing_on_stdout(
     assert b"cannot write --junit" in unwritable.stderr
     no_target = run_toolguard("test")
     assert no_target.status == 2
+
+
+def test_junit_names_a_file_never_stdout(run_toolguard: RunToolguard, tmp_path: Path) -> None:
+    """`--junit -` or an empty name: exit 2 before anything runs, no file named `-` made."""
+    tree = REPO / TREES / "pass"
+    for name in ("-", ""):
+        run = run_toolguard("test", tree, "--junit", name, cwd=tmp_path)
+        assert (run.status, run.stdout) == (2, b""), name
+        assert b"--junit" in run.stderr
+    assert list(tmp_path.iterdir()) == []
+    dash = run_toolguard("test", tree, "--junit", "./-", cwd=tmp_path)
+    assert dash.status == 0  # `./-` names the file `-`
+    assert JUnitXml.fromfile(str(tmp_path / "-")).tests == 10
 
 
 def test_a_bad_contract_exits_3(run_toolguard: RunToolguard) -> None:

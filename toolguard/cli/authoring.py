@@ -113,7 +113,7 @@ def validate(
 @format_option(("text", "json"), "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=named_path(dir_okay=False, path_type=Path),
     metavar="FILE",
     help="Also write JUnit XML to FILE.",
 )
@@ -136,6 +136,7 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     from toolguard.fixtures.run import SuiteResult, prepare, run_suite  # noqa: PLC0415
 
     guard(lambda: make_request(request_id, None, now), output)
+    guard(lambda: _junit_is_a_file(junit), output)
     paths = guard(lambda: contract_paths(targets), output)
     prepared = [guard(partial(prepare, path), output) for path in paths]
 
@@ -158,6 +159,14 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
         guard(lambda: write_junit(results, junit), output)
     passed = all(result.passed for result in results)
     sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
+
+
+def _junit_is_a_file(junit: Path | None) -> None:
+    """Refuse `--junit -`: stdout holds the report, so `-` would be a file named `-`."""
+    if junit is not None and is_stdin(junit):
+        raise UsageError(
+            "--junit needs a file, not - (stdout holds the report); ./- names a file called -"
+        )
 
 
 def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
