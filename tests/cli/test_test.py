@@ -116,7 +116,7 @@ def test_usage_errors_exit_2_with_nothing_on_stdout(
     assert (bad_now.status, bad_now.stdout) == (2, b"")
     assert json.loads(bad_now.stderr)["exit_status"] == 2
     unwritable = run_toolguard("test", TREES / "pass", "--junit", tmp_path / "no" / "j.xml")
-    assert unwritable.status == 2
+    assert (unwritable.status, unwritable.stdout) == (2, b"")  # refused before anything runs
     assert b"cannot write --junit" in unwritable.stderr
     no_target = run_toolguard("test")
     assert no_target.status == 2

@@ -136,7 +136,7 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     from toolguard.fixtures.run import SuiteResult, prepare, run_suite  # noqa: PLC0415
 
     guard(lambda: make_request(request_id, None, now), output)
-    guard(lambda: _junit_is_a_file(junit), output)
+    guard(lambda: _junit_file(junit), output)
     paths = guard(lambda: contract_paths(targets), output)
     prepared = [guard(partial(prepare, path), output) for path in paths]
 
@@ -161,12 +161,20 @@ def run_fixtures(  # noqa: PLR0913, PLR0917 - one parameter per flag
     sys.exit(ExitStatus.SUCCESS if passed else ExitStatus.FAILURE)
 
 
-def _junit_is_a_file(junit: Path | None) -> None:
-    """Refuse `--junit -`: stdout holds the report, so `-` would be a file named `-`."""
-    if junit is not None and is_stdin(junit):
+def _junit_file(junit: Path | None) -> None:
+    """Refuse, before anything runs, a `--junit` that can name no file to write.
+
+    `-` (stdout holds the report: it would be a file named `-`), or a path whose folder does
+    not exist. Any other failure to write (permissions, a full disk) shows when the run ends.
+    """
+    if junit is None:
+        return
+    if is_stdin(junit):
         raise UsageError(
             "--junit needs a file, not - (stdout holds the report); ./- names a file called -"
         )
+    if not junit.parent.is_dir():
+        raise UsageError(f"cannot write --junit {junit}: no folder {junit.parent}")
 
 
 def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
