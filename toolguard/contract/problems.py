@@ -10,6 +10,7 @@ a pattern in words (`WORDS`, keyed by where the pattern is in `contract.schema.j
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -119,6 +120,9 @@ def _explain(
         allowed = [item for item in subschema.get("enum", []) if isinstance(item, str)]
         choices = ", ".join(allowed)
         yield at, f"{value!r} is not one of {choices}{_did_you_mean(value, allowed)}", None
+    elif error.reason == "const" and isinstance(subschema, dict) and "description" in subschema:
+        # NOTE: a const the contract schema explains (`retryable` with INVALID_RESPONSE)
+        yield at, f"must be {json.dumps(subschema['const'])} {subschema['description']}", None
     elif error.schema_path is None and error.reason == "schema":
         yield at, "is not allowed here, beside the other keys of this table", None
     else:
