@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolguard import load_contract
 from toolguard.adapters.lines import LinePattern, TextAdapter
 from toolguard.errors import ContractError, LimitExceeded, ParseError, Rejection
+from toolguard.frozen import replace
 from toolguard.limits import Limits
 from toolguard.number import ExactFloat
 from toolguard.pipeline import check
@@ -368,6 +369,30 @@ def test_hostile_output_is_rejected_whole(raw: bytes, reason: str) -> None:
     assert error.layer == "parse"
     assert error.reason == reason
     assert error.code == "INVALID_RESPONSE"
+
+
+DF_BLOCK = replace(DF, block=True)
+
+
+@pytest.mark.parametrize("raw", [DF_TEXT, DF_TEXT[:-1]], ids=["final-newline", "none"])
+def test_a_text_block_may_end_without_a_newline(raw: bytes) -> None:
+    """An MCP text block is a whole string: its last line reads the same with or without one."""
+    assert DF_BLOCK(raw, LIMITS)["records"] == DF_RECORDS
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (DF_TEXT + b"\n", "line_mismatch"),
+        (DF_TEXT[:-1] + b"\r\n", "control_character"),
+        (DF_TEXT[:-1] + b"\nwarning", "line_mismatch"),
+        (DF_HEAD, "line_count"),
+    ],
+    ids=["trailing-blank-line", "crlf", "a-line-after", "header-only"],
+)
+def test_a_text_block_is_held_to_the_rest_of_the_rules(raw: bytes, reason: str) -> None:
+    """Only the final newline is optional: a blank line, CR or a stray line is still refused."""
+    assert rejection(raw, DF_BLOCK).reason == reason
 
 
 def test_empty_output_without_header_is_a_line_count_rejection() -> None:

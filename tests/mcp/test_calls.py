@@ -152,6 +152,29 @@ def test_a_text_payload_is_the_one_text_blocks_bytes(text_contract: Contract) ->
     assert _judge(call, line)[1].reason == "no_payload"
 
 
+@pytest.mark.parametrize("reader", ["contract.toml", "contract.jc.toml"], ids=["lines", "jc"])
+def test_a_text_block_is_read_whole_without_a_final_newline(tmp_path: Path, reader: str) -> None:
+    """MCP servers end a text block where the string ends (`"text":"* master"`, as
+    mcp-server-git and the reference servers write it): no final newline is no cut there.
+    Only that newline is optional: a blank line after it is refused by the line reader (jc's
+    `df` reads one as nothing, as it does in a command's output)."""
+    cases = [(-1, "success"), (0, "success")]
+    if reader.endswith("jc.toml"):
+        pytest.importorskip("jc")
+    else:
+        cases.append((1, "failure"))
+    folder = shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")
+    with (folder / reader).open("a") as contract:
+        contract.write('\n[mcp]\npayload = "text"\n')
+    contract = load_contract(folder / reader)
+    text = (DISK_USAGE / "response.txt").read_text()
+    for newlines, outcome in cases:
+        block = text[:-1] if newlines < 0 else text + "\n" * newlines
+        result = {"content": [{"type": "text", "text": block}], "isError": False}
+        line = json.dumps({"jsonrpc": "2.0", "id": 3, "result": result}).encode()
+        assert _judge(_call(contract, {}), line)[0]["outcome"] == outcome, repr(block[-8:])
+
+
 def test_a_text_reader_cannot_read_structured_content(tmp_path: Path) -> None:
     """A [text] contract guarding structuredContent is refused at start (exit 3)."""
     folder = shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")

@@ -43,27 +43,27 @@ class Setting:
 class AdapterKind:
     """A kind of adapter: how to build it from the contract, and what lint must know."""
 
-    build: Callable[[Any, str, bool], Adapter]  # ([text] table, contract file, need_extras)
+    build: Callable[[Any, str, bool, bool], Adapter]  # ([text], file, need_extras, text block)
     fixed_depth: bool = False  # its documents' depth is its own: max_depth is not the author's
     label: str = ""  # how diff names it
 
 
-def _json(table: Any, source: str, need_extras: bool) -> Adapter:
+def _json(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
     from toolguard.adapters.strict_json import JsonAdapter  # noqa: PLC0415 - one kind per contract
 
     return JsonAdapter()
 
 
-def _lines(table: Any, source: str, need_extras: bool) -> Adapter:
+def _lines(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
     from toolguard.adapters.lines import TextAdapter  # noqa: PLC0415 - one kind per contract
 
-    return TextAdapter.load(table, source)
+    return TextAdapter.load(table, source, block=block)
 
 
-def _jc(table: Any, source: str, need_extras: bool) -> Adapter:
+def _jc(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
     from toolguard.adapters.jc import JcAdapter  # noqa: PLC0415 - one kind per contract
 
-    return JcAdapter.load(table["jc"], source, need_library=need_extras)
+    return JcAdapter.load(table["jc"], source, need_library=need_extras, block=block)
 
 
 ADAPTER_BY_KIND: Mapping[str, AdapterKind] = {
@@ -86,4 +86,15 @@ def build_adapter(document: Mapping[str, Any], source: str, *, need_extras: bool
 
     `toolguard lint` checks a contract without the extras its adapter runs with.
     """
-    return ADAPTER_BY_KIND[kind_of(document)].build(document.get("text"), source, need_extras)
+    kind = ADAPTER_BY_KIND[kind_of(document)]
+    return kind.build(document.get("text"), source, need_extras, reads_text_blocks(document))
+
+
+def reads_text_blocks(document: Mapping[str, Any]) -> bool:
+    """Whether the contract's payload is an MCP text block (`[mcp] payload = "text"`).
+
+    NOTE: a text block is a whole JSON string, its end known: a missing final newline cannot
+    mean a cut, as it does in a command's output, and MCP servers rarely write one.
+    """
+    mcp = document.get("mcp")
+    return isinstance(mcp, dict) and mcp.get("payload") == "text"

@@ -89,9 +89,12 @@ class JcAdapter:
     """The contract's `[text] jc = "PARSER"`."""
 
     parser: str
+    block: bool = False  # an MCP text block: the last line's newline is optional
 
     @classmethod
-    def load(cls, parser: str, source: str, *, need_library: bool = True) -> JcAdapter:
+    def load(
+        cls, parser: str, source: str, *, need_library: bool = True, block: bool = False
+    ) -> JcAdapter:
         """Refuse the contract now if jc or the parser is missing, not on the first answer.
 
         `need_library=False` (for lint) builds it without jc: the parser name goes unchecked.
@@ -100,7 +103,7 @@ class JcAdapter:
             jc = importlib.import_module("jc")
         except ImportError:
             if not need_library:
-                return cls(parser)
+                return cls(parser, block)
             raise MissingExtra(
                 "jc",
                 "[text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
@@ -109,7 +112,7 @@ class JcAdapter:
             ) from None
         if parser not in jc.parser_mod_list():
             raise ContractError(f"jc has no parser {parser!r}", source=source, field="text.jc")
-        return cls(parser)
+        return cls(parser, block)
 
     def describe(self) -> dict[str, str]:
         """What made the payload, for the audit record: jc's version and its parser's."""
@@ -128,7 +131,7 @@ class JcAdapter:
 
     def __call__(self, raw: bytes, limits: Limits) -> dict[str, Any]:
         """The document jc makes of the text, or a `ParseError` / `LimitExceeded`."""
-        text = strict_text(raw)
+        text = strict_text(raw, block=self.block)
         encoded = _run_jc(self.parser, text.encode("utf-8"), limits)
         document = parse(encoded, limits)  # the same budgets as any JSON answer
         return {"records": document} if isinstance(document, list) else {"record": document}

@@ -4,7 +4,8 @@ For commands that do not speak JSON (`df -P` over SSH). Every line must match: a
 header, then record lines, each matched in full by an ECMA-262 pattern whose named groups
 become the record's members, typed as declared. A banner, a warning, a blank line (unless the
 line pattern matches an empty line), a missing final newline, a carriage return or any
-control character is a rejection: nothing is skipped and nothing is guessed. The document is
+control character is a rejection: nothing is skipped and nothing is guessed. An MCP text
+block (`block`) is a whole string: its last line may end without a newline. The document is
 `{"records": [...]}` (plus `"header": {...}` when the header pattern has named groups); it
 then goes through the contract's schema like JSON would.
 """
@@ -75,9 +76,10 @@ class TextAdapter:
     types: Mapping[str, GroupType] | None = None
     min_lines: int = 1
     max_lines: int = 1000
+    block: bool = False  # an MCP text block: the last line's newline is optional
 
     @classmethod
-    def load(cls, table: dict[str, Any], source: str) -> TextAdapter:
+    def load(cls, table: dict[str, Any], source: str, *, block: bool = False) -> TextAdapter:
         """Compile the (schema-checked) `[text]` table; a `ContractError` if it cannot."""
         try:
             line = LinePattern.compile(table["line"], "text.line")
@@ -96,7 +98,7 @@ class TextAdapter:
         bounds = (table.get("min_lines", 1), table.get("max_lines", 1000))
         if bounds[0] > bounds[1]:
             raise ContractError("min_lines is above max_lines", source=source, field="text")
-        return cls(line, header, MappingProxyType(types), *bounds)
+        return cls(line, header, MappingProxyType(types), *bounds, block=block)
 
     def describe(self) -> dict[str, str]:
         """What made the payload, for the audit record (toolguard's own line adapter)."""
@@ -122,7 +124,7 @@ class TextAdapter:
         """The JSON document the text stands for, or a `ParseError` / `LimitExceeded`."""
         if len(raw) > limits.max_bytes:
             raise LimitExceeded("too_large", f"output is larger than max_bytes={limits.max_bytes}")
-        lines = _lines(raw)
+        lines = _lines(raw, self.block)
         types = self.types or {}
         document: dict[str, Any] = {}
         first = 0  # the index of the first record line
@@ -171,18 +173,22 @@ def _read_line(
         ) from None
 
 
-def _lines(raw: bytes) -> list[str]:
+def _lines(raw: bytes, block: bool) -> list[str]:
     """Strict UTF-8, newline-terminated lines holding nothing a person cannot see but tabs."""
-    text = strict_text(raw)
-    return text[:-1].split("\n") if text else []
+    text = strict_text(raw, block=block)
+    if not text:
+        return []
+    return (text[:-1] if text.endswith("\n") else text).split("\n")
 
 
-def strict_text(raw: bytes) -> str:
+def strict_text(raw: bytes, *, block: bool = False) -> str:
     """The output as text, if it is UTF-8, ends with a newline and hides nothing but tabs.
 
     Hidden is what display text may not hold (`invisible.invisible_at`): the projection's
     own test, so a character the agent may not receive is refused here even in a field the
     contract lets through (`allow_hidden_characters` is for JSON values, not text output).
+    A `block` (an MCP text block, a whole string) need not end with a newline: its end is
+    the string's, so a missing one cannot mean a cut.
     """
     try:
         text = raw.decode("utf-8")
@@ -191,7 +197,7 @@ def strict_text(raw: bytes) -> str:
         raise ParseError(
             "bad_utf8", f"output is not UTF-8 at byte {exc.start} (line {line})", offset=exc.start
         ) from None
-    if text and not text.endswith("\n"):
+    if text and not block and not text.endswith("\n"):
         last = text.count("\n") + 1
         raise ParseError(
             "unterminated_line",
