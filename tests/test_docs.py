@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_examples import ARTICLE_ATTACKS
 from toolguard.cli.app import cli as main
 from toolguard.lint import LINT_RULES
 from toolguard.schema.vocabulary import ANNOTATIONS
@@ -195,6 +196,17 @@ def test_near_miss_table_names_only_existing_fixtures() -> None:
                 assert found, f"{example}: no fixture {name}"
                 named += 1
     assert named > 30
+
+
+def test_article_attack_table_matches_the_examples_test() -> None:
+    """docs/testing.md's attack table holds exactly the rows tests/test_examples.py checks."""
+    text = _read("testing.md").split("## The article's attacks", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("| ")]
+    found = set()
+    for _, example, fixture, verdict in rows[1:]:
+        layer, _, reason = verdict.strip().rstrip(")").partition(" (")
+        found.add((example.strip(), fixture.strip().strip("`"), layer, reason))
+    assert found == set(ARTICLE_ATTACKS.values())
 
 
 def _broken_links(page: Path, root: Path = ROOT) -> list[str]:

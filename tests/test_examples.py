@@ -7,6 +7,7 @@ The walk and the verdicts are `toolguard test`'s own (`toolguard/fixtures.py`,
 from __future__ import annotations
 
 import json
+import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from toolguard import envelope
 from toolguard.contract import Contract, load_contract
 from toolguard.contract.find import contract_paths, variant
-from toolguard.fixtures.discover import GOLDEN, Case, Suite, discover
+from toolguard.fixtures.discover import EXPECT, GOLDEN, Case, Suite, discover
 from toolguard.fixtures.run import run_case
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -129,6 +130,59 @@ NEAR_MISSES: dict[str, dict[str, str | None]] = {
 }
 
 
+# Each attack or failure the article describes, beyond the near-miss set: the example and
+# reject fixture that show it, and the layer (and reason) the article says must stop it.
+# docs/testing.md lists the same rows ("The article's attacks, each at its layer").
+ARTICLE_ATTACKS: dict[str, tuple[str, str, str, str]] = {
+    "instruction in a message, admin_override": (
+        "review_status",
+        "injection_article",
+        "schema",
+        "required",
+    ),
+    "message and admin_override beside valid fields": (
+        "review_status",
+        "injection_with_valid_fields",
+        "schema",
+        "additionalProperties",
+    ),
+    "wrong field names": ("review_status", "wrong_field_names", "schema", "required"),
+    "duplicate approved key": (
+        "review_status",
+        "duplicate_approved_article",
+        "parse",
+        "duplicate_member",
+    ),
+    "an error page taken for approval": ("review_status", "html_error_page", "parse", "syntax"),
+    "a string where a typed value belongs": (
+        "get_current_time",
+        "string_instead_of_boolean",
+        "schema",
+        "type",
+    ),
+    "an array of ten thousand log lines": (
+        "job_run",
+        "ten_thousand_log_lines",
+        "limits",
+        "too_large",
+    ),
+    "nesting built to eat the context": ("review_status", "limits_too_deep", "limits", "too_deep"),
+    "only a status": ("job_run", "status_only", "schema", "required"),
+    "a state put in a message": ("job_run", "state_in_message", "schema", "required"),
+    "an absurd timestamp": ("job_run", "impossible_date", "schema", "format"),
+    "stale data": ("job_run", "stale", "rule", "stale"),
+    "wrong project": ("job_run", "wrong_project", "rule", "mismatch"),
+    "a run of another project": ("job_run", "run_not_in_context", "rule", "not_a_member"),
+    "state drifted into an object, plus maintenance": (
+        "deploy_status",
+        "drifted",
+        "schema",
+        "enum",
+    ),
+    "an unexpected property": ("review_status", "extra_property", "schema", "additionalProperties"),
+}
+
+
 @cache
 def contract(path: Path) -> Contract:
     return load_contract(path)
@@ -234,3 +288,13 @@ def test_job_run_goldens_omit_provider_only_fields() -> None:
         assert set(data) == {"project_id", "run_id", "state", "observed_at"}, case.name
         assert b"diagnostic_url" not in golden
         assert b"RuntimeError" not in golden
+
+
+@pytest.mark.parametrize("attack", ARTICLE_ATTACKS)
+def test_every_attack_of_the_article_is_rejected_at_its_layer(attack: str) -> None:
+    """Each attack the article describes has a reject fixture naming the layer it implies."""
+    example, name, layer, reason = ARTICLE_ATTACKS[attack]
+    rejects = {case.name: case for case in BY_NAME[example].cases if case.kind == "reject"}
+    assert name in rejects, f"{example} has no fixture for {attack} ({name})"
+    expect = tomllib.loads(rejects[name].companion(EXPECT).read_text(encoding="utf-8"))
+    assert (expect.get("layer"), expect.get("reason")) == (layer, reason), attack
