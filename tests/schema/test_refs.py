@@ -67,6 +67,21 @@ def test_a_registry_prefix_ending_inside_a_segment_serves_no_longer_segment(
     assert urn.is_valid(1)
 
 
+@pytest.mark.parametrize(
+    ("prefix", "ref"),
+    [(BASE, f"{BASE}/int.json"), ("urn:example:", "urn:example:/int.json")],
+    ids=["slash", "colon"],
+)
+def test_a_registry_prefix_ending_with_a_delimiter_serves_no_extra_slash(
+    tmp_path: Path, prefix: str, ref: str
+) -> None:
+    """Only a prefix ending inside a segment stands for its folder with a `/` after it:
+    `https://e.com/s//int.json` is no file of `https://e.com/s/`'s folder, not `int.json`."""
+    (tmp_path / "int.json").write_text('{"type": "integer"}')
+    with pytest.raises(SchemaError, match="unknown reference"):
+        compile_schema({"$ref": ref}, refs={prefix: tmp_path})
+
+
 @pytest.mark.parametrize("char", ["\n", "\t", "\r", "\x00", "\x7f"], ids=repr)
 @pytest.mark.parametrize(
     ("schema", "field"),

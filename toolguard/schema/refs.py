@@ -279,12 +279,14 @@ class Index:
         # the compile cache, keyed by the registry sorted, and checking the files read, is
         # never stale.
         prefix = max(
-            (prefix for prefix in self.registry if _serves(prefix, uri)), key=len, default=None
+            (prefix for prefix in self.registry if _served(prefix, uri) is not None),
+            key=len,
+            default=None,
         )
         folder = path = None
         if prefix is not None:
             folder = self.registry[prefix]
-            path = _registered(folder, uri[len(prefix) :].removeprefix("/"))
+            path = _registered(folder, _served(prefix, uri) or "")
         if path is None:
             served = (
                 f"no such file in the folder for {prefix!r}"
@@ -306,19 +308,21 @@ class Index:
         self._add(document, f"/$defs/{escape(key)}", uri)
 
 
-def _serves(prefix: str, uri: str) -> bool:
-    """Whether a registered prefix serves `uri`.
+def _served(prefix: str, uri: str) -> str | None:
+    """The file name `uri` gives in a registered prefix's folder; None if the prefix serves not it.
 
     A prefix ending inside a path segment (`https://e.com/s`) names the same folder as
     `https://e.com/s/`, and only that: `https://e.com/sx/a.json` is another namespace, not the
     file `x/a.json` in it. A prefix ending with a delimiter (`/`, `:`, `#`...) serves whatever
-    follows it.
+    follows it, as written: `https://e.com/s//a.json` is not `a.json` in `https://e.com/s/`'s
+    folder (the `/` that follows is the absolute path `/a.json`, which no folder holds).
     """
     if not uri.startswith(prefix):
-        return False
+        return None
+    rest = uri[len(prefix) :]
     if prefix[-1:].isalnum() or prefix[-1:] in _SEGMENT_MARKS:
-        return uri[len(prefix) : len(prefix) + 1] in ("", "/")
-    return True
+        return rest[1:] if rest[:1] in {"", "/"} else None
+    return rest
 
 
 _SEGMENT_MARKS = frozenset("-._~%!$&'()*+,;=@")  # RFC 3986 pchar besides letters and digits
