@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 # Contracts are configuration, not responses: a generous budget, the same strictness.
 CONTRACT_MAX_BYTES = 1 << 20
 _VALIDATOR_NAME = r"^data[^ ]* "  # fastjsonschema's "data.rules[0].x " prefix
+_UNDECLARED = "is not declared by the schema's properties/prefixItems/items"
 
 
 def load_contract(path: str | Path, *, need_extras: bool = True, cache: bool = True) -> Contract:
@@ -87,10 +88,10 @@ def _build(
 ) -> Contract:
     """The contract from its checked document; from an artefact, what it derived is reused.
 
-    NOTE: what a cold load checks of the document against the schema (that each pointer is
-    declared) and derives from both (the envelope schema, the digest) depends only on the
-    TOML, the schema files and toolguard's sources, which the artefact's key and its file
-    digests cover: a warm load takes it as stored.
+    NOTE: what a cold load checks of the document past the contract schema (`_located`: each
+    pointer declared, nothing given twice) and derives from it and the schema (the envelope
+    schema, the digest) depends only on the TOML, the schema files and toolguard's sources,
+    which the artefact's key and its file digests cover: a warm load takes it as stored.
     """
     stored = schemas.stored
     for field, named in named_paths(document):
@@ -105,21 +106,13 @@ def _build(
     validator = schemas.file("schema", document["schema"])
     # From here on, the bundled form: every $ref a local pointer, whatever $id/$anchor it used.
     payload_schema = validator.schema
-    declared = payload_schema if stored is None else None
-    found = [
-        *_repeated_rule_names(document.get("rules", [])),
-        *_repeated_exit_statuses(document.get("run", {}).get("exit_status", [])),
-        *_unprojected_allowances(document),
-    ]
-    if declared is not None:  # NOTE: from an artefact, every pointer was checked when stored
-        found += _undeclared_pointers(document, declared)
-    if found:
-        raise ContractError(found[0].message, source=source, problems=found)
+    # A warm load needs no field's location: the envelope schema is stored.
+    locations = _located(document, payload_schema, source) if stored is None else {}
     rules = tuple(
         _rule(entry, index, schemas, source, need_extras=need_extras)
         for index, entry in enumerate(document.get("rules", []))
     )
-    projection, locations = _projection(document, declared)
+    projection = _projection(document)
     run_table = document.get("run", {})
     documents = _error_documents(run_table, schemas)
     if stored is not None:
@@ -535,15 +528,30 @@ def _named_pointers(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield "display_text.pointer", document["display_text"]["pointer"]
 
 
-def _undeclared_pointers(document: dict[str, Any], payload_schema: Any) -> list[Problem]:
-    """Every pointer the payload schema does not declare: all at once, not the first."""
+def _located(document: dict[str, Any], payload_schema: Any, source: str) -> dict[str, str]:
+    """Where the payload schema declares each projected field; else every problem at once.
+
+    What only the payload schema or a second entry can show, once the contract schema has
+    passed: an undeclared pointer, a rule name or exit status given twice, an allowance for a
+    field not projected. Raised together, each placed on its line by `load_contract`.
+    """
     from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
 
-    return [
-        Problem(field, f"{pointer} is not declared by the schema's properties/prefixItems/items")
-        for field, pointer in _named_pointers(document)
-        if declared_location(payload_schema, pointer) is None
+    pointers = dict(_named_pointers(document))
+    declared = {field: declared_location(payload_schema, pointers[field]) for field in pointers}
+    found = [
+        *_repeated_rule_names(document.get("rules", [])),
+        *_repeated_exit_statuses(document.get("run", {}).get("exit_status", [])),
+        *_unprojected_allowances(document),
+        *(
+            Problem(field, f"{pointers[field]} {_UNDECLARED}")
+            for field, location in declared.items()
+            if location is None
+        ),
     ]
+    if found:
+        raise ContractError(found[0].message, source=source, problems=found)
+    return {name: declared[f"projection.{name}"] or "" for name in document["projection"]}
 
 
 def _repeated_rule_names(entries: list[dict[str, Any]]) -> Iterator[Problem]:
@@ -611,23 +619,13 @@ def _rule(
         raise ContractError(str(exc), source=source, field=f"rules.{index}") from None
 
 
-def _projection(document: dict[str, Any], payload_schema: Any) -> tuple[Projection, dict[str, str]]:
-    """The projection, and where the payload schema declares each field ({} from an artefact).
-
-    Every pointer was checked before (`_undeclared_pointers`), so each has its location.
-    """
-    locations: dict[str, str] = {}
-    if payload_schema is not None:
-        from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
-
-        for name, pointer in document["projection"].items():
-            locations[name] = declared_location(payload_schema, pointer) or ""
+def _projection(document: dict[str, Any]) -> Projection:
+    """The projection, its display text and the fields let hold hidden characters."""
     display = document.get("display_text")
     display_text = DisplayText(display["pointer"], display["max_length"]) if display else None
     allow_hidden = document.get("allow_hidden_characters", {})
-    projection = Projection(
+    return Projection(
         MappingProxyType(dict(document["projection"])),
         display_text,
         MappingProxyType(dict(allow_hidden)),
     )
-    return projection, locations
