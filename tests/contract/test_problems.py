@@ -112,13 +112,22 @@ decision = "/decisoin"
 
 [allow_hidden_characters]
 reviewer = "a reason long enough"
+
+[[run.exit_status]]
+status = 4
+code = "NOT_FOUND"
+
+[[run.exit_status]]
+status = 4
+code = "UPSTREAM_UNAVAILABLE"
 """
 
 
 def test_problems_found_after_the_schema_are_all_reported_on_their_lines(
     tmp_path: Path, run_toolguard: RunToolguard
 ) -> None:
-    """Undeclared pointers, a repeated rule name, an unprojected allowance: all, each placed."""
+    """Undeclared pointers, a repeated rule name or exit status, an unprojected allowance: all,
+    each placed."""
     (tmp_path / "response.schema.json").write_bytes((REVIEW / "response.schema.json").read_bytes())
     contract = tmp_path / "contract.toml"
     contract.write_text(AFTER_THE_SCHEMA)
@@ -130,11 +139,12 @@ def test_problems_found_after_the_schema_are_all_reported_on_their_lines(
         ("rules.1.name", 12, 1),
         ("projection.decision", 19, 1),
         ("allow_hidden_characters.reviewer", 22, 1),
+        ("run.exit_status.1.status", 29, 1),
     ]
     run = run_toolguard("check", contract, stdin=b"{}")
     assert run.status == 3
     assert [line.split(": ")[2] for line in run.stderr.decode().splitlines()] == [
-        f"{contract}:{line}:1" for line in (8, 12, 19, 22)
+        f"{contract}:{line}:1" for line in (8, 12, 19, 22, 29)
     ]
 
 
