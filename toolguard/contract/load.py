@@ -515,17 +515,24 @@ def _json_given(text: str) -> str:
     return "this is JSON, not a contract: a contract is a TOML file (see docs/contract.md)"
 
 
-def _named_pointers(document: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """(field, pointer) for every payload pointer the contract names: rules, projection."""
-    for index, entry in enumerate(document.get("rules", [])):
-        yield f"rules.{index}.pointer", entry["pointer"]
-        binds = RULE_BY_KIND[entry["kind"]].binds
-        for name, pointer in entry.get(binds, {}).items() if binds else ():
-            yield f"rules.{index}.{binds}.{name}", pointer
+def named_pointers(document: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(where, pointer) for every payload pointer a checked contract document names.
+
+    `where` is the key path to it in the TOML: `("projection", NAME)`, `("rules", N,
+    "pointer")`, `("rules", N, BINDS, NAME)` for the pointers a rule binds (`signed`'s
+    claims), `("display_text", "pointer")`. What the loader requires the payload schema to
+    declare, and what `lint` reads the schema at.
+    """
     for name, pointer in document["projection"].items():
-        yield f"projection.{name}", pointer
+        yield ("projection", name), pointer
+    for index, entry in enumerate(document.get("rules", [])):
+        yield ("rules", str(index), "pointer"), entry["pointer"]
+        binds = RULE_BY_KIND[entry["kind"]].binds
+        if binds is not None:
+            for name, pointer in entry.get(binds, {}).items():
+                yield ("rules", str(index), binds, name), pointer
     if document.get("display_text"):
-        yield "display_text.pointer", document["display_text"]["pointer"]
+        yield ("display_text", "pointer"), document["display_text"]["pointer"]
 
 
 def _located(document: dict[str, Any], payload_schema: Any, source: str) -> dict[str, str]:
@@ -537,7 +544,7 @@ def _located(document: dict[str, Any], payload_schema: Any, source: str) -> dict
     """
     from toolguard.schema.locate import declared_location  # noqa: PLC0415 - cold loads only
 
-    pointers = dict(_named_pointers(document))
+    pointers = {".".join(where): pointer for where, pointer in named_pointers(document)}
     declared = {field: declared_location(payload_schema, pointers[field]) for field in pointers}
     found = [
         *_repeated_rule_names(document.get("rules", [])),

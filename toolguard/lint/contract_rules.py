@@ -13,6 +13,7 @@ from typing import Any
 
 from toolguard.adapters import ADAPTER_BY_KIND, kind_of
 from toolguard.contract import Contract
+from toolguard.contract.load import named_pointers
 from toolguard.contract.names import TOOL_NAME
 from toolguard.limits import Limits
 from toolguard.lint.findings import Finding, Hit, lint_rule
@@ -20,7 +21,7 @@ from toolguard.lint.patterns import admits_sentence
 from toolguard.lint.schema_rules import bounded_string
 from toolguard.lint.views import Document, Reach, View
 from toolguard.lint.walk import leaf_views, resolve_field
-from toolguard.pointer import escape, is_index, tokens
+from toolguard.pointer import is_index, join, tokens
 from toolguard.rules import RULE_BY_KIND
 from toolguard.schema.locate import declared_location
 from toolguard.semver import parse_semver
@@ -39,17 +40,17 @@ class ContractSubject:
 
     def readers(self) -> Iterator[tuple[str, str, str]]:
         """(where in the contract, payload pointer, who reads it) for every pointer used."""
-        for name, pointer in self.document["projection"].items():
-            yield f"/projection/{escape(name)}", pointer, f"projection field {name!r}"
-        for index, rule in enumerate(self.document.get("rules", [])):
-            yield f"/rules/{index}/pointer", rule["pointer"], f"rule {rule['name']!r}"
-            binds = RULE_BY_KIND[rule["kind"]].binds
-            for claim, pointer in rule.get(binds, {}).items() if binds else ():
-                where = f"/rules/{index}/{binds}/{escape(claim)}"
-                yield where, pointer, f"rule {rule['name']!r} ({binds} {claim!r})"
-        display = self.document.get("display_text")
-        if display:
-            yield "/display_text/pointer", display["pointer"], "the display text"
+        for where, pointer in named_pointers(self.document):
+            yield join(where), pointer, self._reader(where)
+
+    def _reader(self, where: tuple[str, ...]) -> str:
+        """Who reads the pointer at `where` (a `named_pointers` key path), in words."""
+        if where[0] == "projection":
+            return f"projection field {where[1]!r}"
+        if where[0] == "display_text":
+            return "the display text"
+        rule = f"rule {self.document['rules'][int(where[1])]['name']!r}"
+        return rule if where[2:] == ("pointer",) else f"{rule} ({where[2]} {where[3]!r})"
 
     @property
     def fixed_depth(self) -> bool:
@@ -352,14 +353,9 @@ def unbound_field(contract: ContractSubject) -> Iterator[Hit]:
         bound += [rule["pointer"], *rule.get(binds, {}).values()]
     if not vouching:
         return
-    fields = [
-        (f"/projection/{escape(name)}", f"projection field {name!r}", pointer)
-        for name, pointer in contract.document["projection"].items()
-    ]
-    display = contract.document.get("display_text")
-    if display is not None:
-        fields.append(("/display_text/pointer", "the display text", display["pointer"]))
-    for location, what, pointer in fields:
+    for location, pointer, what in contract.readers():
+        if location.startswith("/rules/"):
+            continue  # what the agent receives: the projection and the display text
         if not any(pointer == b or pointer.startswith(f"{b}/") for b in bound):
             yield Hit(
                 contract.file,
