@@ -34,7 +34,8 @@ def test_a_full_channel_drops_and_counts_instead_of_blocking() -> None:
 
 
 def test_a_hole_in_the_diagnostics_is_told_where_it_is() -> None:
-    """Lines dropped and then stderr read again: a notice (event `dropped`) comes first."""
+    """Lines dropped and then stderr read again: a notice (event `gap`) comes first; the
+    closing notice (event `dropped`) counts them all."""
     read, write = os.pipe()
     os.set_blocking(read, False)
     caught_up = b""
@@ -61,8 +62,11 @@ def test_a_hole_in_the_diagnostics_is_told_where_it_is() -> None:
         os.close(read)
     lines = caught_up.decode().splitlines()
     notice = json.loads(lines[lines.index("after") - 1])
-    assert (notice["outcome"], notice["event"]) == ("notice", "dropped")
+    assert (notice["outcome"], notice["event"]) == ("notice", "gap")
     assert notice["message"].startswith("3 diagnostic lines were dropped here")
+    closing = json.loads(lines[-1])  # JSON too, as every line in this mode: the count in all
+    assert (closing["outcome"], closing["event"]) == ("notice", "dropped")
+    assert closing["message"].startswith("3 diagnostic lines were dropped in all")
 
 
 def test_notices_are_escaped_in_both_formats() -> None:

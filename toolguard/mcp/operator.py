@@ -32,7 +32,9 @@ class OperatorChannel:
 
     def __init__(self, stream: IO[str] | None, mode: str, capacity: int = CAPACITY) -> None:
         self.mode = mode
-        self._channel = SharedChannel(stream, farewell=_farewell, gap=self._gap, capacity=capacity)
+        self._channel = SharedChannel(
+            stream, farewell=self._farewell, gap=self._gap, capacity=capacity
+        )
 
     @property
     def stream(self) -> IO[str]:
@@ -64,9 +66,17 @@ class OperatorChannel:
         return f"toolguard: mcp: {clean(message)}\n"
 
     def _gap(self, count: int) -> str:
-        """The line the channel puts where `count` lines went missing (event `dropped`)."""
+        """The line the channel puts where `count` lines went missing (event `gap`)."""
         why = f"{count} diagnostic lines were dropped here: stderr was not read fast enough"
-        return self._notice_line("dropped", why)
+        return self._notice_line("gap", why)
+
+    def _farewell(self, count: int) -> str:
+        """The closing line when `count` lines were dropped in all (event `dropped`).
+
+        Events as `serve`'s outcomes: `gap` where lines went missing, `dropped` for the count.
+        """
+        why = "stderr was not read (fast enough)"
+        return self._notice_line("dropped", f"{count} diagnostic lines were dropped in all: {why}")
 
     def close(self) -> None:
         """Let queued lines out while the writer makes progress, then say what was dropped."""
@@ -98,11 +108,6 @@ class Recent:
         if len(self._seen) > self._capacity:
             self._seen.popitem(last=False)
         return True
-
-
-def _farewell(count: int) -> str:
-    why = "stderr was not read (fast enough)"
-    return f"toolguard: mcp: {count} diagnostic lines were dropped in all: {why}\n"
 
 
 def relay_server_stderr(stream: IO[bytes], channel: OperatorChannel) -> None:
