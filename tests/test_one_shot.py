@@ -53,7 +53,6 @@ _BEFORE_START = {
     "toolguard.cache_folder",
     "toolguard.trusted_paths",
     "toolguard.standins",
-    "toolguard.text",
     "toolguard.digest",
 }
 

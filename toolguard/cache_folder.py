@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import _thread
 import os
-import sys
 
 from toolguard.standins import suppress
-from toolguard.text import clean
 from toolguard.trusted_paths import Untrusted, open_folder, refusal
 
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -106,9 +104,11 @@ def _warn(message: str) -> None:
     if _warned:
         return
     _warned = True
-    with suppress(OSError, ValueError, AttributeError):
-        sys.stderr.write(f"toolguard: warning: {clean(message)}\n")
-        sys.stderr.flush()
+    # NOTE: imported here, not before the bundle starts (`one_shot` imports this module first):
+    # a warning is rare, and says itself in the form the command line chose.
+    from toolguard import operator_line  # noqa: PLC0415
+
+    operator_line.write(operator_line.warning(message))
 
 
 def read(folder: int, name: str) -> bytes | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import sys
 
+from toolguard import operator_line
 from toolguard.frozen import fields
 from toolguard.json_codec import encoder
 from toolguard.result import AttemptRecord, Diagnostics
@@ -160,22 +161,14 @@ def instance(result: InstanceResult, mode: str) -> None:
     )
 
 
-def error(message: str, exit_status: int, mode: str, stream: IO[str] | None = None) -> None:
-    """Report an invocation error (usage, contract, schema, internal) without a traceback."""
-    stream = stream if stream is not None else sys.stderr
-    if stream is None:
-        return
-    with suppress(OSError, ValueError):
-        _error(message, exit_status, mode, stream)
+def error(
+    message: str, exit_status: int, mode: str | None = None, stream: IO[str] | None = None
+) -> None:
+    """Report an invocation error (usage, contract, schema, internal) without a traceback.
 
-
-def _error(message: str, exit_status: int, mode: str, stream: IO[str]) -> None:
-    if mode == "json":
-        record = {"outcome": "error", "exit_status": exit_status, "message": clean(message)}
-        stream.write(_ENCODE(record) + "\n")
-    else:
-        stream.write(f"toolguard: error: {clean(message)}\n")
-    stream.flush()
+    `mode` None: the form the command line chose (`operator_line`).
+    """
+    operator_line.write(operator_line.error(message, exit_status, mode), stream)
 
 
 def dropped(count: int, mode: str, stream: IO[str], *, gap: bool = False) -> None:
@@ -193,7 +186,7 @@ def dropped(count: int, mode: str, stream: IO[str], *, gap: bool = False) -> Non
             record = {"outcome": outcome, "count": count, "message": message}
             stream.write(_ENCODE(record) + "\n")
         else:
-            stream.write(f"toolguard: warning: {message}\n")
+            stream.write(operator_line.warning(message, mode))
         stream.flush()
 
 
