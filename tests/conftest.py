@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from toolguard import signals
+from toolguard import operator_line, signals
 
 REPO = Path(__file__).resolve().parents[1]
 # Variables that would make rich or click colour a pipe; the CLI must be tested as piped.
@@ -67,6 +67,7 @@ def _stops_as_they_were() -> Iterator[None]:
     before = {signum: signal.getsignal(signum) for signum in signals.STOPPING}
     yield
     signals._ASKED[0] = False  # what `listen` clears, without installing a handler
+    operator_line.choose("rich")  # `main` in process chose the form of stderr's lines
     for signum, handler in before.items():
         signal.signal(signum, handler)
 

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import sys
 
-from toolguard import one_shot, signals
+from toolguard import one_shot, operator_line, signals
+from toolguard.cli.flags import stderr_mode
 from toolguard.standins import suppress
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import click
 
 
 def main() -> None:
     """Run `toolguard` with `sys.argv`; whatever happens, exit with a documented status."""
     arguments = sys.argv[1:]
+    # NOTE: before anything is parsed: a usage error found before `--diagnostics json` is
+    # reached (an unknown flag earlier on the line) is still one JSON line (`stderr_mode`).
+    operator_line.choose(stderr_mode(arguments))
     # NOTE: SIGINT, SIGTERM and SIGHUP unwind alike from the first instant (the table says 130
     # during set-up), unless the caller ignores them; `check`, `run`, `serve` and `mcp` install
     # their own handlers later.
@@ -67,9 +75,23 @@ def _dispatch(arguments: list[str]) -> None:
     except click.exceptions.Abort:
         raise KeyboardInterrupt from None
     except click.ClickException as exc:
-        # NOTE: a stderr nobody can read (its reader gone, a full disk) loses the message,
-        # never the status: unguarded, the failed write would end as an internal error (4).
-        with suppress(OSError, ValueError):
-            exc.show()
+        _usage_error(exc)
         sys.exit(exc.exit_code)
     sys.exit(status if isinstance(status, int) else 0)  # `--help`, `--version`: 0
+
+
+def _usage_error(exc: click.ClickException) -> None:
+    """A usage error: click's own lines, or one JSON record (`operator_line`) if asked for.
+
+    NOTE: a stderr nobody can read (its reader gone, a full disk) loses the message, never the
+    status: unguarded, the failed write would end as an internal error (4).
+    """
+    if operator_line.chosen() == "json":
+        context = getattr(exc, "ctx", None)
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
+        operator_line.write(
+            operator_line.error(exc.format_message().removesuffix(".") + hint, exc.exit_code)
+        )
+        return
+    with suppress(OSError, ValueError):
+        exc.show()

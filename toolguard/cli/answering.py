@@ -123,8 +123,8 @@ def schema(contracts: tuple[Path, ...], for_serve: bool) -> None:
     from toolguard.contract.envelope_schema import serve_schema  # noqa: PLC0415
 
     if len(contracts) > 1 and not for_serve:
-        fail(UsageError("one contract, or several with --serve"), "rich")
-    loaded = [guard(functools.partial(load_contract, path), "rich") for path in contracts]
+        fail(UsageError("one contract, or several with --serve"))
+    loaded = [guard(functools.partial(load_contract, path)) for path in contracts]
     schemas = [advertised_schema(contract.envelope_schema) for contract in loaded]
     printed = serve_schema(schemas) if for_serve else schemas[0]
-    respond.emit(json.dumps(printed, indent=2) + "\n", "rich")
+    respond.emit(json.dumps(printed, indent=2) + "\n")

@@ -52,14 +52,14 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
     from toolguard.scaffold.sample import read_sample  # noqa: PLC0415
 
     target = folder if folder is not None else Path(tool)
-    guard(lambda: scaffold.check_tool_name(tool), "rich")
+    guard(lambda: scaffold.check_tool_name(tool))
     sample = None
     if response is not None:
         stdin = str(response) == "-"
-        raw = guard(lambda: read_sample(None if stdin else response), "rich")
+        raw = guard(lambda: read_sample(None if stdin else response))
         sample = (raw, "standard input" if stdin else str(response))
-    built = guard(lambda: scaffold.build(tool, sample), "rich")
-    removed = guard(lambda: scaffold.write(built, target, force=force), "rich")
+    built = guard(lambda: scaffold.build(tool, sample))
+    removed = guard(lambda: scaffold.write(built, target, force=force))
     sys.stdout.write(scaffold.summary(built, target, removed))
 
 
@@ -93,11 +93,10 @@ def validate(
     from toolguard.validate import validate_files  # noqa: PLC0415
 
     if sum(is_stdin(path) for path in (schema_file, *instances)) > 1:
-        fail(UsageError("only one of SCHEMA and INSTANCE... can be '-' (standard input)"), "text")
-    refs = guard(lambda: _registry(registry), "rich")
+        fail(UsageError("only one of SCHEMA and INSTANCE... can be '-' (standard input)"))
+    refs = guard(lambda: _registry(registry))
     validator = guard(
-        lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats),
-        "rich",
+        lambda: compile_schema(read_schema(schema_file), refs=refs, formats=not no_formats)
     )
     all_valid = True
     for result in validate_files(validator, instances):

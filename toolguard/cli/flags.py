@@ -291,6 +291,63 @@ def options_end_at_command(
     return list(arguments)
 
 
+# What each command writes on stderr when its command line says nothing: its `--diagnostics`
+# flag's default (the commands that answer an agent), else text (`--format` is the reports').
+_STDERR_FLAGS: dict[tuple[str, ...], tuple[Flag, ...]] = {
+    ("check",): CHECK,
+    ("run",): RUN,
+    ("serve",): SERVE,
+    ("mcp",): MCP,
+}
+_REPORTING: set[tuple[str, ...]] = {
+    ("test",),
+    ("lint",),
+    ("diff",),
+    ("explain",),
+    ("validate",),
+    ("audit", "summary"),
+    ("audit", "prune"),
+}
+
+
+def stderr_mode(arguments: Sequence[str]) -> str:
+    """The form of every operator line on stderr ("json" or "rich"), read from raw `arguments`.
+
+    Read before anything is parsed, so that whatever goes wrong (a usage error click finds
+    before it reaches `--diagnostics json`, a signal during start-up, a broken install) is
+    reported in the form the operator's log collector expects. `--diagnostics` on `check`,
+    `run`, `serve` and `mcp` (its default: `serve`'s is json), `--format json` on the
+    commands that print a report (`sarif` is for stdout: stderr stays text). The last valid
+    value given wins, as click keeps the last; an invalid one (`--diagnostics xml`) is click's
+    usage error, not a choice. Words that are not toolguard's are skipped: a flag's value,
+    anything after `--`, and `run`'s and `mcp`'s COMMAND with its own words.
+    """
+    words = list(arguments)
+    command = tuple(words[:2]) if words[:1] == ["audit"] else tuple(words[:1])
+    table = _STDERR_FLAGS.get(command)
+    choices: tuple[str, ...]
+    if table is not None:
+        flag = next(flag for flag in table if flag.dest == "diagnostics")
+        name, choices, chosen = flag.name, DIAGNOSTICS, str(flag.default)
+    elif command in _REPORTING:
+        name, choices, chosen, table = "--format", ("json",), "rich", ()
+    else:
+        return "rich"  # no command yet (`toolguard --bogus`): nothing asked for JSON
+    own = words[len(command) :]
+    if command in {("run",), ("mcp",)}:
+        own = options_end_at_command(table, own, leading=1 if command == ("run",) else 0)
+    takes_value = {flag.name for flag in table if flag.kind != "switch"} | {name}
+    index = 0
+    while index < len(own) and own[index] != "--":
+        flag_name, equals, value = own[index].partition("=")
+        if flag_name in takes_value and not equals:
+            value = own[index + 1] if index + 1 < len(own) else ""
+        if flag_name == name and value in choices:
+            chosen = value
+        index += 2 if flag_name in takes_value and not equals else 1
+    return "json" if chosen == "json" else "rich"
+
+
 # Spellings `--format` took before it was `text|json` everywhere: still accepted, never shown.
 FORMAT_ALIASES = {"rich": "text"}
 

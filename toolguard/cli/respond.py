@@ -16,7 +16,7 @@ import sys
 from toolguard import envelope, report, result, signals
 from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
-from toolguard.cli.flags import CHECK, one_stdin, trail_options
+from toolguard.cli.flags import CHECK, one_stdin, stderr_mode, trail_options
 from toolguard.contract import load_contract
 from toolguard.errors import (
     ContextError,
@@ -188,8 +188,11 @@ def open_input(input_file: Path | str | None) -> AbstractContextManager[BinaryIO
         raise UsageError(f"cannot open --input {path_text(input_file)}: {exc.strerror}") from None
 
 
-def guard(build: Callable[[], T], mode: str) -> T:
-    """Run a set-up step; its errors end the process before any envelope exists."""
+def guard(build: Callable[[], T], mode: str | None = None) -> T:
+    """Run a set-up step; its errors end the process before any envelope exists.
+
+    `mode` None: the form the command line chose for stderr (`operator_line`), as for `fail`.
+    """
     try:
         built = build()
         signals.still_running()  # a stop its imports may have lost
@@ -202,7 +205,7 @@ def guard(build: Callable[[], T], mode: str) -> T:
     return built
 
 
-def fail(exc: ToolguardError, mode: str) -> NoReturn:
+def fail(exc: ToolguardError, mode: str | None = None) -> NoReturn:
     """Report an invocation error and exit with its status (nothing on stdout).
 
     A contract with several problems gets one line (one JSON record) per problem.
@@ -221,7 +224,7 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     if isinstance(exc, OutputClosed):
         stdout_closed(arguments, exc.why)
     _settle_stdout()
-    mode = diagnostics_mode(arguments)
+    mode = stderr_mode(arguments)
     if isinstance(exc, ToolguardError):
         fail(exc, mode)
     if isinstance(exc, KeyboardInterrupt):
@@ -229,7 +232,7 @@ def last_resort(exc: BaseException, arguments: Sequence[str]) -> NoReturn:
     _unexpected(exc, mode)
 
 
-def _unexpected(exc: BaseException, mode: str) -> NoReturn:
+def _unexpected(exc: BaseException, mode: str | None) -> NoReturn:
     """An exception nothing expected, in one line, exit 4: a broken install says what to install.
 
     A missing dependency (`python -S`, a venv without it) is no toolguard bug and needs no
@@ -242,7 +245,7 @@ def _unexpected(exc: BaseException, mode: str) -> NoReturn:
     sys.exit(ExitStatus.INTERNAL)
 
 
-def _interrupted_in_set_up(mode: str) -> NoReturn:
+def _interrupted_in_set_up(mode: str | None) -> NoReturn:
     """Exit 130 with one line, every stopping signal ignored from now on.
 
     A stop after the first must not interrupt the line, nor end the process by SIG_DFL, which
@@ -364,10 +367,10 @@ def flush_stdout(arguments: Sequence[str]) -> None:
 
 def stdout_closed(arguments: Sequence[str], why: str | None = None) -> NoReturn:
     """Say that stdout was closed (or `why` it failed) before all was written, and exit 4."""
-    _stdout_lost(why, "everything", diagnostics_mode(arguments))
+    _stdout_lost(why, "everything", stderr_mode(arguments))
 
 
-def _stdout_lost(why: str | None, lost: str, mode: str) -> NoReturn:
+def _stdout_lost(why: str | None, lost: str, mode: str | None) -> NoReturn:
     """Point stdout nowhere, say it closed (or `why` it failed) before `lost` was, exit 4."""
     _stdout_to_devnull()
     what = "stdout was closed" if why is None else f"stdout failed ({why})"
@@ -387,15 +390,6 @@ def leave(status: object) -> NoReturn:
     if status is None or isinstance(status, int):
         os._exit(status or 0)
     raise SystemExit(status)  # a message: the interpreter prints it and exits 1
-
-
-def diagnostics_mode(arguments: Sequence[str]) -> str:
-    """The `--diagnostics` format the command line asked for, read without parsing it."""
-    own = list(arguments[: arguments.index("--")] if "--" in arguments else arguments)
-    asked = [
-        value for flag, value in zip(own, [*own[1:], ""], strict=True) if flag == "--diagnostics"
-    ] + [word.removeprefix("--diagnostics=") for word in own if word.startswith("--diagnostics=")]
-    return "json" if asked[-1:] == ["json"] else "rich"
 
 
 def described(exc: BaseException) -> str:
@@ -438,7 +432,7 @@ def _finish(  # noqa: PLR0913, PLR0917 - everything one answer needs, passed onc
     sys.exit(outcome.diagnostics.exit_status)
 
 
-def emit(text: str, mode: str) -> None:
+def emit(text: str, mode: str | None = None) -> None:
     """Write to stdout; if nobody can read it any more, say so and exit 4."""
     try:
         sys.stdout.write(text)
