@@ -35,7 +35,8 @@ run(["toolguard", *sys.argv[2:]])
 def test_a_signal_while_the_command_loads_is_130_and_one_line(
     signum: signal.Signals, diagnostics: str
 ) -> None:
-    done = _probed(_PROBE, signum, "lint", "x", "--diagnostics", diagnostics)
+    form = "json" if diagnostics == "json" else "text"  # lint's spelling: `--format`
+    done = _probed(_PROBE, signum, "lint", "x", "--format", form)
     assert done.returncode == 130, done.stderr
     assert done.stdout == b""
     if diagnostics == "json":
