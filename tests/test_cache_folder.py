@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from toolguard import cache_folder
+
+REPO = Path(__file__).resolve().parent.parent
+CONTEXT = ["--context", "change_id=CR-1042"]
 
 
 def test_threads_asking_at_once_share_one_descriptor_and_close_the_old_one_once(
@@ -78,3 +83,84 @@ def test_the_cache_is_never_put_in_the_working_folder_nor_made_a_home(
     else:
         assert folder is not None
         assert Path(expected.format(tmp=tmp_path)).is_dir()
+
+
+@pytest.mark.parametrize(
+    ("environment", "why"),
+    [
+        ({"HOME": "{tmp}/gone"}, "no folder for it (XDG_CACHE_HOME unset or relative; home "),
+        ({"HOME": ""}, "no folder for it (XDG_CACHE_HOME unset or relative; home '' not a folder)"),
+        ({"XDG_CACHE_HOME": "{tmp}/file"}, "{tmp}/file/toolguard cannot be made or opened ("),
+        ({"TOOLGUARD_CACHE_DIR": "{tmp}/file/cache"}, "{tmp}/file/cache cannot be made or "),
+    ],
+    ids=["home-missing", "home-empty", "xdg-unmakeable", "configured-unmakeable"],
+)
+def test_a_cache_that_cannot_be_used_is_said_once_with_what_to_set(
+    environment: dict[str, str],
+    why: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No home (a service account's `/nonexistent`), or a folder that cannot be made (a
+    read-only home, `HOME=/` for a user who is not root; here a file on the way): every run
+    compiles as a first run does, so the operator is told, once, why and what to set."""
+    (tmp_path / "file").write_text("")
+    for name in ("TOOLGUARD_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    monkeypatch.setattr(cache_folder, "_warned", False)
+    assert cache_folder.opened(quiet=True) is None
+    assert capsys.readouterr().err == ""  # the one-shot start's look is quiet
+    assert cache_folder.opened() is None
+    assert cache_folder.opened() is None
+    warning = capsys.readouterr().err
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    assert warning.startswith(
+        f"toolguard: warning: compile cache not used: {why}".format(tmp=tmp_path)
+    )
+    assert warning.endswith(
+        "; every run compiles in memory, as slowly as a first run: set TOOLGUARD_CACHE_DIR to a"
+        " folder only you can write (set empty: no cache, no warning)\n"
+    )
+    assert warning.count("\n") == 1
+
+
+def test_a_cache_turned_off_is_not_warned_about(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`TOOLGUARD_CACHE_DIR=` is the operator's choice: no cache, and nothing said."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", "")
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    monkeypatch.setattr(cache_folder, "_warned", False)
+    assert cache_folder.opened() is None
+    assert capsys.readouterr().err == ""
+
+
+def test_a_check_without_a_home_still_answers_and_says_why_each_run_is_cold(
+    tmp_path: Path,
+) -> None:
+    """End to end, as a container user with no home runs it: exit 0, the envelope on stdout,
+    one warning line on stderr (the one-shot start's look at the cache says nothing)."""
+    environment = {**os.environ, "HOME": str(tmp_path / "gone")}
+    for name in ("TOOLGUARD_CACHE_DIR", "XDG_CACHE_HOME", "PYTHONPROFILEIMPORTTIME"):
+        environment.pop(name, None)
+    contract = REPO / "examples" / "review_status"
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "toolguard", "check", str(contract / "contract.toml"), *CONTEXT],
+            input=(contract / "response.json").read_bytes(),
+            capture_output=True,
+            env={**environment, "PYTHONPATH": str(REPO)},
+            cwd=tmp_path,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(b'{"tool":"review_status"')
+        warnings = [line for line in done.stderr.splitlines() if b"warning" in line]
+        assert len(warnings) == 1
+        assert b"compile cache not used: no folder for it" in warnings[0]
+    assert not (tmp_path / "gone").exists()

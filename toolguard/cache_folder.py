@@ -5,8 +5,11 @@ command's own byte-code, `one_shot.py`) is code a later process runs, so who can
 it matters more than what it says. Layout: `$TOOLGUARD_CACHE_DIR` (empty: no cache), else
 `$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`, used only if only this user (and root)
 can change it or any folder above it (`trusted_paths.open_folder`: a sticky `/tmp` may be an
-ancestor, not the parent); otherwise it is bypassed, with one warning on stderr from the first
-user that is not `quiet`. The folder is opened once per process; files are opened relative to it,
+ancestor, not the parent). Otherwise, and wherever there is no such folder (no home, a
+read-only one, another user's), it is bypassed and every run starts cold: the first user that
+is not `quiet` warns once per process on stderr, saying why and how to have a cache (only
+`TOOLGUARD_CACHE_DIR=`, the cache turned off, is silent). The folder is opened once per
+process; files are opened relative to it,
 without following links, and read only if they are regular files of this user's with one
 link and closed to others. Files are written to a private temporary name and renamed into
 place, so a reader never sees half of one. Nothing here is a point of failure: a folder or a
@@ -34,17 +37,15 @@ _LOCK = _thread.allocate_lock()
 def opened(*, quiet: bool = False) -> int | None:
     """The cache folder, opened once per process; None if it is off, unusable or untrusted.
 
-    Where someone else could change the folder or one above it, the cache is bypassed and,
-    unless `quiet`, stderr says so once per process. A folder that simply cannot be made (a
-    read-only home) is bypassed quietly.
+    Unless the cache is off (`TOOLGUARD_CACHE_DIR=`), a folder that is not used (untrusted,
+    unmakeable, or no home to put it in) is bypassed and, unless `quiet`, stderr says so once
+    per process (`_warn`).
     """
     global _opened  # noqa: PLW0603 - one descriptor per process, for the configured path
     configured = os.environ.get("TOOLGUARD_CACHE_DIR")
     if configured == "":
         return None  # an empty value turns the cache off
     configured = configured or _default()
-    if configured is None:
-        return None
     current = _opened
     if current is None or current[0] != configured:
         with _LOCK:
@@ -52,12 +53,12 @@ def opened(*, quiet: bool = False) -> int | None:
             if current is None or current[0] != configured:
                 current = _opened = _open(configured, current)
     if current[2] and not quiet:
-        _warn(f"compile cache not used: {current[2]}; compiling in memory")
+        _warn(current[2])
     return current[1]
 
 
-def _default() -> str | None:
-    """`$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`; None where there is no home.
+def _default() -> str:
+    """`$XDG_CACHE_HOME/toolguard`, else `~/.cache/toolguard`; `_NO_HOME` where there is no home.
 
     NOTE: a relative `XDG_CACHE_HOME` is invalid and ignored, as the XDG base directory
     specification says: it would put the cache (code later processes run) in whatever folder
@@ -69,8 +70,13 @@ def _default() -> str | None:
         return f"{base}/toolguard"
     home = os.environ["HOME"] if "HOME" in os.environ else os.path.expanduser("~")  # noqa: PTH111 - a string, no Path
     if not home.startswith("/") or not os.path.isdir(home):  # noqa: PTH112 - no pathlib at start-up
-        return None
+        return _NO_HOME + home
     return f"{home.rstrip('/')}/.cache/toolguard"
+
+
+# NOTE: what `_default` answers where there is no home, followed by the home it found: a NUL
+# starts it, so no configured path (which cannot hold one) is ever taken for it.
+_NO_HOME = "\0no home: "
 
 
 def _open(
@@ -79,14 +85,37 @@ def _open(
     """`configured` opened (or why it is not used), the folder of `previous` closed."""
     if previous is not None and previous[1] is not None:
         os.close(previous[1])
+    if configured.startswith(_NO_HOME):
+        home = configured[len(_NO_HOME) :]
+        why = f"no folder for it (XDG_CACHE_HOME unset or relative; home {_shown(repr(home))}"
+        return configured, None, f"{why} not a folder); {_SLOW}: {_SET}"
     fd, why = None, ""
     try:
         fd = open_folder(configured, parents=True)
     except Untrusted as exc:
-        why = str(exc)
-    except (OSError, ValueError):
-        pass  # missing, unmakeable, or a NUL in the path: only costs compile time
+        why = f"{_shown(str(exc))}; {_SLOW}: make that path writable by you alone, or {_SET}"
+    except (OSError, ValueError) as exc:  # a read-only home, another user's folder
+        error = getattr(exc, "strerror", None) or exc
+        why = f"{_shown(configured)} cannot be made or opened ({error}); {_SLOW}: {_SET}"
     return configured, fd, why
+
+
+def _shown(text: str) -> str:
+    """`text` from outside (a path, the home) escaped and bounded for the warning.
+
+    NOTE: `toolguard.text` imported only when the cache is refused: this module starts before
+    the bundle (`one_shot`), which serves `toolguard.text` to every other run.
+    """
+    from toolguard.text import clean  # noqa: PLC0415
+
+    return clean(text)
+
+
+# What the warning says after why the cache is not used (`_warn`): what it costs, what to do.
+# NOTE: only what comes from outside (a path, the home) is escaped and bounded (`clean`), so
+# that a long path never cuts the advice short.
+_SLOW = "every run compiles in memory, as slowly as a first run"
+_SET = "set TOOLGUARD_CACHE_DIR to a folder only you can write (set empty: no cache, no warning)"
 
 
 def _new_lock_in_child() -> None:
@@ -98,8 +127,12 @@ def _new_lock_in_child() -> None:
 os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
-def _warn(message: str) -> None:
-    """Say once per process, on stderr, why the cache is bypassed."""
+def _warn(why: str) -> None:
+    """Say once per process, on stderr, why the cache is bypassed and how to have one.
+
+    NOTE: every process says it: a bypassed cache makes each run as slow as a first run, and
+    without a usable folder nothing can remember that it was said before.
+    """
     global _warned  # noqa: PLW0603
     if _warned:
         return
@@ -108,7 +141,7 @@ def _warn(message: str) -> None:
     # a warning is rare, and says itself in the form the command line chose.
     from toolguard import operator_line  # noqa: PLC0415
 
-    operator_line.write(operator_line.warning(message))
+    operator_line.write(operator_line.warning(f"compile cache not used: {why}"))
 
 
 def read(folder: int, name: str) -> bytes | None:

@@ -366,7 +366,9 @@ def test_an_ancestor_others_can_write_bypasses_the_cache_with_one_warning(
     assert not (shared / "home" / "cache").exists()  # nothing written, not even the folder
     assert warnings() == [
         f"toolguard: warning: compile cache not used: {shared} is writable by group or others "
-        "(and not sticky); compiling in memory"
+        "(and not sticky); every run compiles in memory, as slowly as a first run: make that "
+        "path writable by you alone, or set TOOLGUARD_CACHE_DIR to a folder only you can write "
+        "(set empty: no cache, no warning)"
     ]
 
 
