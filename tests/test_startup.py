@@ -349,7 +349,7 @@ def test_the_installed_command_imports_no_re(warm_cache: Path) -> None:
         if line.startswith("import time:")
     }
     assert "toolguard.cli" in imported
-    assert sorted(imported & NOT_FOR_PLAIN_ASCII) == []
+    assert sorted((imported - dash_m) & NOT_FOR_PLAIN_ASCII) == []
 
 
 @pytest.mark.parametrize(
@@ -371,3 +371,31 @@ def test_a_blocking_stdin_is_read_without_select(
     status, modules = _modules(arguments, warm_cache, stdin)
     assert status == 0
     assert sorted(modules & {"select", "toolguard.polled_input"}) == []
+
+
+def _imported_by(command: list[str], cache: Path) -> set[str]:
+    """The modules `command` imports (`-X importtime`), its response from the example."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *command],
+        input=(EXAMPLE / "response.json").read_bytes(),
+        capture_output=True,
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": str(cache)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return {
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+
+
+def test_python_dash_m_adds_only_what_dash_m_itself_imports(warm_cache: Path) -> None:
+    """`python -m toolguard` pays for `runpy` (and, through it, `importlib.util`: 3-5 ms), as
+    any `-m` does (here the frozen `__hello__`); beyond that, only the allow-list."""
+    dash_m = _imported_by(["-m", "__hello__"], warm_cache)
+    imported = _imported_by(["-m", "toolguard", *CHECK], warm_cache)
+    assert "runpy" in dash_m
+    inherited = imported - dash_m - CHECK_PATH_STANDARD_LIBRARY
+    assert sorted(name for name in inherited if name.partition(".")[0] != "toolguard") == []
+    assert sorted((imported - dash_m) & NOT_FOR_PLAIN_ASCII) == []
