@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolguard import cache_folder
+from toolguard import cache_folder, files
 
 REPO = Path(__file__).resolve().parent.parent
 CONTEXT = ["--context", "change_id=CR-1042"]
@@ -164,3 +165,51 @@ def test_a_check_without_a_home_still_answers_and_says_why_each_run_is_cold(
         assert len(warnings) == 1
         assert b"compile cache not used: no folder for it" in warnings[0]
     assert not (tmp_path / "gone").exists()
+
+
+def test_a_cache_that_cannot_be_written_is_said_once_with_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder of one's own made read-only (or a read-only mount, a full disk): it opens, so
+    it was used silently, and every run compiled again what it could not store."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(cache))
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    monkeypatch.setattr(cache_folder, "_warned", False)
+    folder = cache_folder.opened()
+    assert folder is not None
+
+    def read_only(*args: object, **kwargs: object) -> bool:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "write_atomic", read_only)
+        cache_folder.write(folder, "entry.bin", b"code")
+        cache_folder.write(folder, "other.bin", b"code")
+    cache_folder.write(folder, "entry.bin", b"code")  # writable again: nothing more is said
+    os.close(folder)
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    assert capsys.readouterr().err == (
+        f"toolguard: warning: compile cache not written: {cache} (Read-only file system); each"
+        " run redoes the work it could not keep: make that folder writable by you, or set"
+        " TOOLGUARD_CACHE_DIR to a folder only you can write (set empty: no cache, no warning)\n"
+    )
+    assert (cache / "entry.bin").read_bytes() == b"code"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes a read-only folder all the same")
+def test_a_read_only_cache_folder_of_ones_own_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same, for real: `chmod 0500` on the cache folder."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o500)
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", str(cache))
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    monkeypatch.setattr(cache_folder, "_warned", False)
+    folder = cache_folder.opened()
+    assert folder is not None
+    cache_folder.write(folder, "entry.bin", b"code")
+    os.close(folder)
+    monkeypatch.setattr(cache_folder, "_opened", None)
+    assert "compile cache not written: " in capsys.readouterr().err

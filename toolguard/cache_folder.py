@@ -21,7 +21,6 @@ from __future__ import annotations
 import _thread
 import os
 
-from toolguard.standins import suppress
 from toolguard.trusted_paths import Untrusted, open_folder, refusal
 
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -53,7 +52,7 @@ def opened(*, quiet: bool = False) -> int | None:
             if current is None or current[0] != configured:
                 current = _opened = _open(configured, current)
     if current[2] and not quiet:
-        _warn(current[2])
+        _warn(f"compile cache not used: {current[2]}")
     return current[1]
 
 
@@ -116,6 +115,8 @@ def _shown(text: str) -> str:
 # that a long path never cuts the advice short.
 _SLOW = "every run compiles in memory, as slowly as a first run"
 _SET = "set TOOLGUARD_CACHE_DIR to a folder only you can write (set empty: no cache, no warning)"
+_AGAIN = "each run redoes the work it could not keep"
+_WRITABLE = f"make that folder writable by you, or {_SET}"
 
 
 def _new_lock_in_child() -> None:
@@ -127,7 +128,7 @@ def _new_lock_in_child() -> None:
 os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
-def _warn(why: str) -> None:
+def _warn(message: str) -> None:
     """Say once per process, on stderr, why the cache is bypassed and how to have one.
 
     NOTE: every process says it: a bypassed cache makes each run as slow as a first run, and
@@ -141,7 +142,7 @@ def _warn(why: str) -> None:
     # a warning is rare, and says itself in the form the command line chose.
     from toolguard import operator_line  # noqa: PLC0415
 
-    operator_line.write(operator_line.warning(f"compile cache not used: {why}"))
+    operator_line.write(operator_line.warning(message))
 
 
 def read(folder: int, name: str) -> bytes | None:
@@ -176,10 +177,21 @@ def open_file(folder: int, name: str) -> int | None:
 
 
 def write(folder: int, name: str, data: bytes) -> None:
-    """Put `data` in place as `name`, atomically; a full disk only costs the next call time."""
+    """Put `data` in place as `name`, atomically; a full disk only costs the next call time.
+
+    A write that fails (a folder made read-only, a read-only mount, a full disk or quota) is
+    said once per process, as a bypassed cache is: every later run would repeat the work the
+    entry was to save. A cache that holds all it needs is never written, so a warm read-only
+    cache (one filled beforehand) says nothing.
+    """
     # NOTE: imported here: this module loads before the one-shot bundle, and a warm check
     # writes nothing (one module fewer read from its own file at start-up).
     from toolguard.files import write_atomic  # noqa: PLC0415
 
-    with suppress(OSError):
+    try:
         write_atomic(name, data, dir_fd=folder)
+    except OSError as exc:
+        current = _opened
+        where = _shown(current[0]) if current is not None and current[1] == folder else "it"
+        error = exc.strerror or exc
+        _warn(f"compile cache not written: {where} ({error}); {_AGAIN}: {_WRITABLE}")
