@@ -8,12 +8,12 @@ can change it or any folder above it (`trusted_paths.open_folder`: a sticky `/tm
 ancestor, not the parent). Otherwise, and wherever there is no such folder (no home, a
 read-only one, another user's), it is bypassed and every run starts cold: the first user that
 is not `quiet` warns once per process on stderr, saying why and how to have a cache (only
-`TOOLGUARD_CACHE_DIR=`, the cache turned off, is silent). The folder is opened once per
-process; files are opened relative to it,
-without following links, and read only if they are regular files of this user's with one
-link and closed to others. Files are written to a private temporary name and renamed into
-place, so a reader never sees half of one. Nothing here is a point of failure: a folder or a
-file that cannot be used only costs the time the cache would have saved.
+`TOOLGUARD_CACHE_DIR=`, the cache turned off, is silent); a write that fails is said the same
+way. The folder is opened once per process; files are opened relative to it, without
+following links, and read only if they are regular files of this user's with one link and
+closed to others. Files are written to a private temporary name and renamed into place, so a
+reader never sees half of one. Nothing here is a point of failure: a folder or a file that
+cannot be used only costs the time the cache would have saved.
 """
 
 from __future__ import annotations
