@@ -127,6 +127,38 @@ def test_a_contract_that_did_not_exist_is_all_added(repo: Path) -> None:
     assert result.verdict.message == "new contract (not in HEAD): 1.0.0 needs no bump"
 
 
+@pytest.mark.parametrize("committed", [False, True], ids=["staged", "committed"])
+def test_a_moved_contract_is_compared_with_itself_where_it_was(repo: Path, committed: bool) -> None:
+    """A folder moved (git mv) with a breaking schema edit: compared with its old self, not new."""
+    git(repo, "mv", "tools/review_status", "tools/review")
+    schema = repo / "tools" / "review" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    git(repo, "add", "-A")
+    if committed:
+        git(repo, "commit", "-q", "-m", "moved")
+    [result] = diff_against([schema.with_name("contract.toml")], "HEAD~1" if committed else "HEAD")
+    assert result.old is not None
+    assert str(result.old.contract).endswith(":tools/review_status/contract.toml")
+    assert [(c.where, c.what, c.breaking) for c in result.changes] == [
+        ("/properties/decision/enum", "enum value removed", True)
+    ]
+    assert not result.verdict.ok
+
+
+def test_a_renamed_contract_in_its_folder_is_no_new_contract(repo: Path) -> None:
+    """contract.toml renamed contract.v2.toml, its projection shrunk: a bump is still needed."""
+    folder = repo / "tools" / "review_status"
+    git(repo, "mv", "tools/review_status/contract.toml", "tools/review_status/contract.v2.toml")
+    renamed = folder / "contract.v2.toml"
+    text = renamed.read_text(encoding="utf-8")
+    renamed.write_text(text.replace('reviewed_by = "/reviewed_by"\n', ""), encoding="utf-8")
+    [result] = diff_against([renamed], "HEAD")
+    assert result.old is not None
+    assert str(result.old.contract) == "HEAD:tools/review_status/contract.toml"
+    assert [c.where for c in result.changes] == ["projection.reviewed_by"]
+    assert not result.verdict.ok
+
+
 def test_an_older_revision_is_compared_too(repo: Path) -> None:
     """HEAD~1 names the commit before the last: the contract as it was then."""
     schema = repo / "tools" / "review_status" / "response.schema.json"

@@ -90,6 +90,11 @@ def load_committed(path: Path, revision: str) -> Committed:
         raise UsageError(f"{path} is not inside the git work tree {top}") from None
     shown = f"{revision}:{relative}"
     raw = None if commit is None else _blob(top, commit, relative, shown)
+    if commit is not None and raw is None:
+        moved = _moved_from(top, commit, relative, shown)
+        if moved is not None:
+            relative, shown = moved, f"{revision}:{moved}"
+            raw = _blob(top, commit, relative, shown)
     if commit is None or raw is None:
         return Committed(shown, None)
     with scratch_folder("toolguard-diff-") as root:
@@ -162,6 +167,35 @@ def _blob(top: Path, commit: str, path: PurePosixPath, shown: str) -> bytes | No
     if int(size) > SCHEMA_LIMITS.max_bytes:
         raise UsageError(f"{shown} is larger than {SCHEMA_LIMITS.max_bytes} bytes")
     return _git_bytes(top, "cat-file", "blob", oid, what=f"read {shown}")
+
+
+def _moved_from(top: Path, commit: str, path: PurePosixPath, shown: str) -> PurePosixPath | None:
+    """Where `path` was at `commit`, if git sees it moved or renamed since; None if it is new.
+
+    A contract moved to another folder (or renamed) is not a new contract: read as new, its
+    changes would need no version bump. git pairs a deleted and an added file by content
+    (`--find-renames`, as `git status` does) between the commit and the work tree, for the
+    files git knows: a move committed, or staged (`git mv`, `git add`), as pre-commit sees it.
+    """
+    listing = _git(
+        top,
+        "diff",
+        "-z",
+        "--name-status",
+        "--find-renames",
+        "--diff-filter=R",
+        "--no-ext-diff",
+        "--no-textconv",
+        commit,
+        "--",
+        what=f"find where {shown} was",
+    )
+    fields = listing.split("\0")
+    # NOTE: with --diff-filter=R every entry is three fields: `R<score>`, old path, new path.
+    for status, old, new in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if status.startswith("R") and new == str(path):
+            return PurePosixPath(old)
+    return None
 
 
 def _inside(folder: PurePosixPath, name: str, shown: str) -> PurePosixPath:
