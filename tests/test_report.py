@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import hidden_prone_text
@@ -185,3 +186,26 @@ def test_render_to_sends_what_render_writes_to_a_pipe() -> None:
         report.render(diagnostics, mode, stream)
         report.render_to(diagnostics, mode, io.StringIO(), sent.append)
         assert sent == [stream.getvalue()]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("term", ["dumb", "unknown"])
+def test_a_terminal_that_cannot_redraw_gets_no_progress_bar(
+    term: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TERM=dumb cannot redraw a line: no bar and no stray blank line; a capable terminal has one."""
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("TERM", term)
+    dumb = _Terminal()
+    with report.progress(3, "toolguard test", dumb) as advance:
+        advance(3)
+    assert dumb.getvalue() == ""
+    monkeypatch.setenv("TERM", "xterm-256color")
+    capable = _Terminal()
+    with report.progress(3, "toolguard test", capable) as advance:
+        advance(3)
+    assert "toolguard test" in capable.getvalue()

@@ -269,7 +269,9 @@ class _Unpadded(io.TextIOBase):
 def progress(
     total: int | None, label: str, stream: IO[str] | None = None
 ) -> AbstractContextManager[Callable[[int], None]]:
-    """A transient progress bar on stderr, only if stderr is a terminal: never on a pipe.
+    """A transient progress bar on stderr, only if stderr is a terminal that can redraw a line.
+
+    Never on a pipe or a file, nor on a terminal whose TERM is `dumb` or `unknown`.
 
     Gives `advance(amount)`; `total` None is a count with no end known (standard input).
     """
@@ -288,7 +290,13 @@ def _progress(
     from rich.console import Console  # noqa: PLC0415 - rich only costs start-up when used
     from rich.progress import Progress  # noqa: PLC0415
 
-    with Progress(console=Console(file=stream), transient=True) as bar:
+    console = Console(file=stream)
+    # NOTE: a terminal that cannot move the cursor (TERM=dumb or unknown, as in Emacs' shell)
+    # cannot redraw a bar; rich would still end it with a stray blank line.
+    if not console.is_interactive:
+        yield lambda _amount: None
+        return
+    with Progress(console=console, transient=True) as bar:
         task = bar.add_task(label, total=total)
         yield lambda amount: bar.advance(task, amount)
 
