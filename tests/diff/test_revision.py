@@ -137,10 +137,12 @@ def test_a_moved_contract_is_compared_with_itself_where_it_was(repo: Path, commi
     if committed:
         git(repo, "commit", "-q", "-m", "moved")
     [result] = diff_against([schema.with_name("contract.toml")], "HEAD~1" if committed else "HEAD")
+    shown = ("HEAD~1" if committed else "HEAD") + ":tools/review_status/contract.toml"
     assert result.old is not None
-    assert str(result.old.contract).endswith(":tools/review_status/contract.toml")
-    assert [(c.where, c.what, c.breaking) for c in result.changes] == [
-        ("/properties/decision/enum", "enum value removed", True)
+    assert str(result.old.contract) == shown
+    assert [(c.where, c.what, c.detail, c.breaking) for c in result.changes] == [
+        ("contract", "contract moved", f"from {shown}", False),
+        ("/properties/decision/enum", "enum value removed", '"pending"', True),
     ]
     assert not result.verdict.ok
 
@@ -155,8 +157,19 @@ def test_a_renamed_contract_in_its_folder_is_no_new_contract(repo: Path) -> None
     [result] = diff_against([renamed], "HEAD")
     assert result.old is not None
     assert str(result.old.contract) == "HEAD:tools/review_status/contract.toml"
-    assert [c.where for c in result.changes] == ["projection.reviewed_by"]
+    assert [c.where for c in result.changes] == ["contract", "projection.reviewed_by"]
     assert not result.verdict.ok
+
+
+def test_a_move_alone_needs_no_bump(repo: Path) -> None:
+    """A contract moved unchanged: one change saying so, compatible, the verdict ok."""
+    git(repo, "mv", "tools/review_status", "tools/review")
+    [result] = diff_against([repo / "tools" / "review" / "contract.toml"], "HEAD")
+    assert [(c.what, c.upstream, c.agent) for c in result.changes] == [
+        ("contract moved", "none", "none")
+    ]
+    assert result.verdict.ok
+    assert result.verdict.message == "compatible changes only: no new version needed"
 
 
 def test_an_older_revision_is_compared_too(repo: Path) -> None:

@@ -213,6 +213,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
     help="Compare two contract versions; exit 1 if a needed version bump is missing.\n\n"
     "With --against REV, the old version is each contract as committed at REV, with "
     "the files it names, read with git from any folder of the work tree; a contract "
+    "moved since REV (a rename git sees) is compared with itself where it was, and one "
     "that did not exist at REV is new: all added, no bump needed."
 )
 @click.argument(

@@ -20,7 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from toolguard.contract import Contract, load_contract, read_contract_document, referenced_files
 from toolguard.contract.find import contract_paths
-from toolguard.diff import ContractDiff, added, diff_contracts
+from toolguard.diff import Change, ContractDiff, added, diff_contracts
+from toolguard.diff.change import NONE
+from toolguard.diff.version import verdict
 from toolguard.errors import ContractError, MissingExtra, UsageError
 from toolguard.files import scratch_folder, write_atomic
 from toolguard.run.environment import without_toolguard
@@ -71,6 +73,7 @@ class Committed:
 
     shown: str  # "HEAD:examples/job_run/contract.toml"
     contract: Contract | None
+    moved: bool = False  # git sees the contract moved or renamed since: `shown` is where it was
 
 
 def load_committed(path: Path, revision: str) -> Committed:
@@ -90,11 +93,10 @@ def load_committed(path: Path, revision: str) -> Committed:
         raise UsageError(f"{path} is not inside the git work tree {top}") from None
     shown = f"{revision}:{relative}"
     raw = None if commit is None else _blob(top, commit, relative, shown)
-    if commit is not None and raw is None:
-        moved = _moved_from(top, commit, relative, shown)
-        if moved is not None:
-            relative, shown = moved, f"{revision}:{moved}"
-            raw = _blob(top, commit, relative, shown)
+    moved = None if commit is None or raw is not None else _moved_from(top, commit, relative, shown)
+    if moved is not None:
+        relative, shown = moved, f"{revision}:{moved}"
+        raw = _blob(top, commit, relative, shown)
     if commit is None or raw is None:
         return Committed(shown, None)
     with scratch_folder("toolguard-diff-") as root:
@@ -106,7 +108,7 @@ def load_committed(path: Path, revision: str) -> Committed:
                 content = _blob(top, commit, target, f"{revision}:{target}")
                 if content is not None:
                     _write(root, target, content)
-            return Committed(shown, load_contract(extracted, cache=False))
+            return Committed(shown, load_contract(extracted, cache=False), moved is not None)
         except ContractError as exc:
             raise _renamed(exc, f"{root}{os.sep}", f"{revision}:") from None
 
@@ -286,5 +288,10 @@ def diff_against(targets: Sequence[Path], revision: str) -> list[ContractDiff]:
             continue
         result = diff_contracts(old.contract, new)
         shown = dataclasses.replace(result.old, contract=Path(old.shown)) if result.old else None
+        if old.moved:  # said first, for a reviewer: no bump of its own (NONE, no agent change)
+            changes = (Change("contract", "contract moved", f"from {old.shown}", NONE),)
+            changes += result.changes
+            judged = verdict(old.contract.version, new.version, changes)
+            result = dataclasses.replace(result, changes=changes, verdict=judged)
         results.append(dataclasses.replace(result, old=shown))
     return results
