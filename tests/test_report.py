@@ -197,7 +197,7 @@ class _Terminal(io.StringIO):
 def test_a_terminal_that_cannot_redraw_gets_no_progress_bar(
     term: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """TERM=dumb cannot redraw a line: no bar and no stray blank line; a capable terminal has one."""
+    """TERM=dumb cannot redraw a line: no bar, no stray blank line; a capable terminal has one."""
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.setenv("TERM", term)
     dumb = _Terminal()

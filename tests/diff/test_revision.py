@@ -220,6 +220,43 @@ def test_a_single_branch_shallow_clone_fetches_the_base_by_the_hinted_command(
     assert [change.what for change in result.changes] == ["enum value removed"]
 
 
+def test_a_partial_clone_says_what_to_fetch_and_then_sees_the_move(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A blobless clone lacks a moved contract's old content: exit 2 naming the fix, never new."""
+    git(repo, "config", "uploadpack.allowfilter", "true")
+    git(repo, "mv", "tools/review_status", "tools/review")
+    schema = repo / "tools" / "review" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    git(repo, "commit", "-q", "-am", "moved and narrowed")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    contract = partial / "tools" / "review" / "contract.toml"
+    with pytest.raises(UsageError) as caught:
+        diff_against([contract], "HEAD~1")
+    assert "from promisor remote; this clone is partial" in str(caught.value)
+    assert "warning:" not in str(caught.value)
+    git(partial, "diff", "--stat", "HEAD~1")  # the command the message gives
+    [result] = diff_against([contract], "HEAD~1")
+    assert [change.what for change in result.changes] == ["contract moved", "enum value removed"]
+    assert not result.verdict.ok
+
+
+def test_a_new_contract_in_a_partial_clone_reads_no_other_file(repo: Path, tmp_path: Path) -> None:
+    """No .toml deleted since REV: nothing can have moved, and no missing content is asked for."""
+    git(repo, "config", "uploadpack.allowfilter", "true")
+    git(repo, "rm", "-q", "tools/review_status/response.json")
+    shutil.copytree(
+        EXAMPLES / "job_run", repo / "tools" / "job_run", ignore=shutil.ignore_patterns("fixtures")
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a new contract")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    [result] = diff_against([partial / "tools" / "job_run" / "contract.toml"], "HEAD~1")
+    assert result.old is None
+
+
 def test_head_before_the_first_commit_has_every_contract_new(tmp_path: Path) -> None:
     """A new repository's first commit (what a pre-commit hook sees): every contract is new."""
     root = tmp_path / "new"

@@ -66,6 +66,13 @@ _MISSING_REVISION_HINT = (
     "git fetch --depth=1 origin main:refs/remotes/origin/main)"
 )
 
+# NOTE: `git diff --stat REV` fetches exactly the files that differ from REV, whose content
+# toolguard reads (files REV shares with the work tree are there already).
+_PARTIAL_CLONE_HINT = (
+    "this clone is partial (cloned with --filter) and toolguard never fetches: let git fetch "
+    "what differs from the revision first (git diff --stat REV), or clone without --filter"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Committed:
@@ -92,12 +99,14 @@ def load_committed(path: Path, revision: str) -> Committed:
     except ValueError:
         raise UsageError(f"{path} is not inside the git work tree {top}") from None
     shown = f"{revision}:{relative}"
-    raw = None if commit is None else _blob(top, commit, relative, shown)
-    moved = None if commit is None or raw is not None else _moved_from(top, commit, relative, shown)
+    if commit is None:
+        return Committed(shown, None)
+    raw = _blob(top, commit, relative, shown)
+    moved = None if raw is not None else _moved_from(top, commit, relative, shown)
     if moved is not None:
         relative, shown = moved, f"{revision}:{moved}"
         raw = _blob(top, commit, relative, shown)
-    if commit is None or raw is None:
+    if raw is None:
         return Committed(shown, None)
     with scratch_folder("toolguard-diff-") as root:
         extracted = _write(root, relative, raw)
@@ -178,7 +187,16 @@ def _moved_from(top: Path, commit: str, path: PurePosixPath, shown: str) -> Pure
     changes would need no version bump. git pairs a deleted and an added file by content
     (`--find-renames`, as `git status` does) between the commit and the work tree, for the
     files git knows: a move committed, or staged (`git mv`, `git add`), as pre-commit sees it.
+    Only the `.toml` files deleted since are candidates, so git reads no other file's content
+    (a partial clone lacks them; a large change has many).
     """
+    what = f"find where {shown} was"
+    deleted = _git(
+        top, "diff", "-z", "--name-only", "--no-renames", "--diff-filter=D", commit, "--", what=what
+    )
+    sources = [name for name in deleted.split("\0") if name.endswith(".toml")]
+    if not sources:
+        return None
     listing = _git(
         top,
         "diff",
@@ -190,7 +208,9 @@ def _moved_from(top: Path, commit: str, path: PurePosixPath, shown: str) -> Pure
         "--no-textconv",
         commit,
         "--",
-        what=f"find where {shown} was",
+        str(path),
+        *sources,
+        what=what,
     )
     fields = listing.split("\0")
     # NOTE: with --diff-filter=R every entry is three fields: `R<score>`, old path, new path.
@@ -272,9 +292,15 @@ def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
         message = done.stderr.decode("utf-8", "replace").strip()
         if not what:
             raise _GitFailed(message)
-        first = message.splitlines()[0] if message else f"exit status {done.returncode}"
-        raise UsageError(f"diff --against: cannot {what}: {first.removeprefix('fatal: ')}")
+        raise UsageError(f"diff --against: cannot {what}: {_why(message, done.returncode)}")
     return done.stdout
+
+
+def _why(message: str, status: int) -> str:
+    """The reason git gives (its first line that is not a warning), and what to do, if known."""
+    lines = [line for line in message.splitlines() if not line.startswith("warning: ")]
+    why = lines[0].removeprefix("fatal: ") if lines else f"exit status {status}"
+    return f"{why}; {_PARTIAL_CLONE_HINT}" if "promisor remote" in message else why
 
 
 def diff_against(targets: Sequence[Path], revision: str) -> list[ContractDiff]:
@@ -289,8 +315,8 @@ def diff_against(targets: Sequence[Path], revision: str) -> list[ContractDiff]:
         result = diff_contracts(old.contract, new)
         shown = dataclasses.replace(result.old, contract=Path(old.shown)) if result.old else None
         if old.moved:  # said first, for a reviewer: no bump of its own (NONE, no agent change)
-            changes = (Change("contract", "contract moved", f"from {old.shown}", NONE),)
-            changes += result.changes
+            moved = Change("contract", "contract moved", f"from {old.shown}", NONE)
+            changes = (moved, *result.changes)
             judged = verdict(old.contract.version, new.version, changes)
             result = dataclasses.replace(result, changes=changes, verdict=judged)
         results.append(dataclasses.replace(result, old=shown))
