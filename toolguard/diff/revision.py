@@ -1,11 +1,12 @@
 """A contract as committed at a git revision, for `toolguard diff --against REV CONTRACT`.
 
-git runs as a subprocess, with no shell and no network (a partial clone must not fetch what
-it lacks). The contract and every file it names (`contract.referenced_files`: its schema,
-its error documents' schemas, a `signed` rule's key set) are read from the commit with
+git runs as a subprocess (`git.py`), with no shell and no network (a partial clone must not
+fetch what it lacks). The contract and every file it names (`contract.referenced_files`: its
+schema, its error documents' schemas, a `signed` rule's key set) are read from the commit with
 `git ls-tree` and `git cat-file` and written into a private temporary folder that mirrors
 the repository, so the contract's relative names resolve there as they did at REV. It is
 loaded from there without the artefact cache, and errors name `REV:path`, not the folder.
+A contract missing at REV is looked for where git sees it moved from, before it is called new.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import posixpath
-import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -22,55 +22,16 @@ from toolguard.contract import Contract, load_contract, read_contract_document, 
 from toolguard.contract.find import contract_paths
 from toolguard.diff import Change, ContractDiff, added, diff_contracts
 from toolguard.diff.change import NONE
+from toolguard.diff.git import GitFailed, git, git_bytes
 from toolguard.diff.version import verdict
 from toolguard.errors import ContractError, MissingExtra, UsageError
 from toolguard.files import scratch_folder, write_atomic
-from toolguard.run.environment import without_toolguard
-from toolguard.run.program import RelativeMatch, locate
 from toolguard.schema.refs import SCHEMA_LIMITS
 
-GIT_TIMEOUT_SECONDS = 60
-# NOTE: git's "local" variables (`git rev-parse --local-env-vars`) name one repository: the
-# one a git command that runs a hook is working on. `git commit` in a linked worktree sets
-# GIT_DIR for its hooks, and git then takes the contract's folder (`-C`) as the top of the work
-# tree, so every contract read "new": git must find the repository from the contract's folder.
-_REPOSITORY_VARIABLES = frozenset(
-    {
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_CONFIG",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_COUNT",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_IMPLICIT_WORK_TREE",
-        "GIT_GRAFT_FILE",
-        "GIT_INDEX_FILE",
-        "GIT_NO_REPLACE_OBJECTS",
-        "GIT_REPLACE_REF_BASE",
-        "GIT_PREFIX",
-        "GIT_INTERNAL_SUPER_PREFIX",
-        "GIT_SHALLOW_FILE",
-        "GIT_COMMON_DIR",
-    }
-)
-_ENVIRONMENT = {
-    "GIT_NO_LAZY_FETCH": "1",  # a partial clone reports a missing blob instead of fetching it
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_OPTIONAL_LOCKS": "0",  # reading never takes the index lock a commit in progress holds
-    "GIT_LITERAL_PATHSPECS": "1",  # a schema named `[A].json` is that name, never a pattern
-}
 _MISSING_REVISION_HINT = (
     "this clone is shallow: fetch more history (git fetch --deepen=100, or fetch-depth: 0 "
     "with actions/checkout) or the branch itself, under the name you give (for origin/main: "
     "git fetch --depth=1 origin main:refs/remotes/origin/main)"
-)
-
-# NOTE: `git diff --stat REV` fetches exactly the files that differ from REV, whose content
-# toolguard reads (files REV shares with the work tree are there already).
-_PARTIAL_CLONE_HINT = (
-    "this clone is partial (cloned with --filter) and toolguard never fetches: let git fetch "
-    "what differs from the revision first (git diff --stat REV), or clone without --filter"
 )
 
 
@@ -92,7 +53,7 @@ def load_committed(path: Path, revision: str) -> Committed:
     if revision.startswith("-") or not revision:
         raise UsageError(f"--against {revision!r} is not a revision")
     folder = path.absolute().parent
-    top = Path(_git(folder, "rev-parse", "--show-toplevel", what="find the work tree").strip())
+    top = Path(git(folder, "rev-parse", "--show-toplevel", what="find the work tree").strip())
     commit = _commit(top, revision)
     try:
         relative = PurePosixPath(path.resolve().relative_to(top.resolve()).as_posix())
@@ -137,11 +98,11 @@ def _commit(top: Path, revision: str) -> str | None:
     pre-commit hook sees it): nothing was committed, so every contract is new.
     """
     try:
-        return _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
-    except _GitFailed:
+        return git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
+    except GitFailed:
         if revision == "HEAD" and _unborn(top):
             return None
-        shallow = _git(top, "rev-parse", "--is-shallow-repository", what="inspect the clone")
+        shallow = git(top, "rev-parse", "--is-shallow-repository", what="inspect the clone")
         hint = _MISSING_REVISION_HINT if shallow.strip() == "true" else "check its name"
         raise UsageError(f"--against {revision}: no such commit in this clone; {hint}") from None
 
@@ -153,19 +114,19 @@ def _unborn(top: Path) -> bool:
     still reads the ref, and that stays a usage error.
     """
     try:
-        _git(top, "symbolic-ref", "--quiet", "HEAD")
-    except _GitFailed:
+        git(top, "symbolic-ref", "--quiet", "HEAD")
+    except GitFailed:
         return False  # a detached HEAD names a commit, or nothing git can read
     try:
-        _git(top, "rev-parse", "--verify", "--quiet", "HEAD")
-    except _GitFailed:
+        git(top, "rev-parse", "--verify", "--quiet", "HEAD")
+    except GitFailed:
         return True
     return False
 
 
 def _blob(top: Path, commit: str, path: PurePosixPath, shown: str) -> bytes | None:
     """The bytes of the file at `path` in `commit`; None if there is no file there."""
-    listing = _git(top, "ls-tree", "-z", "-l", commit, "--", str(path), what=f"list {shown}")
+    listing = git(top, "ls-tree", "-z", "-l", commit, "--", str(path), what=f"list {shown}")
     entry = listing.split("\0", 1)[0]
     if not entry:
         return None
@@ -177,7 +138,7 @@ def _blob(top: Path, commit: str, path: PurePosixPath, shown: str) -> bytes | No
         raise UsageError(f"{shown} is a symbolic link: diff --against reads only regular files")
     if int(size) > SCHEMA_LIMITS.max_bytes:
         raise UsageError(f"{shown} is larger than {SCHEMA_LIMITS.max_bytes} bytes")
-    return _git_bytes(top, "cat-file", "blob", oid, what=f"read {shown}")
+    return git_bytes(top, "cat-file", "blob", oid, what=f"read {shown}")
 
 
 def _moved_from(top: Path, commit: str, path: PurePosixPath, shown: str) -> PurePosixPath | None:
@@ -191,13 +152,13 @@ def _moved_from(top: Path, commit: str, path: PurePosixPath, shown: str) -> Pure
     (a partial clone lacks them; a large change has many).
     """
     what = f"find where {shown} was"
-    deleted = _git(
+    deleted = git(
         top, "diff", "-z", "--name-only", "--no-renames", "--diff-filter=D", commit, "--", what=what
     )
     sources = [name for name in deleted.split("\0") if name.endswith(".toml")]
     if not sources:
         return None
-    listing = _git(
+    listing = git(
         top,
         "diff",
         "-z",
@@ -236,71 +197,6 @@ def _write(root: Path, relative: PurePosixPath, raw: bytes) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_atomic(target, raw)
     return target
-
-
-class _GitFailed(Exception):
-    """git ran and exited non-zero (its message is on `stderr`)."""
-
-    def __init__(self, stderr: str) -> None:
-        super().__init__(stderr)
-        self.stderr = stderr
-
-
-def _inherited(environ: Mapping[str, str]) -> dict[str, str]:
-    """`environ` less toolguard's own variables and git's variables naming a repository."""
-    return {
-        name: value
-        for name, value in without_toolguard(environ).items()
-        if name not in _REPOSITORY_VARIABLES
-    }
-
-
-def _git(folder: Path, *args: str, what: str = "") -> str:
-    return os.fsdecode(_git_bytes(folder, *args, what=what))
-
-
-def _git_bytes(folder: Path, *args: str, what: str = "") -> bytes:
-    """Run `git -C folder ARGS` and return its stdout; `what` names the step in a usage error.
-
-    Without `what`, a non-zero exit raises `_GitFailed` for the caller to explain.
-    """
-    command = ["git", "-C", str(folder), "-c", "protocol.allow=never", *args]
-    environment = {**_inherited(os.environ), **_ENVIRONMENT}
-    try:
-        done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
-            command,
-            executable=locate("git", environment),
-            capture_output=True,
-            env=environment,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise UsageError(
-            "git is not installed (or not on PATH): diff --against needs it; "
-            "compare two files instead (toolguard diff OLD_CONTRACT NEW_CONTRACT)"
-        ) from None
-    except RelativeMatch as exc:  # a `git` in the working folder, through PATH's `.`
-        raise UsageError(f"diff --against: {exc.strerror}") from None
-    except OSError as exc:  # a `git` without execute permission, no process left (EAGAIN)
-        why = exc.strerror or str(exc)
-        raise UsageError(f"diff --against: cannot run git: {why}") from None
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"git did not answer within {GIT_TIMEOUT_SECONDS} s") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        if not what:
-            raise _GitFailed(message)
-        raise UsageError(f"diff --against: cannot {what}: {_why(message, done.returncode)}")
-    return done.stdout
-
-
-def _why(message: str, status: int) -> str:
-    """The reason git gives (its first line that is not a warning), and what to do, if known."""
-    lines = [line for line in message.splitlines() if not line.startswith("warning: ")]
-    why = lines[0].removeprefix("fatal: ") if lines else f"exit status {status}"
-    return f"{why}; {_PARTIAL_CLONE_HINT}" if "promisor remote" in message else why
 
 
 def diff_against(targets: Sequence[Path], revision: str) -> list[ContractDiff]:
