@@ -242,6 +242,25 @@ def test_a_partial_clone_says_what_to_fetch_and_then_sees_the_move(
     assert not result.verdict.ok
 
 
+def test_a_partial_clone_lacking_a_committed_schema_says_what_to_fetch(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The old schema's content is not in a blobless clone: git's reason and the fix, no warning."""
+    git(repo, "config", "uploadpack.allowfilter", "true")
+    schema = repo / "tools" / "review_status" / "response.schema.json"
+    edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
+    git(repo, "commit", "-q", "-am", "narrowed")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    with pytest.raises(UsageError) as caught:
+        load_committed(partial / "tools" / "review_status" / "contract.toml", "HEAD~1")
+    message = str(caught.value)
+    assert message.startswith("diff --against: cannot list HEAD~1:tools/review_status/response")
+    assert "could not fetch" in message
+    assert "git diff --stat REV" in message
+    assert "warning:" not in message
+
+
 def test_a_new_contract_in_a_partial_clone_reads_no_other_file(repo: Path, tmp_path: Path) -> None:
     """No .toml deleted since REV: nothing can have moved, and no missing content is asked for."""
     git(repo, "config", "uploadpack.allowfilter", "true")
