@@ -56,6 +56,7 @@ class CodeGenerator202012(
             use_formats=use_formats,
             fast_fail=not collect,
         )
+        self._start_budget()
         self._track_schema = _uses(definition, ("unevaluatedProperties", "unevaluatedItems"))
         self._track = self._track_schema  # per instance location from here (`unevaluated`)
         self._dynamic = _uses(definition, ("$dynamicRef",))

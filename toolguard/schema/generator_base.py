@@ -12,6 +12,13 @@ from typing import Any, cast
 from fastjsonschema.draft07 import CodeGeneratorDraft07
 from fastjsonschema.exceptions import JsonSchemaDefinitionException
 
+from toolguard.errors import SchemaError
+
+# NOTE: CPython needs 35-70 bytes of memory per byte of source it compiles, so the code a
+# schema generates is the budget that bounds compiling it (toolguard's own contract schema
+# generates 0.3 MiB). Counted line by line, so an oversized schema stops generating at once.
+MAX_SOURCE_BYTES = 8 << 20
+
 
 class GeneratorBase(CodeGeneratorDraft07):
     """Draft 7 generation where `$ref` applies beside its siblings; helpers for the mixins."""
@@ -21,6 +28,10 @@ class GeneratorBase(CodeGeneratorDraft07):
     _track: bool  # ... at the instance location being generated (see `unevaluated`)
     _dynamic: bool  # it uses $dynamicRef: resources enter the dynamic scope (`dynamic_scope`)
     _constants: dict[str, str]  # expression -> its module-level name (see `_constant`)
+
+    def _start_budget(self) -> None:
+        """Count every line generated from now on against `MAX_SOURCE_BYTES`."""
+        self._code = _BudgetedLines()
 
     @property
     def global_state_code(self) -> str:
@@ -95,6 +106,22 @@ class GeneratorBase(CodeGeneratorDraft07):
         if self._track:
             with self.l(guard):
                 self.l(line)
+
+
+class _BudgetedLines(list[str]):
+    """The generated lines, refusing the schema once they pass `MAX_SOURCE_BYTES`."""
+
+    size = 0
+
+    def append(self, line: str) -> None:
+        """Add `line`, or raise `SchemaError` if the code would grow past the budget."""
+        self.size += len(line) + 1
+        if self.size > MAX_SOURCE_BYTES:
+            raise SchemaError(
+                f"schema too large to compile: its validator passes {MAX_SOURCE_BYTES >> 20} MiB"
+                " of code; split it, or share repeated subschemas through $defs and $ref"
+            )
+        super().append(line)
 
 
 def literal(code: str) -> str:

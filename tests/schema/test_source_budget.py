@@ -1,0 +1,60 @@
+"""A schema is refused once its validator's code passes `MAX_SOURCE_BYTES`, before compiling it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolguard.errors import SchemaError
+from toolguard.schema import compile_schema, generator_base
+
+# Runs `toolguard validate SCHEMA INSTANCE` and prints its exit status and peak RSS in KiB.
+_MEASURE = """
+import resource, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "toolguard", "validate", *sys.argv[1:]],
+                      capture_output=True, check=False)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def _wide(count: int, tag: str) -> dict[str, object]:
+    properties = {f"{tag}{index}": {"type": "string", "maxLength": 10} for index in range(count)}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def test_a_schema_past_the_budget_is_refused_and_one_within_compiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The budget counts generated code: 200 members pass 64 KiB of it, 20 do not."""
+    monkeypatch.setattr(generator_base, "MAX_SOURCE_BYTES", 64 << 10)
+    with pytest.raises(SchemaError, match="schema too large to compile"):
+        compile_schema(_wide(200, "budget_over_"))
+    assert compile_schema(_wide(20, "budget_within_")).is_valid({"budget_within_0": "x"})
+
+
+def _validate(schema: dict[str, object], folder: Path) -> tuple[int, int]:
+    schema_file, instance = folder / "schema.json", folder / "instance.json"
+    schema_file.write_text(json.dumps(schema))
+    instance.write_text("{}")
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(schema_file), str(instance)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def test_refusing_a_huge_schema_costs_memory_near_a_small_ones(tmp_path: Path) -> None:
+    """20,000 members (1 MB of schema) once took 1.5 GB to compile; now a refusal, near 1x."""
+    (tmp_path / "small").mkdir()
+    (tmp_path / "huge").mkdir()
+    status, small = _validate(_wide(10, "p"), tmp_path / "small")
+    assert status == 0
+    status, huge = _validate(_wide(20_000, "p"), tmp_path / "huge")
+    assert status == 3
+    assert huge < 8 * small
