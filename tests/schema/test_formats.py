@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tracemalloc
 
 import pytest
 from hypothesis import given, settings
@@ -700,3 +701,34 @@ def test_email_ipv6_literal_follows_rfc_5321(address: str) -> None:
         int(snum) <= 255 for snum in address.rpartition(":")[2].split(".") if "." in address
     )
     assert is_email(f"joe@[IPv6:{address}]") is expected
+
+
+_LONG = 100_000
+_LONG_SHAPES = {
+    "slashes": "/" * _LONG,
+    "segments": "/a" * (_LONG // 2),
+    "uri path": "a:" + "/" * _LONG,
+    "uri query": "a:?" + "a" * _LONG,
+    "percent escapes": "a:" + "%41" * (_LONG // 3),
+    "iri": "a:" + "\u00e9" * _LONG,
+    "template": "{a}" * (_LONG // 3),
+    "relative pointer": "1" + "/a" * (_LONG // 2),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(set(FORMAT_CHECKERS) - {"regex"}))
+def test_checking_a_long_string_holds_little_memory_per_character(fmt: str) -> None:
+    """No checker keeps state per character: `re` once held ~200 bytes each for a URI's path.
+
+    (`regex` parses its pattern into per-character ranges: bounded by `max_string_length`.)
+    """
+    check = FORMAT_CHECKERS[fmt]
+    check("a")  # compile the grammar outside the measurement
+    for shape, text in _LONG_SHAPES.items():
+        tracemalloc.start()
+        try:
+            check(text)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 16 * len(text), shape

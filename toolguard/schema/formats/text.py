@@ -23,10 +23,14 @@ _YEAR = f"{_N}[Yy](?:{_MONTH})?"
 _DURATION = re.compile(f"[Pp](?:(?:{_DAY}|{_MONTH}|{_YEAR})(?:{_TIME})?|{_TIME}|{_N}[Ww])")
 
 # RFC 6901: any character but "/" and "~", or "~0" / "~1". DOTALL: a newline is a character.
-_JSON_POINTER = re.compile(r"(?:/(?:[^/~]|~[01])*)*", re.DOTALL)
+# NOTE: possessive (`*+`), as in `uri`: nothing a repetition took can start what follows it,
+# and `re` would otherwise keep ~200 bytes of backtracking state per character.
+_JSON_POINTER = re.compile(r"(?:/(?:[^/~]|~[01])*+)*+", re.DOTALL)
 # Relative JSON Pointer (draft-handrews-relative-json-pointer-02): a non-negative integer
 # without leading zeros, then "#" or a JSON Pointer.
-_RELATIVE_JSON_POINTER = re.compile(r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^/~]|~[01])*)*)", re.DOTALL)
+_RELATIVE_JSON_POINTER = re.compile(
+    r"(?:0|[1-9][0-9]*+)(?:#|(?:/(?:[^/~]|~[01])*+)*+)", re.DOTALL
+)
 
 
 def is_uuid(text: str) -> bool:
