@@ -28,9 +28,7 @@ _DURATION = re.compile(f"[Pp](?:(?:{_DAY}|{_MONTH}|{_YEAR})(?:{_TIME})?|{_TIME}|
 _JSON_POINTER = re.compile(r"(?:/(?:[^/~]|~[01])*+)*+", re.DOTALL)
 # Relative JSON Pointer (draft-handrews-relative-json-pointer-02): a non-negative integer
 # without leading zeros, then "#" or a JSON Pointer.
-_RELATIVE_JSON_POINTER = re.compile(
-    r"(?:0|[1-9][0-9]*+)(?:#|(?:/(?:[^/~]|~[01])*+)*+)", re.DOTALL
-)
+_RELATIVE_JSON_POINTER = re.compile(r"(?:0|[1-9][0-9]*+)(?:#|(?:/(?:[^/~]|~[01])*+)*+)", re.DOTALL)
 
 
 def is_uuid(text: str) -> bool:
