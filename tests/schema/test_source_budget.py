@@ -1,4 +1,4 @@
-"""A schema is refused once its validator's code passes `MAX_SOURCE_BYTES`, before compiling it."""
+"""What a schema's code costs: at most `MAX_SOURCE_BYTES`, and no more per item as it grows."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import CodeType
 
 import pytest
 
-from toolguard.errors import SchemaError
+from toolguard.errors import SchemaError, ValidationError
 from toolguard.schema import compile_schema, generator_base
 
 # Runs `toolguard validate SCHEMA INSTANCE` and prints its exit status and peak RSS in KiB.
@@ -58,3 +59,51 @@ def test_refusing_a_huge_schema_costs_memory_near_a_small_ones(tmp_path: Path) -
     status, huge = _validate(_wide(20_000, "p"), tmp_path / "huge")
     assert status == 3
     assert huge < 8 * small
+
+
+def _names(code: CodeType) -> set[str]:
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            names |= _names(constant)
+    return names
+
+
+# Each array item is named with its index: through a `$ref`, a failed `anyOf` branch, a
+# `$dynamicRef`, with annotations tracked, and nested arrays.
+_INDEXED = {
+    "type": "object",
+    "properties": {
+        **{f"sibling{index}": {"type": "integer"} for index in range(200)},
+        "rows": {"type": "array", "items": {"type": "array", "items": {"$ref": "#/$defs/cell"}}},
+        "either": {
+            "type": "array",
+            "items": {"anyOf": [{"type": "integer"}, {"$ref": "#/$defs/cell"}]},
+        },
+        "closed": {
+            "type": "array",
+            "items": {"allOf": [{"$ref": "#/$defs/cell"}], "unevaluatedProperties": False},
+        },
+        "dynamic": {"type": "array", "items": {"$dynamicRef": "#cell"}},
+    },
+    "$defs": {"cell": {"$dynamicAnchor": "cell", "type": "object", "properties": {"v": {}}}},
+}
+
+
+def test_an_item_costs_the_same_however_large_the_schema() -> None:
+    """No generated line copies the function's variables (`locals()`) to name an item.
+
+    It did for every item a `$ref` checked, and for every failed `anyOf` branch: 66 µs an
+    item beside 1,000 properties, 1 µs alone. The names are unchanged.
+    """
+    validator = compile_schema(_INDEXED)
+    assert "locals" not in _names(validator.entry.code)
+    for instance, path in [
+        ({"rows": [[{}], [{}, 5]]}, "/rows/1/1"),
+        ({"either": [1, "x"]}, "/either/1"),
+        ({"closed": [{}, {"w": 1}]}, "/closed/1"),
+        ({"dynamic": [{}, 5]}, "/dynamic/1"),
+    ]:
+        with pytest.raises(ValidationError) as raised:
+            validator.validate(instance)
+        assert raised.value.instance_path == path

@@ -136,7 +136,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                                 data__definitions_value_dres = 'https://json-schema.org/draft/2020-12/schema'
                             DYNAMIC_SCOPE.stack.append(data__definitions_value_dres)
                             try:
-                                data__definitions_value_ev.update(data__definitions_value_dyn(data__definitions_value, custom_formats, (name_prefix or "data") + ".definitions.{data__definitions_key}".format(**locals())))
+                                data__definitions_value_ev.update(data__definitions_value_dyn(data__definitions_value, custom_formats, (name_prefix or "data") + ".definitions.{data__definitions_key}".format(data__definitions_key=data__definitions_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
             if "dependencies" in data:
@@ -165,7 +165,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                                     data__dependencies_value_dres = 'https://json-schema.org/draft/2020-12/schema'
                                 DYNAMIC_SCOPE.stack.append(data__dependencies_value_dres)
                                 try:
-                                    data__dependencies_value_ev.update(data__dependencies_value_dyn(data__dependencies_value, custom_formats, (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals())))
+                                    data__dependencies_value_ev.update(data__dependencies_value_dyn(data__dependencies_value, custom_formats, (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(data__dependencies_key=data__dependencies_key)))
                                 finally:
                                     DYNAMIC_SCOPE.stack.pop()
                                 data__dependencies_value_evp10.update(data__dependencies_value_ev)
@@ -179,7 +179,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                                 data__dependencies_value_ev = set()
                                 DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
                                 try:
-                                    data__dependencies_value_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__dependencies_value, custom_formats, (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals())))
+                                    data__dependencies_value_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__dependencies_value, custom_formats, (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(data__dependencies_key=data__dependencies_key)))
                                 finally:
                                     DYNAMIC_SCOPE.stack.pop()
                                 data__dependencies_value_evp12.update(data__dependencies_value_ev)
@@ -188,7 +188,7 @@ def validate____defs_toolguard_remote_0_ddca1a08c3a9(data, custom_formats={}, na
                             except JsonSchemaValueException:
                                 data__dependencies_value_ev = data__dependencies_value_evo11
                             if not data__dependencies_value_any_of8:
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals()) + " cannot be validated by any definition", value=data__dependencies_value, name="" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(**locals()) + "", definition={'anyOf': [{'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A0', 'resource': 'https://json-schema.org/draft/2020-12/schema', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/0'}, {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties'}, rule='anyOf')
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(data__dependencies_key=data__dependencies_key) + " cannot be validated by any definition", value=data__dependencies_value, name="" + (name_prefix or "data") + ".dependencies.{data__dependencies_key}".format(data__dependencies_key=data__dependencies_key) + "", definition={'anyOf': [{'$dynamicRef': {'static': '#/%24defs/toolguard%3Aremote%3A0', 'resource': 'https://json-schema.org/draft/2020-12/schema', 'dynamic': {'https://json-schema.org/draft/2020-12/schema': '#/%24defs/toolguard%3Aremote%3A0', 'https://json-schema.org/draft/2020-12/meta/core': '#/%24defs/toolguard%3Aremote%3A1', 'https://json-schema.org/draft/2020-12/meta/applicator': '#/%24defs/toolguard%3Aremote%3A2', 'https://json-schema.org/draft/2020-12/meta/unevaluated': '#/%24defs/toolguard%3Aremote%3A3', 'https://json-schema.org/draft/2020-12/meta/validation': '#/%24defs/toolguard%3Aremote%3A4', 'https://json-schema.org/draft/2020-12/meta/meta-data': '#/%24defs/toolguard%3Aremote%3A5', 'https://json-schema.org/draft/2020-12/meta/format-annotation': '#/%24defs/toolguard%3Aremote%3A6', 'https://json-schema.org/draft/2020-12/meta/content': '#/%24defs/toolguard%3Aremote%3A7'}}, '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/0'}, {'$ref': '#/%24defs/toolguard%3Aremote%3A4/%24defs/stringArray', 'toolguard:ref-resource': 'https://json-schema.org/draft/2020-12/meta/validation', '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties/anyOf/1'}], '$comment': 'toolguard:/$defs/toolguard:remote:0/properties/dependencies/additionalProperties'}, rule='anyOf')
             if "$recursiveAnchor" in data:
                 data__recursiveAnchor = data["$recursiveAnchor"]
                 data__recursiveAnchor_ev = set()
@@ -236,7 +236,7 @@ def validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data, cus
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain unique items", value=data, name="" + (name_prefix or "data") + "", definition={'type': 'array', 'items': {'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, 'uniqueItems': True, '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray'}, rule='uniqueItems')
         for data_x, data_item in enumerate(data):
             if not isinstance(data_item, (str)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + " must be string", value=data_item, name="" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + "", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, rule='type')
+                raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(data_x=data_x) + " must be string", value=data_item, name="" + (name_prefix or "data") + "[{data_x}]".format(data_x=data_x) + "", definition={'type': 'string', '$comment': 'toolguard:/$defs/toolguard:remote:4/$defs/stringArray/items'}, rule='type')
         data_ev.update(range(len(data)))
     return data_ev
 
@@ -377,7 +377,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                             data__type_item_ev = set()
                             DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
                             try:
-                                data__type_item_ev.update(validate____defs_toolguard_remote_4__defs_simpletypes_c650b5ea28c0(data__type_item, custom_formats, (name_prefix or "data") + ".type[{data__type_x}]".format(**locals())))
+                                data__type_item_ev.update(validate____defs_toolguard_remote_4__defs_simpletypes_c650b5ea28c0(data__type_item, custom_formats, (name_prefix or "data") + ".type[{data__type_x}]".format(data__type_x=data__type_x)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
                         data__type_ev.update(range(len(data__type)))
@@ -511,7 +511,7 @@ def validate____defs_toolguard_remote_4_7fbc132875a5(data, custom_formats={}, na
                             data__dependentRequired_value_ev = set()
                             DYNAMIC_SCOPE.stack.append('https://json-schema.org/draft/2020-12/meta/validation')
                             try:
-                                data__dependentRequired_value_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__dependentRequired_value, custom_formats, (name_prefix or "data") + ".dependentRequired.{data__dependentRequired_key}".format(**locals())))
+                                data__dependentRequired_value_ev.update(validate____defs_toolguard_remote_4__defs_stringarray_d9100d2a64a9(data__dependentRequired_value, custom_formats, (name_prefix or "data") + ".dependentRequired.{data__dependentRequired_key}".format(data__dependentRequired_key=data__dependentRequired_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
             data_ev.update(data.keys() & ['const', 'dependentRequired', 'enum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxContains', 'maxItems', 'maxLength', 'maxProperties', 'maximum', 'minContains', 'minItems', 'minLength', 'minProperties', 'minimum', 'multipleOf', 'pattern', 'required', 'type', 'uniqueItems'])
@@ -673,7 +673,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__properties_value_dres = 'https://json-schema.org/draft/2020-12/meta/applicator'
                             DYNAMIC_SCOPE.stack.append(data__properties_value_dres)
                             try:
-                                data__properties_value_ev.update(data__properties_value_dyn(data__properties_value, custom_formats, (name_prefix or "data") + ".properties.{data__properties_key}".format(**locals())))
+                                data__properties_value_ev.update(data__properties_value_dyn(data__properties_value, custom_formats, (name_prefix or "data") + ".properties.{data__properties_key}".format(data__properties_key=data__properties_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
             if "patternProperties" in data:
@@ -697,7 +697,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__patternProperties_value_dres = 'https://json-schema.org/draft/2020-12/meta/applicator'
                             DYNAMIC_SCOPE.stack.append(data__patternProperties_value_dres)
                             try:
-                                data__patternProperties_value_ev.update(data__patternProperties_value_dyn(data__patternProperties_value, custom_formats, (name_prefix or "data") + ".patternProperties.{data__patternProperties_key}".format(**locals())))
+                                data__patternProperties_value_ev.update(data__patternProperties_value_dyn(data__patternProperties_value, custom_formats, (name_prefix or "data") + ".patternProperties.{data__patternProperties_key}".format(data__patternProperties_key=data__patternProperties_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
                     data__patternProperties_len = len(data__patternProperties)
@@ -731,7 +731,7 @@ def validate____defs_toolguard_remote_2_5139f6df41ca(data, custom_formats={}, na
                                 data__dependentSchemas_value_dres = 'https://json-schema.org/draft/2020-12/meta/applicator'
                             DYNAMIC_SCOPE.stack.append(data__dependentSchemas_value_dres)
                             try:
-                                data__dependentSchemas_value_ev.update(data__dependentSchemas_value_dyn(data__dependentSchemas_value, custom_formats, (name_prefix or "data") + ".dependentSchemas.{data__dependentSchemas_key}".format(**locals())))
+                                data__dependentSchemas_value_ev.update(data__dependentSchemas_value_dyn(data__dependentSchemas_value, custom_formats, (name_prefix or "data") + ".dependentSchemas.{data__dependentSchemas_key}".format(data__dependentSchemas_key=data__dependentSchemas_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
             if "propertyNames" in data:
@@ -864,7 +864,7 @@ def validate____defs_toolguard_remote_2__defs_schemaarray_3d7997a73140(data, cus
                 data_item_dres = 'https://json-schema.org/draft/2020-12/meta/applicator'
             DYNAMIC_SCOPE.stack.append(data_item_dres)
             try:
-                data_item_ev.update(data_item_dyn(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(**locals())))
+                data_item_ev.update(data_item_dyn(data_item, custom_formats, (name_prefix or "data") + "[{data_x}]".format(data_x=data_x)))
             finally:
                 DYNAMIC_SCOPE.stack.pop()
         data_ev.update(range(len(data)))
@@ -940,7 +940,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                         if data__vocabulary_key not in []:
                             data__vocabulary_value = data__vocabulary.get(data__vocabulary_key)
                             if not isinstance(data__vocabulary_value, (bool)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(**locals()) + " must be boolean", value=data__vocabulary_value, name="" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(**locals()) + "", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, rule='type')
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(data__vocabulary_key=data__vocabulary_key) + " must be boolean", value=data__vocabulary_value, name="" + (name_prefix or "data") + ".$vocabulary.{data__vocabulary_key}".format(data__vocabulary_key=data__vocabulary_key) + "", definition={'type': 'boolean', '$comment': 'toolguard:/$defs/toolguard:remote:1/properties/$vocabulary/additionalProperties'}, rule='type')
                     data__vocabulary_len = len(data__vocabulary)
                     if data__vocabulary_len != 0:
                         data__vocabulary_property_names = True
@@ -981,7 +981,7 @@ def validate____defs_toolguard_remote_1_07296d0289d3(data, custom_formats={}, na
                                 data__defs_value_dres = 'https://json-schema.org/draft/2020-12/meta/core'
                             DYNAMIC_SCOPE.stack.append(data__defs_value_dres)
                             try:
-                                data__defs_value_ev.update(data__defs_value_dyn(data__defs_value, custom_formats, (name_prefix or "data") + ".$defs.{data__defs_key}".format(**locals())))
+                                data__defs_value_ev.update(data__defs_value_dyn(data__defs_value, custom_formats, (name_prefix or "data") + ".$defs.{data__defs_key}".format(data__defs_key=data__defs_key)))
                             finally:
                                 DYNAMIC_SCOPE.stack.pop()
             data_ev.update(data.keys() & ['$anchor', '$comment', '$defs', '$dynamicAnchor', '$dynamicRef', '$id', '$ref', '$schema', '$vocabulary'])
