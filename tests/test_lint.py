@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from toolguard import ContractError, SchemaError, load_contract
-from toolguard.cli.authoring import LINT_FORMATS
+from toolguard.cli.flags import LINT_FORMATS
 from toolguard.lint import LINT_RULES, LintReport, lint_paths
 from toolguard.lint.patterns import bounded_pattern
 from toolguard.lint.render import RENDERERS

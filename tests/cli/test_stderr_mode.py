@@ -9,6 +9,7 @@ cases, each run through the real CLI.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -80,6 +81,7 @@ TEXT_CASES = [
     (("lint", "--format", "sarif", "{bad}"), 3),  # SARIF is for stdout: stderr stays text
     (("validate", *F[:1], "yaml"), 2),
     (("validate", MISSING, SCHEMA), 3),
+    (("validate", *F, "--format", "text", MISSING, SCHEMA), 3),  # click keeps the last
     (("run", CONTRACT, "echo", *D), 2),  # COMMAND's words are its own: not toolguard's mode
     (("--bogus", *F), 2),  # no command: nothing asked for JSON
 ]
@@ -201,6 +203,10 @@ def test_an_untrusted_cache_is_warned_in_the_chosen_form(
         (["mcp", "--", "srv", "--diagnostics", "json"], "rich"),
         (["mcp", "srv", "--diagnostics", "json"], "rich"),
         (["lint", "--format", "sarif"], "rich"),
+        (["lint", "--format", "json", "--format", "sarif"], "rich"),
+        (["diff", "--format=json", "--format", "text"], "rich"),
+        (["test", "--format", "json", "--format", "rich"], "rich"),
+        (["test", "--format", "json", "--format", "sarif"], "json"),  # not test's: an error
         (["audit", "summary", "--format=json", "log"], "json"),
         (["audit", "--format", "json"], "rich"),
         (["init", "--format", "json"], "rich"),
@@ -210,3 +216,101 @@ def test_an_untrusted_cache_is_warned_in_the_chosen_form(
 def test_the_mode_is_read_from_the_raw_command_line(arguments: list[str], mode: str) -> None:
     """Before click parses a word: the last valid value of the command's own flag wins."""
     assert stderr_mode(arguments) == mode
+
+
+# Words each command's line is made of, for the comparison with click below: its mode flag
+# and values, flags that take a value or none, `--`, `-` and plain words (which click may
+# take for a value, an argument or a run/mcp COMMAND).
+_WORDS = {
+    ("check", CONTRACT): ("--diagnostics", "json", "--diagnostics=json", "--now", "--", "rich"),
+    ("run", CONTRACT): ("--diagnostics", "json", "--diagnostics=rich", "--now", "--", "cmd"),
+    ("serve", CONTRACT): ("--diagnostics", "rich", "--diagnostics=json", "--fsync", "--"),
+    ("mcp",): ("--diagnostics", "json", "--diagnostics=json", "--contract", "--", "srv"),
+    ("lint", CONTRACT): ("--format", "json", "--format=sarif", "text", "--", "x"),
+    ("test", CONTRACT): ("--format", "json", "--format=text", "--junit", "--now", "--"),
+    ("diff", CONTRACT): ("--format", "json", "--format=rich", "--against", "--", CONTRACT),
+    ("validate", SCHEMA): ("--format", "json", "--format=json", "--refs", "--", "rich"),
+    ("explain", "--audit-log", CONTRACT): ("--format", "json", "--format=text", "--now", "--", "r"),
+    ("audit", "summary", CONTRACT): ("--format", "json", "--format=json", "--since", "--", "x"),
+    ("audit", "prune", "--raw-dir", str(REVIEW)): ("--format", "json", "--format=text", "--", "7"),
+}
+
+
+_ANSWERING = {"check", "run", "serve", "mcp"}
+
+
+def _takes(word: str) -> bool:
+    """Whether `word` is one of `_WORDS`' reporting flags that take a value (none are switches)."""
+    return word.startswith("--") and "=" not in word
+
+
+def _click_mode(arguments: list[str]) -> str | None:
+    """The mode click's own parse gives (its callbacks run), or None where click refuses."""
+    import click  # noqa: PLC0415
+
+    from toolguard.cli.app import cli  # noqa: PLC0415
+
+    words = 2 if arguments[0] == "audit" else 1
+    command: click.Command = cli
+    for word in arguments[:words]:
+        assert isinstance(command, click.Group)
+        command = command.commands[word]
+    try:
+        with command.make_context(" ".join(arguments[:words]), arguments[words:]) as context:
+            values = context.params
+    except (click.ClickException, click.exceptions.Exit):
+        return None
+    value = values.get("diagnostics", values.get("output"))
+    return "json" if value == "json" else "rich"
+
+
+@pytest.mark.parametrize(
+    "start", list(_WORDS), ids=lambda start: " ".join(start[: 2 if start[0] == "audit" else 1])
+)
+def test_the_raw_reading_agrees_with_click(start: tuple[str, ...]) -> None:
+    """Every line click parses is written in click's mode, which the raw reading foresaw.
+
+    The raw reading may differ only where a reporting command's own flag (not in the answering
+    commands' table) takes a word such as `--format` or `--` for its value; click's parse
+    then decides, before any line is written.
+    """
+    from toolguard import operator_line  # noqa: PLC0415
+
+    compared = 0
+    try:
+        for length in range(4):
+            for rest in itertools.product(_WORDS[start], repeat=length):
+                arguments = [*start, *rest]
+                operator_line.choose(stderr_mode(arguments))
+                mode = _click_mode(arguments)
+                if mode is None:
+                    continue
+                compared += 1
+                assert operator_line.chosen() == mode, arguments
+                misread = start[0] not in _ANSWERING and any(  # a value the table lacks
+                    before not in {"--format", "--"} and _takes(before) and word.startswith("--")
+                    for before, word in itertools.pairwise(arguments)
+                )
+                assert misread or stderr_mode(arguments) == mode, arguments
+    finally:
+        operator_line.choose("rich")
+    assert compared > 10
+
+
+def test_the_reporting_commands_formats_are_clicks() -> None:
+    """The raw reading knows each reporting command's `--format` values as click declares them."""
+    import click  # noqa: PLC0415
+
+    from toolguard.cli.app import cli  # noqa: PLC0415
+    from toolguard.cli.flags import _REPORTING  # noqa: PLC0415
+
+    declared = {}
+    for name, command in cli.commands.items():
+        subcommands = command.commands if isinstance(command, click.Group) else {"": command}
+        for sub, leaf in subcommands.items():
+            for param in leaf.params:
+                if param.name == "output" and isinstance(param.type, click.Choice):
+                    declared[tuple(word for word in (name, sub) if word)] = tuple(
+                        param.type.choices
+                    )
+    assert declared == _REPORTING

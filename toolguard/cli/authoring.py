@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import format_option, named_path
+from toolguard.cli.flags import LINT_FORMATS, REPORT_FORMATS, format_option, named_path
 from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
@@ -79,7 +79,7 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
     help="Serve $refs under PREFIX from files in DIR.",
 )
 @click.option("--no-formats", is_flag=True, help="Treat format as an annotation.")
-@format_option(("text", "json"), "One line per instance, as text or JSON.")
+@format_option(REPORT_FORMATS, "One line per instance, as text or JSON.")
 def validate(
     schema_file: Path,
     instances: tuple[Path, ...],
@@ -109,7 +109,7 @@ def validate(
     "test", help="Check each contract against the fixtures beside it; exit 1 if any fails."
 )
 @click.argument("targets", metavar="CONTRACT_OR_DIR...", nargs=-1, required=True, type=_CONTRACT)
-@format_option(("text", "json"), "A table per contract, or one line of JSON.")
+@format_option(REPORT_FORMATS, "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
     type=named_path(dir_okay=False, path_type=Path),
@@ -188,9 +188,6 @@ def _registry(pairs: tuple[str, ...]) -> dict[str, str]:
     return registry
 
 
-LINT_FORMATS = ("text", "json", "sarif")  # lint.render.RENDERERS; a test keeps them equal
-
-
 @click.command(
     help="Lint contracts (.toml) and schema files; exit 1 on findings (notices never fail).\n\n"
     "A folder stands for every contract.toml and contract.NAME.toml under it."
@@ -229,7 +226,7 @@ def lint(targets: tuple[Path, ...], output: str) -> None:
     metavar="REV",
     help="Compare each contract (every one under a folder) with itself at git revision REV.",
 )
-@format_option(("text", "json"), "A table for people, or one JSON object (per contract) for CI.")
+@format_option(REPORT_FORMATS, "A table for people, or one JSON object (per contract) for CI.")
 def diff(contracts: tuple[Path, ...], revision: str | None, output: str) -> None:
     """`diff_contracts` of two files, or of each contract and its committed self (`--against`)."""
     from toolguard.diff import ContractDiff, diff_contracts  # noqa: PLC0415 - only `diff` needs it

@@ -9,6 +9,7 @@ path reads this table on every check.
 
 from __future__ import annotations
 
+from toolguard import operator_line
 from toolguard.errors import UsageError
 from toolguard.files import absolute_text, is_stdin
 from toolguard.frozen import frozen, replace
@@ -299,14 +300,19 @@ _STDERR_FLAGS: dict[tuple[str, ...], tuple[Flag, ...]] = {
     ("serve",): SERVE,
     ("mcp",): MCP,
 }
-_REPORTING: set[tuple[str, ...]] = {
-    ("test",),
-    ("lint",),
-    ("diff",),
-    ("explain",),
-    ("validate",),
-    ("audit", "summary"),
-    ("audit", "prune"),
+# Spellings `--format` took before it was `text|json` everywhere: still accepted, never shown.
+FORMAT_ALIASES = {"rich": "text"}
+# Each reporting command's `--format` values, the first its default (`format_option`).
+REPORT_FORMATS = ("text", "json")
+LINT_FORMATS = (*REPORT_FORMATS, "sarif")  # lint.render.RENDERERS; a test keeps them equal
+_REPORTING: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("test",): REPORT_FORMATS,
+    ("lint",): LINT_FORMATS,
+    ("diff",): REPORT_FORMATS,
+    ("explain",): REPORT_FORMATS,
+    ("validate",): REPORT_FORMATS,
+    ("audit", "summary"): REPORT_FORMATS,
+    ("audit", "prune"): REPORT_FORMATS,
 }
 
 
@@ -318,9 +324,12 @@ def stderr_mode(arguments: Sequence[str]) -> str:
     reported in the form the operator's log collector expects. `--diagnostics` on `check`,
     `run`, `serve` and `mcp` (its default: `serve`'s is json), `--format json` on the
     commands that print a report (`sarif` is for stdout: stderr stays text). The last valid
-    value given wins, as click keeps the last; an invalid one (`--diagnostics xml`) is click's
-    usage error, not a choice. Words that are not toolguard's are skipped: a flag's value,
-    anything after `--`, and `run`'s and `mcp`'s COMMAND with its own words.
+    value given wins, as click keeps the last (`--format json --format text` is text); an
+    invalid one (`--diagnostics xml`) is click's usage error, not a choice. Words that are not
+    toolguard's are skipped: a flag's value, anything after `--`, and `run`'s and `mcp`'s
+    COMMAND with its own words. NOTE: only the answering commands' flags are in a table here;
+    once click has parsed a command line, its own value decides (`_chose`), so a reporting
+    command's flag given the value `--format` can only mislead a usage error.
     """
     words = list(arguments)
     command = tuple(words[:2]) if words[:1] == ["audit"] else tuple(words[:1])
@@ -330,7 +339,8 @@ def stderr_mode(arguments: Sequence[str]) -> str:
         flag = next(flag for flag in table if flag.dest == "diagnostics")
         name, choices, chosen = flag.name, DIAGNOSTICS, str(flag.default)
     elif command in _REPORTING:
-        name, choices, chosen, table = "--format", ("json",), "rich", ()
+        formats = _REPORTING[command]
+        name, choices, chosen, table = "--format", (*formats, *FORMAT_ALIASES), formats[0], ()
     else:
         return "rich"  # no command yet (`toolguard --bogus`): nothing asked for JSON
     own = words[len(command) :]
@@ -348,8 +358,14 @@ def stderr_mode(arguments: Sequence[str]) -> str:
     return "json" if chosen == "json" else "rich"
 
 
-# Spellings `--format` took before it was `text|json` everywhere: still accepted, never shown.
-FORMAT_ALIASES = {"rich": "text"}
+def _chose(ctx: Any, param: Any, value: Any) -> Any:
+    """The stderr mode flag's click callback: once click has parsed it, its value decides.
+
+    `stderr_mode` read the raw command line before click; click's value (the default too) is
+    the same wherever that reading is right, and otherwise the one every later line follows.
+    """
+    operator_line.choose("json" if value == "json" else "rich")
+    return value
 
 
 def format_option(
@@ -374,6 +390,7 @@ def format_option(
         type=Format(formats),
         default=formats[0],
         show_default=True,
+        callback=_chose,
         help=help_text,
     )
 
@@ -389,6 +406,8 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
             settings["envvar"] = flag.envvar
         if flag.default is not None:
             settings.update(default=flag.default, show_default=True)
+        if flag.dest == "diagnostics":
+            settings["callback"] = _chose
         if isinstance(kind, tuple):
             settings["type"] = click.Choice(kind)
         elif kind == "switch":

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import PRUNE, click_options, format_option, named_path
+from toolguard.cli.flags import PRUNE, REPORT_FORMATS, click_options, format_option, named_path
 from toolguard.cli.respond import fail, guard
 from toolguard.errors import AuditError, ExitStatus, UsageError
 from toolguard.files import is_stdin
@@ -43,7 +43,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     type=_FILE,
     help="Re-check with this contract, not the recorded one.",
 )
-@format_option(("text", "json"), "A story for people, or one line of JSON.")
+@format_option(REPORT_FORMATS, "A story for people, or one line of JSON.")
 def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     request_id: str,
     log_file: Path,
@@ -85,7 +85,7 @@ def audit() -> None:
 )
 @click.option("--since", metavar="WHEN", help="RFC 3339 instant or a duration back (30m, 24h, 7d).")
 @click.option("--until", metavar="WHEN", help="RFC 3339 instant or a duration back (exclusive).")
-@format_option(("text", "json"), "A table for people, or one line of JSON.")
+@format_option(REPORT_FORMATS, "A table for people, or one line of JSON.")
 def summary(log_file: Path, since: str | None, until: str | None, output: str) -> None:
     """`summarize` the log, with a progress bar when its size is known."""
     from toolguard.explain import render  # noqa: PLC0415 - only this command needs it
@@ -109,7 +109,7 @@ def summary(log_file: Path, since: str | None, until: str | None, output: str) -
     "Checks apply the same caps as they seal, at most once a minute; this runs at once."
 )
 @click_options(PRUNE)
-@format_option(("text", "json"), "A line for people, or one line of JSON.")
+@format_option(REPORT_FORMATS, "A line for people, or one line of JSON.")
 def prune(
     raw_dir: Path | None,
     raw_max_total_bytes: int | None,
