@@ -274,6 +274,23 @@ def test_disk_usage_example_reads_real_df_output(run_toolguard: RunToolguard) ->
     assert any(entry["mount"] == "/" for entry in file_systems)
 
 
+def test_a_cut_command_output_is_refused_by_a_contract_for_mcp_text_blocks_too(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`[mcp] payload = "text"` lets an MCP text block end without a newline; a command's
+    output through `run` still needs its final one: a cut last line is never accepted."""
+    shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")
+    contract = tmp_path / "disk_usage" / "contract.toml"
+    contract.write_text(contract.read_text() + '\n[mcp]\npayload = "text"\n')
+    whole = tmp_path / "disk_usage" / "response.txt"
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(whole.read_bytes()[:-3])  # "/mnt/build cac", a valid mount all the same
+    for output, status in ((whole, 0), (cut, 1)):
+        done = run_toolguard("run", contract, "--diagnostics", "json", "--", "cat", output)
+        assert done.status == status, done.stderr
+    assert done.diagnostics()["reason"] == "unterminated_line"
+
+
 @pytest.mark.parametrize(
     "signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"]
 )

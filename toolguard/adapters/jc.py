@@ -28,12 +28,12 @@ import os
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from toolguard.adapters import Setting
 from toolguard.adapters.lines import strict_text
 from toolguard.errors import ContractError, LimitExceeded, MissingExtra, ParseError
+from toolguard.frozen import frozen
 from toolguard.limits import Limits
 from toolguard.parse import parse
 from toolguard.run.environment import without_toolguard
@@ -84,7 +84,7 @@ except MemoryError:
 """
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class JcAdapter:
     """The contract's `[text] jc = "PARSER"`."""
 
