@@ -22,7 +22,6 @@ from toolguard.errors import (
     UsageError,
     ValidationError,
 )
-from toolguard.frozen import replace
 from toolguard.limits import read_at_most
 from toolguard.request import Request, make_request
 from toolguard.result import AttemptRecord
@@ -102,7 +101,6 @@ def run_upstream(  # noqa: PLR0913 - the run's knobs, all keyword-only
     from toolguard.run.spawn import run_command  # noqa: PLC0415
 
     require_context(contract, request)
-    contract = _command_output(contract)
     per_attempt, budget = time_limits(contract.run, contract.retry, timeout)
     require_replayable(stdin, contract.retry)
     clock = clock or RealClock()
@@ -220,20 +218,7 @@ def require_context(contract: Contract, request: Request) -> None:
 def check_attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:
     """Check what one run of the command produced (`explain --recheck` replays a record)."""
     require_context(contract, request)
-    return _attempt(_command_output(contract), attempt, request)
-
-
-def _command_output(contract: Contract) -> Contract:
-    """`contract` as it reads a command's output: a missing final newline is a cut there.
-
-    NOTE: a contract for MCP text blocks (`[mcp] payload = "text"`) reads a block whole, its
-    last newline optional (`adapters.reads_text_blocks`); what a command printed is never a
-    block, whatever else the contract serves, so a cut output is refused as it always was.
-    """
-    adapter = contract.adapter
-    if not getattr(adapter, "block", False):
-        return contract
-    return replace(contract, adapter=replace(adapter, block=False))
+    return _attempt(contract, attempt, request)
 
 
 def _attempt(contract: Contract, attempt: Attempt, request: Request) -> Outcome:

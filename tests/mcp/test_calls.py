@@ -16,6 +16,8 @@ from toolguard.mcp.calls import Call, Guard, Refused, admit, answer_line, judge
 from toolguard.mcp.jsonrpc import result_line
 from toolguard.mcp.session import guards
 from toolguard.parse import parse
+from toolguard.pipeline import check_bytes
+from toolguard.request import make_request
 
 REPO = Path(__file__).resolve().parents[2]
 PROBE = REPO / "tests" / "data" / "mcp" / "probe" / "contract.toml"
@@ -167,12 +169,27 @@ def test_a_text_block_is_read_whole_without_a_final_newline(tmp_path: Path, read
     with (folder / reader).open("a") as contract:
         contract.write('\n[mcp]\npayload = "text"\n')
     contract = load_contract(folder / reader)
+    (guard,) = guards([contract], None, ())[0].values()  # as `mcp` reads it
     text = (DISK_USAGE / "response.txt").read_text()
     for newlines, outcome in cases:
         block = text[:-1] if newlines < 0 else text + "\n" * newlines
         result = {"content": [{"type": "text", "text": block}], "isError": False}
         line = json.dumps({"jsonrpc": "2.0", "id": 3, "result": result}).encode()
-        assert _judge(_call(contract, {}), line)[0]["outcome"] == outcome, repr(block[-8:])
+        call = admit(guard, contract.tool, 1, {"name": contract.tool, "arguments": {}}, 30.0)
+        assert _judge(call, line)[0]["outcome"] == outcome, repr(block[-8:])
+
+
+def test_only_mcp_reads_a_text_block_whole(tmp_path: Path) -> None:
+    """`check` cannot tell a text block from a command's output cut short (`ssh host df |
+    toolguard check`): the same contract needs the final newline there, fixtures included."""
+    folder = shutil.copytree(DISK_USAGE, tmp_path / "disk_usage")
+    with (folder / "contract.toml").open("a") as contract:
+        contract.write('\n[mcp]\npayload = "text"\n')
+    contract = load_contract(folder / "contract.toml")
+    cut = (DISK_USAGE / "response.txt").read_bytes()[:-1]
+    outcome = check_bytes(contract, cut, make_request())
+    assert outcome.diagnostics is not None
+    assert outcome.diagnostics.reason == "unterminated_line"
 
 
 def test_a_text_reader_cannot_read_structured_content(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ and the adapter (`fixed_depth`, `settings`), never from a kind's name.
 
 from __future__ import annotations
 
-from toolguard.frozen import frozen
+from toolguard.frozen import frozen, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,27 +43,27 @@ class Setting:
 class AdapterKind:
     """A kind of adapter: how to build it from the contract, and what lint must know."""
 
-    build: Callable[[Any, str, bool, bool], Adapter]  # ([text], file, need_extras, text block)
+    build: Callable[[Any, str, bool], Adapter]  # ([text], file, need_extras)
     fixed_depth: bool = False  # its documents' depth is its own: max_depth is not the author's
     label: str = ""  # how diff names it
 
 
-def _json(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
+def _json(table: Any, source: str, need_extras: bool) -> Adapter:
     from toolguard.adapters.strict_json import JsonAdapter  # noqa: PLC0415 - one kind per contract
 
     return JsonAdapter()
 
 
-def _lines(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
+def _lines(table: Any, source: str, need_extras: bool) -> Adapter:
     from toolguard.adapters.lines import TextAdapter  # noqa: PLC0415 - one kind per contract
 
-    return TextAdapter.load(table, source, block=block)
+    return TextAdapter.load(table, source)
 
 
-def _jc(table: Any, source: str, need_extras: bool, block: bool) -> Adapter:
+def _jc(table: Any, source: str, need_extras: bool) -> Adapter:
     from toolguard.adapters.jc import JcAdapter  # noqa: PLC0415 - one kind per contract
 
-    return JcAdapter.load(table["jc"], source, need_library=need_extras, block=block)
+    return JcAdapter.load(table["jc"], source, need_library=need_extras)
 
 
 ADAPTER_BY_KIND: Mapping[str, AdapterKind] = {
@@ -87,14 +87,17 @@ def build_adapter(document: Mapping[str, Any], source: str, *, need_extras: bool
     `toolguard lint` checks a contract without the extras its adapter runs with.
     """
     kind = ADAPTER_BY_KIND[kind_of(document)]
-    return kind.build(document.get("text"), source, need_extras, reads_text_blocks(document))
+    return kind.build(document.get("text"), source, need_extras)
 
 
-def reads_text_blocks(document: Mapping[str, Any]) -> bool:
-    """Whether the contract's payload is an MCP text block (`[mcp] payload = "text"`).
+def reading_text_blocks(adapter: Adapter) -> Adapter:
+    """`adapter` as it reads an MCP text block (`[mcp] payload = "text"`): last newline optional.
 
     NOTE: a text block is a whole JSON string, its end known: a missing final newline cannot
-    mean a cut, as it does in a command's output, and MCP servers rarely write one.
+    mean a cut, as it does in a command's output, and MCP servers rarely write one. Only
+    `toolguard mcp` reads blocks: `check` and `test` cannot tell a block from a cut output
+    piped to them, so there the final newline stays required (fail closed).
     """
-    mcp = document.get("mcp")
-    return isinstance(mcp, dict) and mcp.get("payload") == "text"
+    if not hasattr(adapter, "block"):
+        return adapter  # JSON: a document's end is its own
+    return replace(adapter, block=True)
