@@ -107,3 +107,37 @@ def test_an_item_costs_the_same_however_large_the_schema() -> None:
         with pytest.raises(ValidationError) as raised:
             validator.validate(instance)
         assert raised.value.instance_path == path
+
+
+# A schema's own strings may hold quotes and the text `.format(**locals())`: in a `repr` (a
+# `const` beside a string holding "'"), or as a member name. Only the code's own call is renamed.
+_QUOTED = {
+    "type": "object",
+    "properties": {
+        "format(**locals())": {"type": "string"},
+        "pair": {"const": ["a'", ".format(**locals())'"]},
+        "items": {"type": "array", "items": {"const": ["a'", "{data}", ".format(**locals())'"]}},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("instance", "path"),
+    [
+        ({"format(**locals())": 1}, "/format(**locals())"),
+        ({"pair": ["a'", ".format()'"]}, "/pair"),
+        ({"items": [["a'", "{data}", ".format(data=data)'"]]}, "/items/0"),
+    ],
+)
+def test_a_schemas_own_text_is_never_renamed(instance: object, path: str) -> None:
+    """A `const` or a member name holding `".format(**locals())` keeps its text in the code.
+
+    The names' rewrite took the text after a quote in a `repr` for a call, and changed it:
+    such a `const` refused its own value and accepted the rewritten one.
+    """
+    validator = compile_schema(_QUOTED)
+    assert validator.is_valid({"pair": ["a'", ".format(**locals())'"]})
+    assert validator.is_valid({"items": [["a'", "{data}", ".format(**locals())'"]]})
+    with pytest.raises(ValidationError) as raised:
+        validator.validate(instance)
+    assert raised.value.instance_path == path

@@ -7,6 +7,7 @@ which apply. The keyword families (`unevaluated`, `dynamic_scope`, `applicators`
 
 from __future__ import annotations
 
+import ast
 import re
 from string import Formatter
 from typing import Any, cast
@@ -20,8 +21,13 @@ from toolguard.errors import SchemaError
 # schema generates is the budget that bounds compiling it (toolguard's own contract schema
 # generates 0.3 MiB). Counted line by line, so an oversized schema stops generating at once.
 MAX_SOURCE_BYTES = 8 << 20
-# fastjsonschema fills an array index into an instance's name with `"...".format(**locals())`
-_FORMAT_LOCALS = re.compile(r'"((?:[^"\\]|\\.)*)"\.format\(\*\*locals\(\)\)')
+# fastjsonschema fills an array index into an instance's name with `"...".format(**locals())`.
+# NOTE: every string literal is matched whole, from the left: only then is a quote known to open
+# a literal, and `.format(**locals())` known to be code. A schema's own strings (a `const` in a
+# `repr`, a member name) may hold quotes and that very text.
+_LITERAL_FORMATTED = re.compile(
+    r"""("(?:[^"\\]|\\.)*+"|'(?:[^'\\]|\\.)*+')(\.format\(\*\*locals\(\)\))?"""
+)
 
 
 class GeneratorBase(CodeGeneratorDraft07):
@@ -131,19 +137,26 @@ class _GeneratedLines(list[str]):
                 f"schema too large to compile: its validator passes {MAX_SOURCE_BYTES >> 20} MiB"
                 " of code; split it, or share repeated subschemas through $defs and $ref"
             )
-        super().append(_FORMAT_LOCALS.sub(_own_variables, line) if "locals()" in line else line)
+        super().append(_LITERAL_FORMATTED.sub(_own_variables, line) if "locals()" in line else line)
 
 
 def _own_variables(match: re.Match[str]) -> str:
-    """`"[{data_x}]".format(**locals())` -> `"[{data_x}]".format(data_x=data_x)`."""
+    """`"[{data_x}]".format(**locals())` -> `"[{data_x}]".format(data_x=data_x)`.
+
+    Any other literal is left as it is. The fields are read from the string the literal
+    denotes, not from its source text.
+    """
+    if match[2] is None:
+        return match[0]
     try:
-        names = {field for _, field, _, _ in Formatter().parse(match[1]) if field is not None}
-    except ValueError:  # a lone brace: leave the code as fastjsonschema wrote it
+        text = ast.literal_eval(match[1])
+        names = {field for _, field, _, _ in Formatter().parse(text) if field is not None}
+    except (ValueError, SyntaxError):  # a lone brace: leave the code as fastjsonschema wrote it
         return match[0]
     if not all(name.isidentifier() for name in names):
         return match[0]
     given = ", ".join(f"{name}={name}" for name in sorted(names))
-    return f'"{match[1]}".format({given})'
+    return f"{match[1]}.format({given})"
 
 
 def literal(code: str) -> str:
