@@ -122,8 +122,8 @@ class Assertions(GeneratorBase):
 
         (For any other value, and a `str` subclass, each value's own test decides; past
         `_SCAN_AT_MOST` values that are not strings, the value's `unique_key` is looked up in a
-        set instead, when no value holds a float: one test per value would make checking an
-        array of 10,000 items against 1,000 objects ten million tests.)
+        set instead (`in_enum`), when no value holds a float: one test per value would make
+        checking an array of 10,000 items against 1,000 objects ten million tests.)
         """
         enum = self._here["enum"]
         if not isinstance(enum, list | tuple):
@@ -132,7 +132,7 @@ class Assertions(GeneratorBase):
         others = [value for value in enum if type(value) is not str]
         if len(others) > _SCAN_AT_MOST and all(map(_literal_data, others)):
             keys = self._constant(f"frozenset(map(unique_key, {list(enum)!r}))")
-            with self.l(f"if unique_key({{variable}}) not in {keys}:"):
+            with self.l(f"if not in_enum({{variable}}, {keys}):"):
                 self.exc("{name} must be one of {}", self.e(enum), rule="enum")
             return
         strings = {value for value in enum if type(value) is str}

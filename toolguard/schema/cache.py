@@ -30,7 +30,7 @@ from toolguard.files import absolute_text, open_regular
 from toolguard.frozen import frozen
 from toolguard.number import ExactFloat, exact_number
 from toolguard.schema.matcher import Matcher
-from toolguard.schema.runtime import dynamic_scope, is_multiple, unique_key
+from toolguard.schema.runtime import dynamic_scope, in_enum, is_multiple, unique_key
 from toolguard.standins import cache as remember
 
 TYPE_CHECKING = False
@@ -148,6 +148,7 @@ def generated_namespace(names: set[str]) -> dict[str, Any]:
         "ExactFloat": ExactFloat,
         "exact_number": exact_number,
         "unique_key": unique_key,
+        "in_enum": in_enum,
     }
     if "DYNAMIC_SCOPE" in names:
         namespace["DYNAMIC_SCOPE"] = dynamic_scope()

@@ -61,3 +61,16 @@ def unique_key(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(map(unique_key, value))
     return value
+
+
+def in_enum(value: Any, keys: frozenset[Any]) -> bool:
+    """Whether `value` equals a member of an `enum` whose members' `unique_key`s are `keys`.
+
+    A value nesting deeper than Python's stack equals no member (a schema is read within a
+    depth budget): it fails `enum`, as it did when each member was compared in turn, rather
+    than raising `RecursionError`, which a validator reports as too deep to follow.
+    """
+    try:
+        return unique_key(value) in keys
+    except RecursionError:
+        return False
