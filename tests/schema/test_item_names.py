@@ -51,7 +51,7 @@ def as_written(monkeypatch: pytest.MonkeyPatch) -> Any:
 def _answer(validator: Any, instance: Any) -> list[tuple[Any, ...]]:
     """Every error's fields, in order ([] when valid)."""
     return [
-        (error.code, str(error), error.message, error.schema_path, error.instance_path)
+        (error.reason, error.message, error.schema_path, error.instance_path, error.rule)
         for error in validator.errors(instance)
     ]
 
