@@ -89,12 +89,10 @@ class JcAdapter:
     """The contract's `[text] jc = "PARSER"`."""
 
     parser: str
-    block: bool = False  # an MCP text block: the last line's newline is optional
+    block: bool = False  # an MCP text block, last newline optional: set by `reading_text_blocks`
 
     @classmethod
-    def load(
-        cls, parser: str, source: str, *, need_library: bool = True, block: bool = False
-    ) -> JcAdapter:
+    def load(cls, parser: str, source: str, *, need_library: bool = True) -> JcAdapter:
         """Refuse the contract now if jc or the parser is missing, not on the first answer.
 
         `need_library=False` (for lint) builds it without jc: the parser name goes unchecked.
@@ -103,7 +101,7 @@ class JcAdapter:
             jc = importlib.import_module("jc")
         except ImportError:
             if not need_library:
-                return cls(parser, block)
+                return cls(parser)
             raise MissingExtra(
                 "jc",
                 "[text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
@@ -112,7 +110,7 @@ class JcAdapter:
             ) from None
         if parser not in jc.parser_mod_list():
             raise ContractError(f"jc has no parser {parser!r}", source=source, field="text.jc")
-        return cls(parser, block)
+        return cls(parser)
 
     def describe(self) -> dict[str, str]:
         """What made the payload, for the audit record: jc's version and its parser's."""

@@ -76,10 +76,10 @@ class TextAdapter:
     types: Mapping[str, GroupType] | None = None
     min_lines: int = 1
     max_lines: int = 1000
-    block: bool = False  # an MCP text block: the last line's newline is optional
+    block: bool = False  # an MCP text block, last newline optional: set by `reading_text_blocks`
 
     @classmethod
-    def load(cls, table: dict[str, Any], source: str, *, block: bool = False) -> TextAdapter:
+    def load(cls, table: dict[str, Any], source: str) -> TextAdapter:
         """Compile the (schema-checked) `[text]` table; a `ContractError` if it cannot."""
         try:
             line = LinePattern.compile(table["line"], "text.line")
@@ -98,7 +98,7 @@ class TextAdapter:
         bounds = (table.get("min_lines", 1), table.get("max_lines", 1000))
         if bounds[0] > bounds[1]:
             raise ContractError("min_lines is above max_lines", source=source, field="text")
-        return cls(line, header, MappingProxyType(types), *bounds, block=block)
+        return cls(line, header, MappingProxyType(types), *bounds)
 
     def describe(self) -> dict[str, str]:
         """What made the payload, for the audit record (toolguard's own line adapter)."""
