@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -179,6 +180,17 @@ def test_lint_rule_table_lists_exactly_the_registered_rules() -> None:
     """docs/lint.md's rule table holds one row per registered rule, in id order, named alike."""
     rows = re.findall(r"^\| `(TG\d{3})` \| `([a-z-]+)` \|", _read("lint.md"), re.MULTILINE)
     assert rows == [(rule.id, rule.name) for rule in LINT_RULES.values()]
+
+
+def test_audit_record_table_names_exactly_the_record_schema_fields() -> None:
+    """docs/audit.md's record table names every top-level field of the shipped record schema."""
+    text = _read("audit.md").split("| field | what |", 1)[1].split("\n\n", 1)[0]
+    named = {
+        name for row in text.splitlines()[1:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    record_schema = ROOT / "schemas" / "audit-record.schema.json"
+    fields = set(json.loads(record_schema.read_text(encoding="utf-8"))["properties"])
+    assert named == fields
 
 
 def test_near_miss_table_names_only_existing_fixtures() -> None:
