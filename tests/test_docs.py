@@ -15,6 +15,7 @@ import pytest
 
 from tests.test_examples import ARTICLE_ATTACKS
 from toolguard.cli.app import cli as main
+from toolguard.limits import DEPTH_CEILING, INTEGER_DIGITS_CEILING, Limits
 from toolguard.lint import LINT_RULES
 from toolguard.schema.vocabulary import ANNOTATIONS
 
@@ -191,6 +192,27 @@ def test_audit_record_table_names_exactly_the_record_schema_fields() -> None:
     record_schema = ROOT / "schemas" / "audit-record.schema.json"
     fields = set(json.loads(record_schema.read_text(encoding="utf-8"))["properties"])
     assert named == fields
+
+
+_BUDGET_NAMES = ("max_bytes", "max_depth", "max_string_length", "max_container_items")
+
+
+def test_limits_table_gives_the_defaults_and_ceilings_a_contract_gets() -> None:
+    """docs/contract.md's limits table states `Limits()`'s defaults and the parser's ceilings,
+    and the contract schema allows no more than those ceilings."""
+    text = _read("contract.md").split("| limit | default | enforced |", 1)[1].split("\n\n", 1)[0]
+    defaults = Limits()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+)", text, re.MULTILINE)
+    assert dict((name, int(value)) for name, value in rows) == {
+        name: getattr(defaults, name)
+        for name in (*_BUDGET_NAMES, "max_integer_digits")
+    }
+    assert f"{defaults.max_depth} (at most {DEPTH_CEILING})" in text
+    assert f"{INTEGER_DIGITS_CEILING} (also the ceiling)" in text
+    schema = json.loads((ROOT / "schemas" / "contract.schema.json").read_text(encoding="utf-8"))
+    bounds = schema["properties"]["limits"]["properties"]
+    assert bounds["max_depth"]["maximum"] == DEPTH_CEILING
+    assert bounds["max_integer_digits"]["maximum"] == INTEGER_DIGITS_CEILING
 
 
 def test_near_miss_table_names_only_existing_fixtures() -> None:
