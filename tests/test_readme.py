@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from toolguard.cli.app import cli
 from toolguard.errors import ExitStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +33,19 @@ def test_exit_status_table_lists_exactly_the_exit_statuses_in_the_code() -> None
     """Each row of the exit-status table is an `ExitStatus`, in order, and none is missing."""
     rows = re.findall(r"^\| (\d+) \|", _section("exit-status"), re.MULTILINE)
     assert [int(row) for row in rows] == [int(status) for status in ExitStatus]
+
+
+def test_exit_status_section_sends_every_other_command_to_its_page() -> None:
+    """Beside `check` and `run`, whose statuses the table gives, every command is named as
+    stating its own (a new command cannot be left out of the list)."""
+    intro = README.split("## Exit status", 1)[1].split("<!-- exit-status -->", 1)[0]
+    named = set(re.findall(r"`([a-z]+(?: [a-z]+)?)`", intro))
+    commands = {
+        f"{name} {sub}" if hasattr(command, "commands") else name
+        for name, command in cli.commands.items()
+        for sub in getattr(command, "commands", [""])
+    }
+    assert commands == named
 
 
 def test_quick_start_holds_exactly_two_commands() -> None:
