@@ -203,9 +203,8 @@ def test_limits_table_gives_the_defaults_and_ceilings_a_contract_gets() -> None:
     text = _read("contract.md").split("| limit | default | enforced |", 1)[1].split("\n\n", 1)[0]
     defaults = Limits()
     rows = re.findall(r"^\| `(\w+)` \| (\d+)", text, re.MULTILINE)
-    assert dict((name, int(value)) for name, value in rows) == {
-        name: getattr(defaults, name)
-        for name in (*_BUDGET_NAMES, "max_integer_digits")
+    assert {name: int(value) for name, value in rows} == {
+        name: getattr(defaults, name) for name in (*_BUDGET_NAMES, "max_integer_digits")
     }
     assert f"{defaults.max_depth} (at most {DEPTH_CEILING})" in text
     assert f"{INTEGER_DIGITS_CEILING} (also the ceiling)" in text
