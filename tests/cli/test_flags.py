@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from toolguard.cli import flags
 from toolguard.cli.answering import run
 from toolguard.cli.app import cli
+from toolguard.mcp.relay import CALL_TIMEOUT, MAX_LINE_BYTES, Options
+from toolguard.mcp.session import Settings
 
 HERE = str(Path(__file__).resolve())
 # Words appended to a command that toolguard would read as its own flags if it looked.
@@ -168,3 +170,12 @@ def test_a_seconds_flag_refuses_what_is_not_a_finite_number(
     result = run_toolguard(*words)
     assert result.status == 2, result.stderr
     assert b"finite" in result.stderr or b"range" in result.stderr
+
+
+def test_mcp_flags_default_to_what_the_library_does() -> None:
+    """`--call-timeout` and `--max-line-bytes` default to the values a library session takes."""
+    defaults = {flag.dest: flag.default for flag in flags.MCP}
+    assert defaults["call_timeout"] == CALL_TIMEOUT == Options().call_timeout
+    assert Settings().call_timeout == CALL_TIMEOUT
+    assert defaults["max_line_bytes"] == MAX_LINE_BYTES == Options().max_line_bytes
+    assert Settings().max_line_bytes == MAX_LINE_BYTES

@@ -182,7 +182,10 @@ BUSY_POLL = Flag(
     default=100,
 )
 SERVE = (_diagnostics("json"), BUSY_POLL, *AUDIT)
+# NOTE: the library's defaults are `toolguard.mcp.relay`'s, which this module may not import
+# (the check path loads it): tests/cli/test_flags.py holds the two equal.
 MCP_LINE_BYTES = 16 << 20
+MCP_CALL_TIMEOUT = 300.0
 MCP = (
     Flag(
         "--contract",
@@ -197,7 +200,7 @@ MCP = (
         "seconds",
         "Fail a guarded call the server has not answered after this long.",
         "SECONDS",
-        default=300.0,
+        default=MCP_CALL_TIMEOUT,
     ),
     Flag(
         "--max-line-bytes",

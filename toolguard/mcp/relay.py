@@ -37,6 +37,7 @@ from toolguard.result import Outcome, internal, redacted, relayed, trace
 
 Ending = Literal["client", "server", "signal"]
 MAX_LINE_BYTES = 16 << 20  # `--max-line-bytes`'s default: one JSON-RPC line, either way
+CALL_TIMEOUT = 300.0  # `--call-timeout`'s default: seconds a guarded call may go unanswered
 _DESCRIBING = frozenset({"initialize", "server/discover"})
 _INTERIM = ("resultType", "inputRequests", "requestState")
 _TASKS = "tasks/"
@@ -48,7 +49,7 @@ _REASON_SHOWN = 512  # characters of a client's reason for a cancellation
 class Options:
     """The operator's choices for one session."""
 
-    call_timeout: float = 300.0
+    call_timeout: float = CALL_TIMEOUT
     max_line_bytes: int = MAX_LINE_BYTES
     allow_unguarded: frozenset[str] = frozenset()
     pass_instructions: bool = False

@@ -32,7 +32,7 @@ from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
 from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
-from toolguard.mcp.relay import MAX_LINE_BYTES, Options, Relay
+from toolguard.mcp.relay import CALL_TIMEOUT, MAX_LINE_BYTES, Options, Relay
 from toolguard.mcp.wire import Output
 from toolguard.result import trace
 
@@ -44,7 +44,7 @@ _TICK = 0.1
 class Settings:
     """The flags of `toolguard mcp`, besides the contracts and the audit trail."""
 
-    call_timeout: float = 300.0
+    call_timeout: float = CALL_TIMEOUT
     max_line_bytes: int = MAX_LINE_BYTES
     allow_unguarded: tuple[str, ...] = ()
     shut_channels: tuple[str, ...] = ()  # channels besides tool results shut (`channels.py`)
