@@ -13,9 +13,11 @@ from conftest import without_waiting
 
 from toolguard.contract.names import MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import UsageError
+from toolguard.lint.contract_rules import MAX_SANE_BYTES, MAX_SANE_DEPTH
 from toolguard.lint.walk import MAX_VIEWS
 from toolguard.scaffold.draft import MAX_SUBSCHEMAS
-from toolguard.scaffold.sample import from_sample, read_sample
+from toolguard.scaffold.near_misses import MAX_BYTES_CEILING
+from toolguard.scaffold.sample import SAMPLE_LIMITS, from_sample, read_sample
 from toolguard.shipped import shipped_schema
 
 
@@ -215,6 +217,13 @@ def test_the_clock_is_a_minute_after_the_latest_timestamp_in_its_offset(
 def test_the_subschema_bound_is_what_lint_walks() -> None:
     """A draft within MAX_SUBSCHEMAS is one lint can walk (one view per subschema)."""
     assert MAX_SUBSCHEMAS == MAX_VIEWS
+
+
+def test_the_sample_bounds_are_lints_limit_ceilings() -> None:
+    """A sample may be as large as TG015 lets a contract read, and one level shallower (the
+    drafted limits keep a level to spare), so a drafted contract passes its own lint."""
+    assert MAX_BYTES_CEILING == SAMPLE_LIMITS.max_bytes == MAX_SANE_BYTES
+    assert SAMPLE_LIMITS.max_depth == MAX_SANE_DEPTH - 1
 
 
 @pytest.mark.parametrize(
