@@ -198,6 +198,27 @@ def test_a_hand_written_timestamp_without_fraction_is_compared_as_an_instant(
     assert summarize(path, until="2026-03-01T12:00:00.5Z").records == 1
 
 
+@pytest.mark.parametrize(
+    ("stamp", "instant"),
+    [
+        ("2026-03-01t11:00:00.000000Z", "2026-03-01T11:00:00Z"),  # a lowercase `t`
+        ("2026-12-31T23:59:60.000000Z", "2027-01-01T00:00:00Z"),  # a leap second
+        ("2026-12-31T23:59:60Z", "2027-01-01T00:00:00Z"),
+    ],
+)
+def test_a_hand_written_spelling_of_toolguard_width_is_compared_as_an_instant(
+    tmp_path: Path, stamp: str, instant: str
+) -> None:
+    """A record's timestamp is the instant it spells, whatever the spelling: a `t` must not
+    sort after every `T` of its day, nor one spelling of a leap second differ from another."""
+    path = write(tmp_path / "audit.jsonl", {**entry(OK, T0), "timestamp": stamp})
+    later = (datetime.fromisoformat(instant) + timedelta(hours=1)).isoformat()
+    assert summarize(path, since=instant).records == 1
+    assert summarize(path, until=instant).records == 0
+    assert summarize(path, since=later).records == 0
+    assert summarize(path, until=later).records == 1
+
+
 @pytest.mark.parametrize("bound", ["999999999d", "0001-01-01T00:00:00+23:59"])
 def test_a_bound_out_of_the_date_range_is_a_usage_error(tmp_path: Path, bound: str) -> None:
     """A window far beyond what datetime holds is the caller's error (exit 2), not a crash."""

@@ -98,10 +98,12 @@ def _row(entry: dict[str, Any]) -> Row:
 def _canonical(stamp: str) -> str:
     """A record's timestamp in toolguard's fixed width, so string order is time order.
 
-    Records toolguard writes already are; one edited by hand (`12:00:00Z`, no fraction) would
-    otherwise sort after `12:00:00.5Z`.
+    Records toolguard writes already are; one edited by hand would otherwise sort wrongly:
+    `12:00:00Z` (no fraction) after `12:00:00.5Z`, a lowercase `t` after every `T` of its day,
+    and a leap second `23:59:60.000000Z` before the `00:00:00Z` the `fresh` rule reads it as
+    (its shorter spelling is read so). Only toolguard's own spelling is compared as written.
     """
-    if len(stamp) == _STAMP_LENGTH:
+    if len(stamp) == _STAMP_LENGTH and stamp[10] == "T" and stamp[17:19] != "60":
         return stamp
     parsed = rfc3339.parse_date_time(stamp)
     return stamp if parsed is None else record.timestamp(parsed)
