@@ -301,9 +301,21 @@ def test_rich_output_tells_the_recheck_and_the_raw_copy(trail: Trail) -> None:
     assert "".join(f"kept as {entry['input']['sha256']}".split()) in "".join(text.split())
 
 
-def test_a_leap_second_timestamp_is_reported_not_a_crash(trail: Trail) -> None:
-    """23:59:60 is valid RFC 3339 (and in the record schema) but no Python datetime."""
+def test_a_leap_second_timestamp_replays_as_the_fresh_rule_reads_it(trail: Trail) -> None:
+    """23:59:60 is valid RFC 3339 (and in the record schema) but no Python datetime: it is
+    replayed as the next minute's first instant, as `--now` and the `fresh` rule read it."""
     entry = {**trail.check(DRIFTED), "timestamp": "2026-12-31T23:59:60.000000Z"}
+    result = explain.recheck(entry, trail.raw)
+    assert (result.done, result.note) == (
+        True,
+        "re-checked with the recorded request id, context and clock",
+    )
+    assert explain._instant(entry["timestamp"]) == explain._instant("2027-01-01T00:00:00Z")
+
+
+def test_a_recorded_time_no_instant_can_hold_is_reported_not_a_crash(trail: Trail) -> None:
+    """Year 0000 is valid RFC 3339 but no instant: the re-check says so."""
+    entry = {**trail.check(DRIFTED), "timestamp": "0000-01-01T00:00:00.000000Z"}
     result = explain.recheck(entry, trail.raw)
     assert (result.done, "cannot be replayed" in result.note) == (False, True)
 

@@ -16,10 +16,10 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from toolguard import rfc3339
 from toolguard.audit import log, record
 from toolguard.contract import Contract, load_contract
 from toolguard.errors import ToolguardError, UsageError, operator_text
@@ -28,6 +28,7 @@ from toolguard.limits import read_at_most
 from toolguard.pipeline import check_attempt, check_bytes
 from toolguard.request import Request, is_request_id, make_request
 from toolguard.result import Outcome
+from toolguard.rfc3339 import datetime
 from toolguard.run.spawn import Attempt
 
 MAX_RAW_BYTES = 1 << 30
@@ -171,11 +172,16 @@ def _replay(contract: Contract, raw: bytes, request: Request, upstream: dict[str
 
 
 def _instant(timestamp: str) -> datetime:
-    """The record's clock; a leap second (valid RFC 3339) is one Python cannot hold."""
-    try:
-        return datetime.fromisoformat(timestamp)
-    except ValueError:
-        raise UsageError(f"the recorded time {timestamp} cannot be replayed") from None
+    """The record's clock, read as `--now` and the `fresh` rule read a time (`rfc3339`).
+
+    So a leap second (`23:59:60Z`, valid RFC 3339, which `datetime` cannot hold) replays as the
+    first instant of the next minute, and digits past the microsecond are truncated, as
+    `audit summary` reads the same record.
+    """
+    instant = rfc3339.parse_date_time(timestamp)
+    if instant is None:  # year 0000: valid RFC 3339, but no instant `datetime` can hold
+        raise UsageError(f"the recorded time {timestamp} cannot be replayed")
+    return instant
 
 
 def _regular_file(path: Path) -> Path:
