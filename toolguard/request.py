@@ -144,10 +144,16 @@ def read_context_file(path: Path | str, *, regular: bool = False) -> dict[str, A
     shown = "standard input" if is_stdin(path) and not regular else path_text(path)
     try:
         with open_regular(path) if regular else open_data(path) as stream:
-            value = parse(read_bounded(stream, CONTEXT_LIMITS.max_bytes), CONTEXT_LIMITS)
+            raw = read_bounded(stream, CONTEXT_LIMITS.max_bytes)
+        value = parse(raw, CONTEXT_LIMITS)
     except OSError as exc:
         raise UsageError(f"{shown}: cannot read context file: {exc.strerror}") from None
     except Rejection as exc:
+        # NOTE: imported here, off the check path: only a refused context file needs it.
+        from toolguard.file_encoding import encoding_problem  # noqa: PLC0415
+
+        if exc.reason in {"bom", "invalid_utf8"} and (why := encoding_problem(raw)):
+            raise UsageError(f"{shown}: context file {why}") from None
         raise UsageError(f"{shown}: context file is not strict JSON: {exc.message}") from None
     if not isinstance(value, dict):
         raise UsageError(f"{shown}: context file must hold a JSON object")

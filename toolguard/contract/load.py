@@ -457,6 +457,10 @@ def _read_toml_bytes(source: str) -> bytes:
 def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
     import tomllib  # noqa: PLC0415 - a warm artefact never parses TOML
 
+    from toolguard.file_encoding import encoding_problem  # noqa: PLC0415 - as tomllib
+
+    if why := encoding_problem(raw):
+        raise ContractError(f"contract {why}", source=source)
     try:
         text = raw.decode("utf-8")
         return tomllib.loads(text, parse_float=_held_float)
@@ -464,8 +468,6 @@ def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
         written, why = exc.args
         line, column = _literal_position(text, written)
         raise ContractError(why, source=source, line=line, column=column) from None
-    except UnicodeDecodeError:
-        raise ContractError("contract is not UTF-8", source=source) from None
     except tomllib.TOMLDecodeError as exc:
         if text.lstrip().startswith(("{", "[{", "true", "false")):
             raise ContractError(_json_given(text), source=source) from None

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
 from toolguard.errors import Rejection, SchemaError, SchemaUnreadable
+from toolguard.file_encoding import encoding_problem
 from toolguard.files import absolute_text, is_stdin, open_data, open_regular
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
@@ -81,6 +82,8 @@ def read_schema(
     except OSError as exc:
         raise SchemaUnreadable(f"cannot read schema: {exc.strerror}", source=str(path)) from None
     except Rejection as exc:
+        if exc.reason in {"bom", "invalid_utf8"} and (why := encoding_problem(raw)):
+            raise SchemaError(f"schema {why}", source=str(path)) from None
         where = f" at byte {exc.offset}" if exc.offset is not None else ""
         raise SchemaError(f"not strict JSON{where}: {exc.message}", source=str(path)) from None
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolguard.errors import Rejection
+from toolguard.file_encoding import encoding_problem
 from toolguard.limits import Limits
 from toolguard.parse import parse
 from toolguard.signed.algorithms import ALGORITHMS, equivalent
@@ -126,6 +127,8 @@ def read_key_set(file: str, raw: bytes, listed: tuple[str, ...]) -> KeySet:
     try:
         document = parse(raw, KEYSET_LIMITS)
     except Rejection as exc:
+        if exc.reason in {"bom", "invalid_utf8"} and (problem := encoding_problem(raw)):
+            raise ValueError(f"keys {file!r}: the file {problem}") from None
         raise ValueError(f"keys {file!r} is not a strict JSON JWK Set: {exc.message}") from None
     entries = document.get("keys") if isinstance(document, dict) else None
     if not isinstance(entries, list):
