@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from types import CodeType
 from typing import Any
 
 # NOTE: python-jsonschema ships no type information and types-jsonschema is not a dependency.
@@ -20,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.schema.code_names import code_names
 from toolguard.number import ExactFloat
 from toolguard.parse import parse
 from toolguard.schema import assertions, compile_schema
@@ -134,8 +134,8 @@ def test_a_large_enum_decides_as_each_member_did(
     with monkeypatch.context() as patch:
         patch.setattr(assertions, "_SCAN_AT_MOST", len(enum))
         scanned = compile_schema(schema)
-    assert "unique_key" in _names(looked_up.entry.code)
-    assert "unique_key" not in _names(scanned.entry.code)
+    assert "unique_key" in code_names(looked_up.entry.code)
+    assert "unique_key" not in code_names(scanned.entry.code)
     instances = data.draw(
         st.lists(
             st.one_of(
@@ -157,15 +157,6 @@ def test_a_large_enum_decides_as_each_member_did(
         assert scanned.is_valid(instance) is expected, instance
         if _plain(instance):
             assert reference.is_valid(instance) is expected, instance
-
-
-def _names(code: CodeType) -> set[str]:
-    """The names a compiled module and its functions use."""
-    names = set(code.co_names)
-    for constant in code.co_consts:
-        if isinstance(constant, CodeType):
-            names |= _names(constant)
-    return names
 
 
 def test_a_value_deeper_than_the_stack_fails_a_large_enum_as_one_member_test_did() -> None:

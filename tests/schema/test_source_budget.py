@@ -6,10 +6,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import CodeType
 
 import pytest
 
+from tests.schema.code_names import code_names
 from toolguard.errors import SchemaError, ValidationError
 from toolguard.schema import compile_schema, generator_base
 
@@ -61,14 +61,6 @@ def test_refusing_a_huge_schema_costs_memory_near_a_small_ones(tmp_path: Path) -
     assert huge < 8 * small
 
 
-def _names(code: CodeType) -> set[str]:
-    names = set(code.co_names)
-    for constant in code.co_consts:
-        if isinstance(constant, CodeType):
-            names |= _names(constant)
-    return names
-
-
 # Each array item is named with its index: through a `$ref`, a failed `anyOf` branch, a
 # `$dynamicRef`, with annotations tracked, and nested arrays.
 _INDEXED = {
@@ -97,7 +89,7 @@ def test_an_item_costs_the_same_however_large_the_schema() -> None:
     item beside 1,000 properties, 1 µs alone. The names are unchanged.
     """
     validator = compile_schema(_INDEXED)
-    assert "locals" not in _names(validator.entry.code)
+    assert "locals" not in code_names(validator.entry.code)
     for instance, path in [
         ({"rows": [[{}], [{}, 5]]}, "/rows/1/1"),
         ({"either": [1, "x"]}, "/either/1"),
