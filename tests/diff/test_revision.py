@@ -224,13 +224,11 @@ def test_a_partial_clone_says_what_to_fetch_and_then_sees_the_move(
     repo: Path, tmp_path: Path
 ) -> None:
     """A blobless clone lacks a moved contract's old content: exit 2 naming the fix, never new."""
-    git(repo, "config", "uploadpack.allowfilter", "true")
     git(repo, "mv", "tools/review_status", "tools/review")
     schema = repo / "tools" / "review" / "response.schema.json"
     edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
     git(repo, "commit", "-q", "-am", "moved and narrowed")
-    partial = tmp_path / "partial"
-    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    partial = _blobless_clone(repo, tmp_path)
     contract = partial / "tools" / "review" / "contract.toml"
     with pytest.raises(UsageError) as caught:
         diff_against([contract], "HEAD~1")
@@ -246,12 +244,10 @@ def test_a_partial_clone_lacking_a_committed_schema_says_what_to_fetch(
     repo: Path, tmp_path: Path
 ) -> None:
     """The old schema's content is not in a blobless clone: git's reason and the fix, no warning."""
-    git(repo, "config", "uploadpack.allowfilter", "true")
     schema = repo / "tools" / "review_status" / "response.schema.json"
     edit_json(schema, lambda d: d["properties"]["decision"]["enum"].remove("pending"))
     git(repo, "commit", "-q", "-am", "narrowed")
-    partial = tmp_path / "partial"
-    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    partial = _blobless_clone(repo, tmp_path)
     with pytest.raises(UsageError) as caught:
         load_committed(partial / "tools" / "review_status" / "contract.toml", "HEAD~1")
     message = str(caught.value)
@@ -263,15 +259,13 @@ def test_a_partial_clone_lacking_a_committed_schema_says_what_to_fetch(
 
 def test_a_new_contract_in_a_partial_clone_reads_no_other_file(repo: Path, tmp_path: Path) -> None:
     """No .toml deleted since REV: nothing can have moved, and no missing content is asked for."""
-    git(repo, "config", "uploadpack.allowfilter", "true")
     git(repo, "rm", "-q", "tools/review_status/response.json")
     shutil.copytree(
         EXAMPLES / "job_run", repo / "tools" / "job_run", ignore=shutil.ignore_patterns("fixtures")
     )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a new contract")
-    partial = tmp_path / "partial"
-    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    partial = _blobless_clone(repo, tmp_path)
     [result] = diff_against([partial / "tools" / "job_run" / "contract.toml"], "HEAD~1")
     assert result.old is None
 
@@ -423,3 +417,11 @@ def test_a_git_that_cannot_run_is_a_usage_error_that_says_so(
     monkeypatch.setenv("PATH", str(unusable.parent))
     with pytest.raises(UsageError, match=r"^diff --against: cannot run git: Permission denied$"):
         diff_against([repo / "tools" / "review_status" / "contract.toml"], "HEAD")
+
+
+def _blobless_clone(repo: Path, tmp_path: Path) -> Path:
+    """A `--filter=blob:none` clone of `repo`: git fetches a file's content only when asked."""
+    git(repo, "config", "uploadpack.allowfilter", "true")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{repo}", str(partial))
+    return partial
