@@ -457,12 +457,16 @@ def _read_toml_bytes(source: str) -> bytes:
 def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
     import tomllib  # noqa: PLC0415 - a warm artefact never parses TOML
 
-    from toolguard.file_encoding import encoding_problem  # noqa: PLC0415 - as tomllib
-
-    if why := encoding_problem(raw):
-        raise ContractError(f"contract {why}", source=source)
     try:
         text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""  # NOTE: any other mark (UTF-16, UTF-32) is no UTF-8: named below
+    if not text or text.startswith("\ufeff"):
+        from toolguard.file_encoding import encoding_problem  # noqa: PLC0415 - refusals only
+
+        if why := encoding_problem(raw):
+            raise ContractError(f"contract {why}", source=source)
+    try:
         return tomllib.loads(text, parse_float=_held_float)
     except _Unheld as exc:
         written, why = exc.args
