@@ -61,8 +61,11 @@ def explain(  # noqa: PLR0913, PLR0917 - one parameter per flag
     found = guard(lambda: finder.find(log_file, request_id), output)
     rechecks = {}
     if recheck and raw_dir is not None:
+        from toolguard.mcp.replay import replay  # noqa: PLC0415 - an `mcp` record's line
+
         rechecks = {
-            offset: finder.recheck(entry, raw_dir, contract_file) for offset, entry in found.records
+            offset: finder.recheck(entry, raw_dir, contract_file, replay)
+            for offset, entry in found.records
         }
     render.explain(found, rechecks, output, sys.stdout, request_id)
     if not found.records:

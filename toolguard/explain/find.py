@@ -5,7 +5,9 @@ of its bytes however long the log is; only the lines whose `request_id` is the i
 log written by hand, may spell it with escapes) are parsed and validated.
 Re-checking reads the raw copy named by the record's digest (a regular file, no longer than
 recorded), verifies the digest, and runs the current contract on it with the recorded
-request id, context and clock.
+request id, context and clock. An `mcp` record's copy is the server's whole line, named by its
+`raw` entry: it is answered again by the MCP guard's own replay, which the caller passes in
+(`explain` and `mcp` are independent layers).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import heapq
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,8 @@ from toolguard.rfc3339 import datetime
 from toolguard.run.spawn import Attempt
 
 MAX_RAW_BYTES = 1 << 30
+# `toolguard.mcp.replay.replay`: the outcome `mcp` gives the server's line, for this request.
+LineReplay = Callable[[Contract, Request, bytes], Outcome]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,13 +102,19 @@ def find(path: Path, request_id: str) -> Found:
     return Found(tuple(records), tuple(malformed), log.owner(path))
 
 
-def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = None) -> Recheck:
+def recheck(
+    entry: dict[str, Any],
+    raw_dir: Path,
+    contract_path: Path | None = None,
+    mcp_line: LineReplay | None = None,
+) -> Recheck:
     """Run today's contract on the recorded raw bytes, as the recorded request.
 
     The contract is loaded first, so whether it changed since is told even when the re-check
     cannot run; each step that stops it (the contract, the raw copy, the request) says so.
+    An `mcp` record is replayed by `mcp_line` (none: it is not re-checked).
     """
-    why = _not_replayable(entry)
+    why = _not_replayable(entry, mcp_line)
     if why is not None:
         return Recheck(done=False, note=why)
     path = contract_path or Path(entry["contract"]["path"])
@@ -113,12 +124,19 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
         return Recheck(done=False, note=f"the contract does not load today: {operator_text(exc)}")
     changed = contract.digest != entry["contract"]["sha256"]
     try:
-        raw = _read_raw(raw_dir, entry["input"]["sha256"], entry["input"]["size"])
+        line = mcp_line if entry["upstream"]["kind"] == "mcp" else None
+        if line is None:
+            raw = _read_raw(raw_dir, entry["input"]["sha256"], entry["input"]["size"])
+        else:  # NOTE: the line's size is not recorded: its copy is read no further than any
+            raw = _read_raw(raw_dir, entry["raw"][0]["sha256"], None)
         try:
             request = make_request(
                 entry["request_id"], entry["context"], _instant(entry["timestamp"])
             )
-            outcome = _replay(contract, raw, request, entry["upstream"])
+            if line is None:
+                outcome = _replay(contract, raw, request, entry["upstream"])
+            else:
+                outcome = line(contract, request, raw)
         except UsageError as exc:  # an empty context value, say: recorded, refused today
             raise UsageError(f"today's toolguard refuses the recorded request: {exc}") from None
     except ToolguardError as exc:
@@ -134,16 +152,39 @@ def recheck(entry: dict[str, Any], raw_dir: Path, contract_path: Path | None = N
     )
 
 
-def _not_replayable(entry: dict[str, Any]) -> str | None:
-    """Why the record alone cannot be replayed (no bytes, an MCP line, a lost request)."""
-    if "input" not in entry:
-        return "no response was read, so there is nothing to re-check"
+def _not_replayable(entry: dict[str, Any], mcp_line: LineReplay | None) -> str | None:
+    """Why the record alone cannot be replayed (no bytes, no line kept, a lost request)."""
     if entry["upstream"]["kind"] == "mcp":
-        return "an MCP record keeps the server's whole line; its payload is not re-checked yet"
+        why = _no_line(entry, mcp_line)
+        if why is not None:
+            return why
+    elif "input" not in entry:
+        return "no response was read, so there is nothing to re-check"
     secret = [key for key, value in entry["context"].items() if isinstance(value, dict)]
     if secret or entry.get("truncated"):
         why = f"secret context {secret}" if secret else "a truncated record"
         return f"the request cannot be rebuilt from {why}"
+    return None
+
+
+def _no_line(entry: dict[str, Any], mcp_line: LineReplay | None) -> str | None:
+    """Why an `mcp` record's line cannot be answered again, if it cannot.
+
+    NOTE: its `input` is the payload's digest; the line's is its `raw` entry's, and a line
+    whose copy was not kept (a success under `--raw-keep rejected`, a truncated record) has none.
+    """
+    if mcp_line is None:
+        return "an MCP record needs the MCP guard's replay (`mcp_line`) to be re-checked"
+    kept = entry.get("raw")
+    if not kept:
+        if "input" not in entry:
+            return "the server's answer was never read (a timeout, a cancelled call, its exit)"
+        return (
+            "the record names no copy of the server's line: only rejected calls' lines are "
+            "kept but with --raw-keep all"
+        )
+    if not kept[0]["kept"]:
+        return f"the server's line was not kept ({kept[0].get('why', 'no reason recorded')})"
     return None
 
 
@@ -195,16 +236,16 @@ def _regular_file(path: Path) -> Path:
     return path
 
 
-def _read_raw(folder: Path, digest: str, size: int) -> bytes:
+def _read_raw(folder: Path, digest: str, size: int | None) -> bytes:
     """The raw copy's bytes, if they are still the recorded ones; `UsageError` if not.
 
     Only a regular file toolguard could have written: the name is opened in the folder
     without following a link (toolguard never writes one; one put there is named, not read),
     judged before it is opened (a FIFO would be waited on, a device read forever) and again
     on its descriptor. Read no further than one byte past the recorded `size` (more is an
-    altered copy).
+    altered copy), nor past `MAX_RAW_BYTES` (`size` None: not recorded).
     """
-    path = folder / digest
+    path, most = folder / digest, MAX_RAW_BYTES
     try:
         where = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -213,7 +254,7 @@ def _read_raw(folder: Path, digest: str, size: int) -> bytes:
         raise UsageError(f"cannot open raw folder {folder}: {exc.strerror or exc}") from None
     try:
         with open_regular(digest, dir_fd=where, follow=False) as stream:
-            raw = read_at_most(stream, min(size, MAX_RAW_BYTES) + 1)
+            raw = read_at_most(stream, (most if size is None else min(size, most)) + 1)
     except SpecialFile as exc:
         why = f"it is a {exc.kind}, not a regular file"
         raise UsageError(f"raw copy {path} is not read: {why}") from None
@@ -224,6 +265,8 @@ def _read_raw(folder: Path, digest: str, size: int) -> bytes:
     finally:
         os.close(where)
     if hashlib.sha256(raw).hexdigest() != digest:
-        how = "cut short" if len(raw) < size else "grown" if len(raw) > size else "altered"
+        how = "altered"
+        if size is not None and len(raw) != size:
+            how = "cut short" if len(raw) < size else "grown"
         raise UsageError(f"raw copy {path} does not match its digest: it was {how}")
     return raw

@@ -16,8 +16,10 @@ from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any
 
 from toolguard import envelope, result
-from toolguard.errors import Rejection, UpstreamError, UsageError
-from toolguard.mcp.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from toolguard.adapters import reading_text_blocks
+from toolguard.errors import ContractError, Rejection, UpstreamError, UsageError
+from toolguard.frozen import replace
+from toolguard.mcp.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, Message
 from toolguard.mcp.listing import TASKS_EXTENSION
 from toolguard.mcp.members import span
 from toolguard.pipeline import check_bytes, check_failure_report, require_context
@@ -62,6 +64,21 @@ class Call:
         shown = repr(self.jsonrpc_id)
         shown = shown if len(shown) <= _ID_SHOWN else f"{shown[:_ID_SHOWN]}..."
         return f"the {self.tool} call {shown} (request {self.request.request_id})"
+
+
+def reading(contract: Contract) -> Contract:
+    """The contract as `mcp` reads its payload: a text payload is a whole block.
+
+    `ContractError` if its reader cannot read what its `[mcp] payload` names.
+    """
+    if contract.mcp.payload == "structured" and contract.adapter_kind != "json":
+        raise ContractError(
+            'a [text] contract reads text: set [mcp] payload = "text"',
+            source=str(contract.path),
+        )
+    if contract.mcp.payload != "text":
+        return contract
+    return replace(contract, adapter=reading_text_blocks(contract.adapter))
 
 
 class Refused(Exception):
@@ -138,6 +155,30 @@ def _context_value(value: Any) -> bool:
     )
 
 
+def interim(answer: dict[str, Any]) -> bool:
+    """A 2026-07-28 `input_required` result: the server asks the client for input first."""
+    return answer.get("resultType") == "input_required"
+
+
+def answered(call: Call, read: Message | Rejection, line: bytes) -> Outcome:
+    """The outcome of the server's `line`, the answer to `call`, as it was `read`.
+
+    A response is judged; another message with the call's id is malformed; a line the strict
+    parser refused (its id read before the failure) is unreadable. The one way from a line
+    matched to a call to its outcome: the relay's, and `explain --recheck`'s (`replay.py`).
+    """
+    try:
+        if isinstance(read, Rejection):
+            contract, request = call.guard.contract, call.request
+            return result.rejected(contract, request, read, line, time.perf_counter())
+        if read.kind == "response":
+            return judge(call, read.body, line)
+        return _malformed(call, "malformed_response", read.why or "")
+    except Exception:  # noqa: BLE001 - the client still gets an envelope
+        why = f"internal error: {result.trace()}"
+        return result.internal(call.guard.contract, call.request, why, raw=line)
+
+
 def judge(call: Call, body: dict[str, Any], line: bytes) -> Outcome:
     """The outcome of the server's answer `body`, read from `line` (the server's exact line)."""
     contract, request = call.guard.contract, call.request
@@ -205,19 +246,9 @@ def _malformed(call: Call, reason: str, why: str) -> Outcome:
     return result.rejected(call.guard.contract, call.request, failure, None, time.perf_counter())
 
 
-def malformed(call: Call, why: str) -> Outcome:
-    """An answer to the call that is not a JSON-RPC response."""
-    return _malformed(call, "malformed_response", why)
-
-
 def shut(call: Call, why: str) -> Outcome:
     """An answer that asks the client for a channel the operator shut (`channels.py`)."""
     return _malformed(call, "shut_channel", why)
-
-
-def unreadable(call: Call, rejection: Rejection, line: bytes) -> Outcome:
-    """An answer to the call that the strict parser refused (its id read before the failure)."""
-    return result.rejected(call.guard.contract, call.request, rejection, line, time.perf_counter())
 
 
 def lost(call: Call, reason: str, why: str) -> Outcome:

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from toolguard.errors import LimitExceeded
 from toolguard.limits import DEPTH_CEILING, Limits
+from toolguard.parse import parse
 from toolguard.text import clean
 
 IdKey = tuple[bool, int | str]  # (is a string, the id)
@@ -41,6 +43,19 @@ def message_limits(max_line_bytes: int) -> Limits:
         max_string_length=max_line_bytes,
         max_container_items=max_line_bytes,
     )
+
+
+def read_line(line: bytes, over_long: bool, limits: Limits) -> Any:
+    """A line's value, read strictly within `limits`; `Rejection` if it cannot be.
+
+    `over_long`: the line is the first `max_bytes + 1` bytes of a longer one (`framing.Lines`),
+    refused as too large whatever they hold. NOTE: the cap counts the line's bytes, not its
+    newline (as `framing.Lines` does).
+    """
+    if over_long:
+        cap = limits.max_bytes
+        raise LimitExceeded("too_large", f"line longer than --max-line-bytes={cap}", offset=cap)
+    return parse(line.removesuffix(b"\n"), limits)
 
 
 def id_key(value: Any) -> IdKey | None:

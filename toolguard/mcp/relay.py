@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from toolguard import report
 from toolguard.audit import Source
-from toolguard.errors import LimitExceeded, Rejection
+from toolguard.errors import Rejection
 from toolguard.mcp import calls, jsonrpc, listing, members
 from toolguard.mcp.calls import Call, Guard, Refused
 from toolguard.mcp.channels import Channels, Withheld, channel_of
@@ -32,7 +32,6 @@ from toolguard.mcp.jsonrpc import (
 from toolguard.mcp.members import leading_members
 from toolguard.mcp.operator import OperatorChannel, Recent
 from toolguard.mcp.wire import Output
-from toolguard.parse import parse
 from toolguard.result import Outcome, internal, redacted, relayed, trace
 
 Ending = Literal["client", "server", "signal"]
@@ -292,7 +291,7 @@ class Relay:
             why = f"dropped a server line that is not JSON-RPC: {message.why}"
             self._no_request(message.key, "not_jsonrpc", why, f" (not JSON-RPC: {message.why})")
         elif pending.call is not None:
-            self._deliver(pending.call, calls.malformed(pending.call, message.why or ""), line)
+            self._deliver(pending.call, calls.answered(pending.call, message, line), line)
         else:
             why = "toolguard: the server's response was malformed"
             self._client.write(error_line(value["id"], jsonrpc.INTERNAL_ERROR, why))
@@ -337,7 +336,7 @@ class Relay:
             self._no_request(key, "unknown_id", "dropped a server response that answers no request")
             return
         if pending.call is not None:
-            self._answer(pending.call, message.body, line)
+            self._answer(pending.call, message, line)
             return
         try:
             reply = self._reply(pending, message.body, line)
@@ -382,9 +381,9 @@ class Relay:
             return result_line(request_id, described)
         return line
 
-    def _answer(self, call: Call, body: dict[str, Any], line: bytes) -> None:
-        answer = body.get("result")
-        if call.modern and isinstance(answer, dict) and _interim(answer):
+    def _answer(self, call: Call, message: Message, line: bytes) -> None:
+        answer = message.body.get("result")
+        if call.modern and isinstance(answer, dict) and calls.interim(answer):
             # 2026-07-28: an interim answer; the client retries with a new id, guarded again.
             # (To a call of an earlier revision it is an unknown resultType: `judge` fails it.)
             why = self._shut_input(answer)
@@ -395,16 +394,11 @@ class Relay:
             self._notice("input_required", f"{call.tool}: the server asks the client for input")
             self._client.write(result_line(call.jsonrpc_id, interim))
             return
-        try:
-            outcome = calls.judge(call, body, line)
-        except Exception:  # noqa: BLE001 - the client still gets an envelope
-            why = f"internal error: {trace()}"
-            outcome = internal(call.guard.contract, call.request, why, raw=line)
-        self._deliver(call, outcome, line)
+        self._deliver(call, calls.answered(call, message, line), line)
 
     def _shut_input(self, answer: dict[str, Any]) -> str:
         """How an `input_required` answer asks the client for a shut channel, or "" if not."""
-        if not _interim(answer):
+        if not calls.interim(answer):
             return ""
         return self._options.channels.input_requests(answer.get("inputRequests"))
 
@@ -425,7 +419,7 @@ class Relay:
             why = f"dropped an unreadable line for no request ({failure.reason})"
             self._no_request(key, "unknown_id", why, f" (unreadable: {failure.reason})")
         elif pending.call is not None:
-            self._deliver(pending.call, calls.unreadable(pending.call, failure, line), line)
+            self._deliver(pending.call, calls.answered(pending.call, failure, line), line)
         else:
             self._notice(
                 "unreadable", f"the answer to {pending.method} was unreadable: {failure.message}"
@@ -528,11 +522,7 @@ class Relay:
     # -- plumbing ---------------------------------------------------------------------------
 
     def _parse(self, line: bytes, over_long: bool) -> Any:
-        if over_long:
-            cap = self._options.max_line_bytes
-            raise LimitExceeded("too_large", f"line longer than --max-line-bytes={cap}", offset=cap)
-        # NOTE: the cap counts the line's bytes, not its newline (as `framing.Lines` does).
-        return parse(line.removesuffix(b"\n"), self._limits)
+        return jsonrpc.read_line(line, over_long, self._limits)
 
     def _reply_to_server(self, line: bytes) -> None:
         """A line of toolguard's own to the server: dropped if the server is far behind.
@@ -553,11 +543,6 @@ class Relay:
 def _guarded_method(method: str) -> bool:
     """A request toolguard checks (tools/call) or refuses (tasks/*): never a notification."""
     return method == "tools/call" or method.startswith(_TASKS)
-
-
-def _interim(answer: dict[str, Any]) -> bool:
-    """A 2026-07-28 `input_required` result: the server asks the client for input first."""
-    return answer.get("resultType") == "input_required"
 
 
 def _pong(answer: dict[str, Any], *, modern: bool) -> dict[str, Any]:

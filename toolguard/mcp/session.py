@@ -19,15 +19,13 @@ from dataclasses import dataclass
 from typing import IO, BinaryIO
 
 from toolguard import signals
-from toolguard.adapters import reading_text_blocks
 from toolguard.audit.trail import AuditTrail, TrailOptions
 from toolguard.contract import Contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.errors import ContractError, ExitStatus, UsageError
 from toolguard.framing import Lines
-from toolguard.frozen import replace
 from toolguard.mcp import lifecycle
-from toolguard.mcp.calls import Guard
+from toolguard.mcp.calls import Guard, reading
 from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
 from toolguard.mcp.listing import Listed, hidden
 from toolguard.mcp.loop import Loop
@@ -70,11 +68,7 @@ def guards(
                 f"{by_tool[name].contract.path} and {contract.path}",
                 source=str(contract.path),
             )
-        if contract.mcp.payload == "structured" and contract.adapter_kind != "json":
-            raise ContractError(
-                'a [text] contract reads text: set [mcp] payload = "text"',
-                source=str(contract.path),
-            )
+        read = reading(contract)
         description = contract.mcp.description
         if description is not None and hidden(description):
             raise ContractError(
@@ -86,18 +80,11 @@ def guards(
         if trail_options is not None:
             raw_max_file = _raw_line(contract, max_line_bytes)
             trail = AuditTrail.build(trail_options, contract, raw_max_file=raw_max_file)
-        by_tool[name] = Guard(_reading(contract), trail)
+        by_tool[name] = Guard(read, trail)
         listed[name] = Listed(advertised_schema(contract.envelope_schema), description)
     if both := sorted(set(allow_unguarded) & set(by_tool)):
         raise UsageError(f"--allow-unguarded names a tool a contract guards: {', '.join(both)}")
     return by_tool, listed
-
-
-def _reading(contract: Contract) -> Contract:
-    """The contract as `mcp` reads its payload: a text payload is a whole block."""
-    if contract.mcp.payload != "text":
-        return contract
-    return replace(contract, adapter=reading_text_blocks(contract.adapter))
 
 
 def _raw_line(contract: Contract, max_line_bytes: int) -> int:
