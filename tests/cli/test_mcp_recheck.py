@@ -182,3 +182,6 @@ def test_a_line_not_kept_is_said_so(session: Session) -> None:
     recheck = finder.recheck({**record, "raw": over}, session.raw, None, replay)
     assert recheck.note == "the server's line was not kept (over raw_max_file)"
     assert finder.recheck(record, session.raw).done is False  # no replay given: not re-checked
+    truncated = {**unnamed, "truncated": True}  # truncating a record drops its `raw` list
+    note = finder.recheck(truncated, session.raw, None, replay).note
+    assert note == "the request cannot be rebuilt from a truncated record"

@@ -154,17 +154,14 @@ def recheck(
 
 def _not_replayable(entry: dict[str, Any], mcp_line: LineReplay | None) -> str | None:
     """Why the record alone cannot be replayed (no bytes, no line kept, a lost request)."""
-    if entry["upstream"]["kind"] == "mcp":
-        why = _no_line(entry, mcp_line)
-        if why is not None:
-            return why
-    elif "input" not in entry:
+    mcp = entry["upstream"]["kind"] == "mcp"
+    if not mcp and "input" not in entry:
         return "no response was read, so there is nothing to re-check"
     secret = [key for key, value in entry["context"].items() if isinstance(value, dict)]
-    if secret or entry.get("truncated"):
+    if secret or entry.get("truncated"):  # NOTE: before an mcp line: truncating drops `raw`
         why = f"secret context {secret}" if secret else "a truncated record"
         return f"the request cannot be rebuilt from {why}"
-    return None
+    return _no_line(entry, mcp_line) if mcp else None
 
 
 def _no_line(entry: dict[str, Any], mcp_line: LineReplay | None) -> str | None:
