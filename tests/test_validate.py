@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import RunToolguard, without_waiting
 
+from toolguard.errors import ParseError
+from toolguard.parse import parse
 from toolguard.schema import compile_schema
 from toolguard.validate import validate_files
 
@@ -202,3 +204,41 @@ def test_folders_given_as_instances_leave_no_descriptor_open(tmp_path: Path) -> 
     results = list(validate_files(compile_schema(True), [tmp_path] * 50))
     assert {r.message for r in results} == {"cannot read: Is a directory"}
     assert sum(1 for _ in Path("/proc/self/fd").iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "reason", "message"),
+    [
+        (
+            b"\xef\xbb\xbf{}",
+            "bom",
+            "instance starts with a UTF-8 byte-order mark (save it as UTF-8 without a BOM)",
+        ),
+        (
+            b"\xff\xfe{\x00}\x00",
+            "invalid_utf8",
+            "instance is UTF-16LE (it starts with its byte-order mark): save it as UTF-8",
+        ),
+        (b"", "empty", "instance is empty"),
+        (b'{"a": "x', "truncated", "instance ends inside a string"),
+        (b'{"a": 1', "truncated", "instance ends inside the JSON value"),
+        (b" " * (1 << 20) + b"{}", "too_large", "instance is larger than max_bytes=1048576"),
+    ],
+    ids=["utf-8 bom", "utf-16", "empty", "in a string", "in a value", "too large"],
+)
+def test_a_refused_instance_is_said_of_the_instance_not_of_a_response(
+    tmp_path: Path, content: bytes, reason: str, message: str
+) -> None:
+    """validate reads an instance: its messages name it (and a BOM or UTF-16 as such)."""
+    (tmp_path / "instance.json").write_bytes(content)
+    [result] = validate_files(compile_schema(SCHEMA), [tmp_path / "instance.json"])
+    assert (result.valid, result.reason) == (False, reason)
+    assert result.message is not None
+    assert result.message.startswith(message)
+
+
+def test_check_still_says_response_of_a_response_with_a_bom() -> None:
+    """The parser `check` uses keeps its wording: what it reads is a tool's response."""
+    with pytest.raises(ParseError) as caught:
+        parse(b"\xef\xbb\xbf{}")
+    assert caught.value.message == "response starts with a UTF-8 byte-order mark"

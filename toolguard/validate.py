@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolguard.errors import InputError, Rejection
+from toolguard.file_encoding import encoding_problem
 from toolguard.files import open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
@@ -38,17 +39,37 @@ _LIMITS = Limits()  # the defaults: no contract names others for an instance fil
 def validate_files(validator: Validator, paths: Iterable[Path]) -> Iterator[InstanceResult]:
     """Check each instance file in turn (`-`: stdin); one that cannot be read or parsed fails."""
     for path in paths:
+        raw = b""
         try:
             with open_data(path) as stream:
-                instance: Any = parse(read_bounded(stream, _LIMITS.max_bytes), _LIMITS)
+                raw = read_bounded(stream, _LIMITS.max_bytes)
+            instance: Any = parse(raw, _LIMITS)
             validator.validate(instance)
         except OSError as exc:
             error = InputError("read_failed", f"cannot read: {exc.strerror}")
             yield _invalid(path, error)
         except Rejection as rejection:
-            yield _invalid(path, rejection)
+            yield _invalid(path, _of_an_instance(rejection, raw))
         else:
             yield InstanceResult(str(path), valid=True)
+
+
+def _of_an_instance(rejection: Rejection, raw: bytes) -> Rejection:
+    """`rejection` said of the instance file `raw`, not of a tool's response.
+
+    The bounded reader and the strict parser are `check`'s, and name what they read "the
+    response". A file saved with a byte-order mark or as UTF-16 is named as such
+    (`file_encoding`), as a schema or a context file is; any other message that starts with
+    the reader's subject is given the instance's.
+    """
+    if rejection.reason in {"bom", "invalid_utf8"} and (why := encoding_problem(raw)):
+        rejection.message = f"instance {why}"
+    elif rejection.message.startswith(_READER_SUBJECT):
+        rejection.message = "instance" + rejection.message.removeprefix(_READER_SUBJECT)
+    return rejection
+
+
+_READER_SUBJECT = "response"  # how `limits` and `parse` begin a message about what they read
 
 
 def _invalid(path: Path, rejection: Rejection) -> InstanceResult:
