@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import grp
 import json
 import os
-import pwd
 import signal
 import subprocess
 import sys
@@ -170,74 +168,3 @@ def without_waiting(work: Callable[[], object]) -> object:
     thread.join(30)
     assert outcome, "blocked"
     return outcome[0]
-
-
-class Accounts:
-    """Stand-in account databases (`grp`, `pwd`) for the trust rule's group look-up.
-
-    This user is `me` (its effective uid); groups exist once `group` defines them, and
-    `looked_up` counts the groups asked for.
-    """
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from toolguard import trusted_paths  # noqa: PLC0415
-
-        self.user = os.geteuid()
-        self.users = [pwd.struct_passwd(("me", "x", self.user, 424242, "", "/", "/bin/sh"))]
-        self.groups: dict[int, grp.struct_group] = {}
-        self.looked_up = 0
-        monkeypatch.setattr(trusted_paths, "_GROUPS", {})  # nothing remembered from before
-        monkeypatch.setattr(grp, "getgrgid", self._group)
-        monkeypatch.setattr(pwd, "getpwall", lambda: list(self.users))
-        monkeypatch.setattr(pwd, "getpwuid", self._user)
-
-    def group(
-        self,
-        gid: int,
-        name: str = "staff",
-        *,
-        primary: tuple[tuple[str, int], ...] = (),
-        listed: tuple[str, ...] = (),
-    ) -> None:
-        """Define group `gid`: the accounts (name, uid) whose primary group it is, its list."""
-        for user, uid in primary:
-            self.users.append(pwd.struct_passwd((user, "x", uid, gid, "", "/", "/bin/sh")))
-        self.groups[gid] = grp.struct_group((name, "x", gid, list(listed)))
-
-    def private(self, gid: int) -> None:
-        """Make `gid` this user's private group: its primary group, and no one else's."""
-        self.group(gid, "me", primary=(("me", self.user),))
-
-    def _group(self, gid: int) -> grp.struct_group:
-        self.looked_up += 1
-        return self.groups[gid]
-
-    def _user(self, uid: int) -> pwd.struct_passwd:
-        for entry in self.users:
-            if entry.pw_uid == uid:
-                return entry
-        raise KeyError(uid)
-
-
-@pytest.fixture
-def accounts(monkeypatch: pytest.MonkeyPatch) -> Accounts:
-    """Stand-in account databases: which groups exist and who is in them (`Accounts`)."""
-    return Accounts(monkeypatch)
-
-
-def share_group(path: Path) -> None:
-    """Give `path` to a group another account is in: its group write bit is then shared.
-
-    A group-writable path is refused only when its group is not this user's alone (a
-    user-private group is this user's: `trusted_paths.writable_by_others`). Root gives it to
-    gid 65534 (`nogroup`, other accounts' primary group); another user to one of their groups
-    another account is in; with none, the test is skipped.
-    """
-    from toolguard.trusted_paths import _group_refusal  # noqa: PLC0415
-
-    user = os.geteuid()
-    for gid in [65534] if user == 0 else os.getgroups():
-        if _group_refusal(gid, user) is not None:
-            os.chown(path, -1, gid, follow_symlinks=False)
-            return
-    pytest.skip("this user is in no group another account is in")

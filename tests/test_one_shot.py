@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import share_group
 
 from toolguard import cache_folder, one_shot
 
@@ -216,7 +215,6 @@ def test_a_bundle_others_could_have_written_is_never_served(tmp_path: Path, how:
     _poisoned_bundle(cache)
     bundle = _bundle(cache)
     if how == "group-writable":
-        share_group(bundle)
         bundle.chmod(0o620)
     else:
         elsewhere = tmp_path / "elsewhere.bin"
@@ -235,7 +233,6 @@ def test_a_bundle_in_a_folder_others_can_write_is_never_served(tmp_path: Path) -
     """The folder's rule too: one warning (from the compile cache), the usual imports."""
     cache = tmp_path / "cache"
     _poisoned_bundle(cache)
-    share_group(cache)
     cache.chmod(0o770)
     done = _run_check(cache)
     assert done.returncode == 0
@@ -441,7 +438,6 @@ def test_an_untrusted_cache_is_not_mentioned_by_a_check_that_does_not_use_it(
     nothing about the cache (the compile cache warns when it is used)."""
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
-    share_group(cache)
     cache.chmod(0o770)
     done = subprocess.run(
         [sys.executable, str(REPO / "bin" / "toolguard"), "check", str(tmp_path / "nothere.toml")],

@@ -4,9 +4,7 @@ Where toolguard keeps what it later trusts (the compile cache, raw copies, the a
 its key), the path is walked one folder at a time from `/`, each opened relative to the one
 above it and judged on its descriptor, so nothing is looked up by path again after its check:
 `open_folder` by OpenSSH's StrictModes rule, `open_beside` for a file opened by name (no other
-user's link on the way), and `refusal` for a file once opened. As Debian's OpenSSH does, a
-folder or file writable by a group whose one member is this user (a user-private group under
-`umask 002`) counts as this user's: `writable_by_others`.
+user's link on the way), and `refusal` for a file once opened.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ import stat
 
 from toolguard.standins import suppress
 
-_SHOWN_MEMBERS = 5  # members a refusal names before it says how many more
+_SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_LINKS = 40  # symbolic links followed on one path, as the kernel allows
 
@@ -107,8 +105,8 @@ class _Walk:
             info = os.fstat(folder)
             if info.st_uid != self.user:
                 raise Untrusted(f"{shown} belongs to uid {info.st_uid}, not to this user")
-            if why := writable_by_others(info):
-                raise Untrusted(f"{shown} is {why}")
+            if info.st_mode & _SHARED_WRITE:
+                raise Untrusted(f"{shown} is writable by group or others")
             if len(self.chain) > 1:
                 _check_parent(*self.chain[-2])
         return self.chain.pop()[0]
@@ -149,9 +147,8 @@ class _Walk:
         info = os.fstat(fd)
         if info.st_uid not in {self.user, 0}:
             raise Untrusted(f"{shown} belongs to uid {info.st_uid}, neither this user nor root")
-        # NOTE: sticky first: `/tmp` is on most paths, and needs no look-up of its group.
-        if not info.st_mode & stat.S_ISVTX and (why := writable_by_others(info)):
-            raise Untrusted(f"{shown} is {why}, and not sticky")
+        if info.st_mode & _SHARED_WRITE and not info.st_mode & stat.S_ISVTX:
+            raise Untrusted(f"{shown} is writable by group or others (and not sticky)")
 
     def close(self) -> None:
         for fd, _ in self.chain:
@@ -208,17 +205,16 @@ def _link_by_name(name: str, parent: int, error: OSError) -> tuple[int, str]:
 
 
 def _check_parent(fd: int, shown: str) -> None:
-    if why := writable_by_others(os.fstat(fd)):
-        raise Untrusted(f"{shown}, the folder's parent, is {why}")
+    if os.fstat(fd).st_mode & _SHARED_WRITE:
+        raise Untrusted(f"{shown}, the folder's parent, is writable by group or others")
 
 
-def refusal(info: os.stat_result, *, private: bool = False) -> str | None:
+def refusal(info: os.stat_result, *, closed: int = _SHARED_WRITE) -> str | None:
     """Why an opened regular file is not this user's alone to change, or None if it is.
 
     It must be a regular file owned by this user, with one link (a hard link makes it also
-    another path's file), that no one else may write (`writable_by_others`). A `private` file
-    (a key) has no permission bit for group or others at all, whoever is in its group: as
-    OpenSSH's rule for a private key, which Debian's user-private groups leave alone.
+    another path's file), and none of the `closed` mode bits set (by default: writable by
+    group or others).
     """
     if not stat.S_ISREG(info.st_mode):
         return "is not a regular file"
@@ -226,67 +222,6 @@ def refusal(info: os.stat_result, *, private: bool = False) -> str | None:
         return f"belongs to uid {info.st_uid}, not to this user"
     if info.st_nlink != 1:
         return f"has {info.st_nlink} hard links"
-    mode = stat.S_IMODE(info.st_mode)
-    if private and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        return f"has mode {mode:04o}, open to group or others"
-    if why := writable_by_others(info):
-        return f"has mode {mode:04o}, {why}"
+    if info.st_mode & closed:
+        return f"has mode {stat.S_IMODE(info.st_mode):04o}, open to group or others"
     return None
-
-
-def writable_by_others(info: os.stat_result) -> str | None:
-    """Why someone besides this user (and root) may write what `info` describes; None: no one.
-
-    Writable by others, or by a group that is not this user's alone (`_group_refusal`). Group
-    members are looked up only for a mode with the group's write bit, once per group.
-    """
-    if info.st_mode & stat.S_IWOTH:
-        return "writable by others"
-    if not info.st_mode & stat.S_IWGRP:
-        return None
-    key = (info.st_gid, os.geteuid())
-    if key not in _GROUPS:
-        _GROUPS[key] = _group_refusal(*key)
-    return _GROUPS[key]
-
-
-# Of each (gid, euid) looked up: why that group's write bit lets someone else write, or None.
-# NOTE: kept for the process: a walk meets the same group in several folders (`~`, `~/.cache`),
-# and reading every account (`getpwall`) again for each would cost a raw folder's walk on every
-# record. A member added later is seen by the next process.
-_GROUPS: dict[tuple[int, int], str | None] = {}
-
-
-def _group_refusal(gid: int, user: int) -> str | None:
-    """Why group `gid` is not `user`'s alone, or None: Debian OpenSSH's `user-group-modes` rule.
-
-    The group must exist and have exactly one member, `user`: every account whose primary
-    group it is has uid `user`, and its member list is empty or `user`'s name alone. A group
-    with no member at all (as setgid programs use) is refused: who may join it is unknown.
-    NOTE: `grp` and `pwd` are imported here: only a group-writable mode needs them, and a warm
-    check imports nothing it does not use (tests/test_startup.py).
-    """
-    import grp  # noqa: PLC0415
-    import pwd  # noqa: PLC0415
-
-    try:
-        group = grp.getgrgid(gid)
-    except KeyError:
-        return f"writable by group {gid} (no such group)"
-    try:
-        name: str | None = pwd.getpwuid(user).pw_name
-    except KeyError:
-        name = None
-    primary = [entry for entry in pwd.getpwall() if entry.pw_gid == gid]
-    listed = list(group.gr_mem)
-    if primary or listed:
-        others = [entry for entry in primary if entry.pw_uid != user]
-        if not others and listed in ([], [name]):
-            return None
-        names = sorted({entry.pw_name for entry in primary} | set(listed))
-        shown = ", ".join(names[:_SHOWN_MEMBERS])
-        more = len(names) - _SHOWN_MEMBERS
-        members = f"members: {shown}" + (f" and {more} more" if more > 0 else "")
-    else:
-        members = "no members"
-    return f"writable by group {group.gr_name!r} ({members})"

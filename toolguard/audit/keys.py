@@ -27,6 +27,7 @@ from toolguard.trusted_paths import open_beside, refusal
 KEY_BYTES = 32
 _MAX_KEY_BYTES = 4096
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_CLOSED = 0o077  # nobody else may read (or write) the key
 # NOTE: a key being created by another process has two links for an instant (its temporary
 # name, linked to the key's, then removed): a second link is looked at again before refusing.
 _LINK_RETRIES = 50
@@ -77,7 +78,7 @@ def _read(folder: int, name: str, path: Path) -> bytes:
                 break
             time.sleep(_LINK_WAIT)
             info = os.fstat(fd)
-        why = refusal(info, private=True)  # nobody else may read or write it
+        why = refusal(info, closed=_CLOSED)
         if why is not None:
             raise AuditError("key_unreadable", f"refusing audit key {path}: it {why}")
         # procfs and sysfs files say 0
