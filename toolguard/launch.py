@@ -41,6 +41,23 @@ def _noted(signum: int, frame: object) -> None:
     """A stop after the first (`signals.noted`): already on the way out."""
 
 
+# What reports an exception Python cannot raise (its own hook, unless replaced): `_unraisable`.
+_REPORT = sys.unraisablehook
+
+
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """`sys.unraisablehook`: an interrupt Python dropped goes unreported; all else as before.
+
+    NOTE: Python cannot raise from a weakref callback, and importlib's module locks have one:
+    a stop during an import can raise there, and Python prints "Exception ignored in ..." and
+    a traceback instead (seen most on 3.12). The stop is lost to Python only: its handler noted
+    it first, and the command still ends at its next step (`signals.still_running`) with its
+    status and one line, which that traceback would precede.
+    """
+    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        _REPORT(unraisable)
+
+
 def run(argv: Sequence[str]) -> None:
     """Start up (`one_shot.start`) and run the command line `argv` (`cli.main`); never returns.
 
@@ -60,6 +77,7 @@ def run(argv: Sequence[str]) -> None:
 
 
 def _start(argv: Sequence[str]) -> None:
+    sys.unraisablehook = _unraisable  # before the handlers: their first interrupt may be lost
     for signum in _STOPPING:
         if _signal.getsignal(signum) is not _signal.SIG_IGN:  # a caller's choice: kept
             _signal.signal(signum, _interrupted)
