@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import errno
 import os
 import subprocess
@@ -213,3 +214,71 @@ def test_a_read_only_cache_folder_of_ones_own_is_said(
     os.close(folder)
     monkeypatch.setattr(cache_folder, "_opened", None)
     assert "compile cache not written: " in capsys.readouterr().err
+
+
+# NOTE: `bin/toolguard`'s check as another interpreter would run it: one of another minor version
+# (its cache tag and byte-code magic number differ: 3.11 against 3.13) or another build of this
+# one (only the magic number differs: a pre-release, or 3.5.3 against 3.5.2). Python's own
+# `.pyc` files are then read by nobody, and none are written. Reports every cache file opened.
+_AS_ANOTHER_INTERPRETER = """
+import _frozen_importlib_external, io, os, sys
+sys.dont_write_bytecode = True
+pretend, sys.argv = sys.argv[1], ["toolguard", *sys.argv[2:]]
+if pretend != "this":
+    number = int.from_bytes(_frozen_importlib_external.MAGIC_NUMBER[:2], "little") + 1
+    _frozen_importlib_external.MAGIC_NUMBER = number.to_bytes(2, "little") + b"\\r\\n"
+if pretend == "another minor version":
+    sys.implementation.cache_tag = "cpython-399"
+from toolguard import cache_folder
+opened, open_file = [], cache_folder.open_file
+
+def noted(folder, name):
+    fd = open_file(folder, name)
+    if fd is not None:
+        opened.append(name)
+    return fd
+
+cache_folder.open_file = noted
+stdout, sys.stdout = sys.stdout, io.StringIO()
+os._exit = sys.exit  # a check leaves with os._exit; the probe reports first
+from toolguard.launch import run
+try:
+    run(sys.argv)
+except SystemExit as exit:
+    status = exit.code
+stdout.write(repr((status, sys.stdout.getvalue(), sorted(opened))))
+"""
+
+
+@pytest.mark.parametrize("another", ["another minor version", "another build of this version"])
+def test_a_cache_another_interpreter_wrote_is_never_loaded(tmp_path: Path, another: str) -> None:
+    """The module bundle, the contract's artefact and compiled validators hold marshalled code
+    that only the interpreter that wrote them may run: another one (3.11's cache read by 3.13)
+    opens none of them, answers the same, and keeps its own beside them."""
+    example = REPO / "examples" / "review_status"
+    check = ["check", str(example / "contract.toml"), "--input", str(example / "response.json"),
+             "--request-id", "req.cache.0001", *CONTEXT]  # fmt: skip
+    environment = {**os.environ, "TOOLGUARD_CACHE_DIR": str(tmp_path / "cache")}
+    for name in ("TOOLGUARD_AUDIT_LOG", "TOOLGUARD_RAW_DIR"):
+        environment.pop(name, None)
+
+    def probe(pretend: str) -> tuple[object, str, list[str]]:
+        done = subprocess.run(
+            [sys.executable, "-c", _AS_ANOTHER_INTERPRETER, pretend, *check],
+            capture_output=True, env=environment, cwd=REPO, timeout=120, check=True,
+        )  # fmt: skip
+        return ast.literal_eval(done.stdout.decode())
+
+    status, answer, _ = probe("this")  # cold: writes this interpreter's cache
+    written = {path.name for path in (tmp_path / "cache").iterdir()}
+    warm = probe("this")
+    assert warm[:2] == (status, answer)
+    assert warm[2], "a warm run reads the cache"
+    assert set(warm[2]) <= written
+    assert probe(another) == (status, answer, [])  # cold again: none of it is read
+    theirs = {path.name for path in (tmp_path / "cache").iterdir()} - written
+    assert len(theirs) == len(written)  # its own entries, beside the first's
+    again = probe(another)  # and warm on its own entries only
+    assert again[:2] == (status, answer)
+    assert again[2]
+    assert set(again[2]) <= theirs

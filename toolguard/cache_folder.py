@@ -18,8 +18,10 @@ cannot be used only costs the time the cache would have saved.
 
 from __future__ import annotations
 
+import _frozen_importlib_external
 import _thread
 import os
+import sys
 
 from toolguard.trusted_paths import Untrusted, open_folder, refusal
 
@@ -54,6 +56,18 @@ def opened(*, quiet: bool = False) -> int | None:
     if current[2] and not quiet:
         _warn(f"compile cache not used: {current[2]}")
     return current[1]
+
+
+def interpreter() -> str:
+    """The running interpreter's byte-code, as each key of code kept here names it.
+
+    Its cache tag (implementation and minor version), its byte-code's magic number, which
+    `importlib` checks in every `.pyc` (it changes between a minor version's pre-releases, and
+    did in a bugfix release, 3.5.3), and its optimisation level (`-O` compiles other code).
+    NOTE: code marshalled by one interpreter is run by no other: loaded, it could crash it.
+    """
+    magic = _frozen_importlib_external.MAGIC_NUMBER.hex()
+    return f"{sys.implementation.cache_tag}\0{magic}\0{sys.flags.optimize}"
 
 
 def _default() -> str:

@@ -176,11 +176,9 @@ def finish() -> None:
 def _name(package: str, command: str) -> str:
     """The bundle's file name for `command` of the toolguard in the folder `package`.
 
-    Also keyed by this interpreter (its byte-code's magic number and cache tag) and its
-    optimisation level.
+    Also keyed by this interpreter's byte-code (`cache_folder.interpreter`).
     """
-    magic = _frozen_importlib_external.MAGIC_NUMBER.hex()
-    tag = f"{package}\0{sys.implementation.cache_tag}\0{magic}\0{sys.flags.optimize}\0{command}"
+    tag = f"{package}\0{cache_folder.interpreter()}\0{command}"
     return f"modules-{sha256_hex(os.fsencode(tag))}.bin"  # a path need not be UTF-8
 
 

@@ -3,12 +3,12 @@
 Checking a schema and generating its code costs ~10-30 ms; loading it back costs a fraction
 of a millisecond. An entry is keyed by the SHA-256 of the schema *as given* (its `marshal`
 form, which tells 1 from 1.0 from True and a list from a tuple), the options and the
-registry, and this toolguard's own files; so a hit skips the checks, the metaschema and the
-generator altogether. It holds the code object, the bundled schema, and the SHA-256 of every
-registry file the schema pulled in, re-checked on each load: an edited `$ref` target is a
-miss, never a stale validator. The cache is an optimisation, never a point of failure:
-anything odd (a corrupt or truncated entry, a full disk, a schema `marshal` cannot write)
-falls back to compiling in memory.
+registry, this toolguard's own files, and the interpreter's byte-code (no other Python loads
+its code); so a hit skips the checks, the metaschema and the generator altogether. It holds
+the code object, the bundled schema, and the SHA-256 of every registry file the schema pulled
+in, re-checked on each load: an edited `$ref` target is a miss, never a stale validator. The
+cache is an optimisation, never a point of failure: anything odd (a corrupt or truncated
+entry, a full disk, a schema `marshal` cannot write) falls back to compiling in memory.
 
 An entry is code this process will run: it lives in the folder `cache_folder.py` keeps, read
 and written under its rules (who may have changed the folder, the file, one atomic rename).
@@ -260,7 +260,7 @@ def _fingerprint() -> str:
     from toolguard.shipped import shipped_folder  # noqa: PLC0415
     from toolguard.version import __version__  # noqa: PLC0415
 
-    stamps = [__version__, sys.implementation.cache_tag]
+    stamps = [__version__, cache_folder.interpreter()]  # marshalled code: this Python's only
     package = os.path.dirname(os.path.dirname(__file__))  # noqa: PTH120 - toolguard/
     _stamp(package, stamps, skip=NEVER_BUILD_CACHED)
     _stamp(shipped_folder(), stamps)
