@@ -25,6 +25,7 @@ CANARY = "FUZZ-CANARY-3b9e"  # the dash keeps it out of request ids: nothing may
 EXAMPLES = REPO / "examples"
 CONTRACTS = REPO / "tests" / "data" / "contracts"
 JSON_SUITE = REPO / "tests" / "conformance" / "jsontestsuite" / "test_parsing"
+SCHEMA_SUITE = REPO / "tests" / "conformance" / "json-schema-test-suite" / "tests" / "draft2020-12"
 SEED_MAX_BYTES = 65_536
 REQUEST_ID = "req.fuzz.0001"
 FIXTURE_NOW = "2026-03-14T09:30:00Z"
@@ -99,6 +100,50 @@ TEXT_TOKENS = (
     b"\x1b[31m",
     CANARY.encode(),
 )
+
+# Draft 2020-12's keywords as member names, and the values that steer them.
+SCHEMA_TOKENS = (
+    *(
+        f'"{keyword}":'.encode()
+        for keyword in (
+            "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$defs",
+            "$vocabulary", "$comment", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+            "dependentSchemas", "prefixItems", "items", "contains", "properties",
+            "patternProperties", "additionalProperties", "propertyNames",
+            "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
+            "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+            "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
+            "maxContains", "minContains", "maxProperties", "minProperties", "required",
+            "dependentRequired", "format", "contentEncoding", "contentMediaType",
+            "contentSchema", "title", "description", "default", "deprecated", "readOnly",
+            "writeOnly", "examples",
+        )
+    ),
+    b'"#"',
+    b'"#/$defs/a"',
+    b'"https://json-schema.org/draft/2020-12/schema"',
+    b'"integer"',
+    b'"string"',
+    b'"object"',
+    b'"array"',
+    b'"number"',
+    b'"^(a|b)*$"',
+    b'"\\p{L}"',
+    b'"date-time"',
+    b'"idn-hostname"',
+)  # fmt: skip
+
+# Pieces of the formats' grammars, and characters their RFCs single out.
+FORMAT_TOKENS = (
+    b"2026-03-14", b"T", b"09:30:60", b".5", b"Z", b"+23:59", b"-00:00",
+    b"::", b"::ffff:", b"192.168.0.1", b"%eth0", b"fe80", b"0x", b"01",
+    b"xn--", b"xn--nxasmq6b", b"-", b".", b"\xe3\x80\x82", b"\xef\xbc\x8e", b"\xe2\x80\x8d",
+    b"\xe2\x80\x8c", b"\xc2\xb7", b"\xcd\xb5", b"\xd7\xb3", b"\xe3\x83\xbb", b"\xd9\xa0",
+    b"@", b'"', b"\\", b"[IPv6:", b"]", b"mailto:", b"http://", b"//", b"?", b"#", b"%2F",
+    b"%zz", b"{", b"}", b"{+", b"{#", b":3", b"*", b"~0", b"~1", b"~2", b"0#", b"/",
+    b"P", b"1Y", b"2W", b"T1H", b"(?<n>", b"\\p{L}", b"[^", b"a{1,2}", b"(?=",
+    b"00000000-0000-0000-0000-000000000000",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +233,36 @@ def contracts() -> dict[str, bytes]:
     ):
         seeds[_name(path)] = _relocated(path)
     seeds.update(regressions("contract_load"))
+    return seeds
+
+
+def schemas() -> dict[str, bytes]:
+    """Seeds of the schema compiler: each test group of the 2020-12 suite, optional ones too.
+
+    A seed is the group's schema, a NUL, then its first test's instance (see
+    `fuzz/schema_compile.py`); each is compiled once per start, so the groups are all there
+    is (a few hundred), not each test.
+    """
+    seeds = {}
+    for path in sorted(SCHEMA_SUITE.rglob("*.json")):
+        for index, group in enumerate(json.loads(path.read_text("utf-8"))):
+            instance = group["tests"][0]["data"] if group["tests"] else None
+            seeds[f"{_name(path)}-{index}"] = (
+                json.dumps(group["schema"]).encode() + b"\0" + json.dumps(instance).encode()
+            )
+    seeds.update(regressions("schema_compile"))
+    return seeds
+
+
+def format_strings() -> dict[str, bytes]:
+    """Seeds of the format checkers: every string the suite's `format` tests check, UTF-8."""
+    seeds = {}
+    for path in sorted((SCHEMA_SUITE / "optional" / "format").glob("*.json")):
+        tests = [test for group in json.loads(path.read_text("utf-8")) for test in group["tests"]]
+        for index, test in enumerate(tests):
+            if isinstance(test["data"], str):
+                seeds[f"{path.stem}-{index}"] = test["data"].encode()
+    seeds.update(regressions("format_check"))
     return seeds
 
 

@@ -194,19 +194,20 @@ def test_negative_offset_is_kept() -> None:
 
 # The reader works by position (no regular expression on a check's path); these are the
 # grammar's expressions, which it must match exactly: the same text accepted, the same instant.
+# (`fuzz/format_check.py` holds the readers to them too, on what libFuzzer finds.)
 _DATE = r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})"
 _TIME = (
     r"(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})(?P<fraction>\.[0-9]+)?"
     r"(?:(?P<utc>[Zz])|(?P<sign>[+-])(?P<off_hour>[0-9]{2}):(?P<off_minute>[0-9]{2}))"
 )
-_GRAMMAR = {
+GRAMMAR = {
     rfc3339.is_date: re.compile(_DATE),
     rfc3339.is_time: re.compile(_TIME),
     rfc3339.is_date_time: re.compile(f"{_DATE}[Tt]{_TIME}"),
 }
 
 
-def _reference(match: re.Match[str] | None) -> bool:
+def grammar_accepts(match: re.Match[str] | None) -> bool:
     """What the grammar plus the calendar and the clock accept (the reader's specification)."""
     if match is None:
         return False
@@ -269,8 +270,8 @@ _NEAR_MISSES = st.one_of(_spelt(), _spelt(), _spelt(), st.lists(_PIECES, max_siz
 @given(_NEAR_MISSES)
 def test_the_reader_accepts_exactly_what_the_grammar_and_calendar_accept(text: str) -> None:
     """`is_date`, `is_time` and `is_date_time` agree with RFC 3339's expressions on any text."""
-    for reader, expression in _GRAMMAR.items():
-        assert reader(text) is _reference(expression.fullmatch(text)), (reader.__name__, text)
+    for reader, expression in GRAMMAR.items():
+        assert reader(text) is grammar_accepts(expression.fullmatch(text)), (reader.__name__, text)
 
 
 @settings(max_examples=400, deadline=None)
@@ -279,9 +280,9 @@ def test_the_reader_accepts_exactly_what_the_grammar_and_calendar_accept(text: s
 @example("1998-12-31T23:59:60.0000001Z")  # a leap second and digits past the microsecond
 def test_a_parsed_instant_is_the_one_the_fields_spell(text: str) -> None:
     """`parse_date_time` returns the instant the matched fields spell, or None for no match."""
-    match = _GRAMMAR[rfc3339.is_date_time].fullmatch(text)
+    match = GRAMMAR[rfc3339.is_date_time].fullmatch(text)
     parsed = rfc3339.parse_date_time(text)
-    if not _reference(match) or match is None or match["year"] == "0000":
+    if not grammar_accepts(match) or match is None or match["year"] == "0000":
         assert parsed is None
         return
     fields = {

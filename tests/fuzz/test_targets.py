@@ -33,6 +33,8 @@ TARGETS: dict[str, Callable[[], Mapping[str, bytes]]] = {
     "mcp_relay": seeds.relay_sessions,
     "signed_token": seeds.signed_tokens,
     "audit_log": seeds.audit_logs,
+    "schema_compile": seeds.schemas,
+    "format_check": seeds.format_strings,
 }
 
 
