@@ -251,6 +251,15 @@ def test_a_bug_while_recording_still_answers_the_agent(
     assert "internal error while recording" in err
 
 
+def _buffered() -> dict[str, str]:
+    """This environment without `PYTHONUNBUFFERED`: stdout and stderr buffered, as a user has them.
+
+    NOTE: containers and CI runners often set it; there a write that failed leaves nothing
+    behind for the interpreter's last flush, so a test run there would miss what users see.
+    """
+    return {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -263,14 +272,13 @@ def test_stdout_closed_before_the_last_flush_is_exit_4(arguments: tuple[str | Pa
     """Output still buffered when the reader went away: exit 4 and one line, not exit 120."""
     read, write = os.pipe()
     os.close(read)
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
     try:
         done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
             [sys.executable, "-m", "toolguard", *map(str, arguments)],
             stdin=subprocess.DEVNULL,
             stdout=write,
             stderr=subprocess.PIPE,
-            env=environment,
+            env=_buffered(),
             timeout=60,
         )
     finally:
@@ -463,7 +471,7 @@ def test_other_commands_end_with_the_interpreters_teardown(run_toolguard: RunToo
 
 
 def _told_to(stderr: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
-    """`toolguard ARGV` with a stderr whose reader is gone, or a full disk."""
+    """`toolguard ARGV` with a stderr whose reader is gone, or a full disk (buffered)."""
     write = _unwritable(stderr)
     try:
         return subprocess.run(  # noqa: PLW1510 - the status is what the tests assert
@@ -471,6 +479,7 @@ def _told_to(stderr: str, argv: list[str]) -> subprocess.CompletedProcess[bytes]
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=write,
+            env=_buffered(),
             cwd=REPO,
             timeout=60,
         )

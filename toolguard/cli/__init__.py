@@ -47,6 +47,12 @@ def main() -> None:
         from toolguard.cli.respond import last_resort  # noqa: PLC0415 - only on the way out
 
         last_resort(exc, arguments)
+    finally:
+        # NOTE: every other command ends with the interpreter's teardown, whose last flush of a
+        # stderr nobody can read would exit 120 (`leave` settles it for the one-shot ones).
+        from toolguard.cli.respond import settle_stderr  # noqa: PLC0415 - imported by now
+
+        settle_stderr()
 
 
 def _dispatch(arguments: list[str]) -> None:

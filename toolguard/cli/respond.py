@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
     from contextlib import AbstractContextManager
     from pathlib import Path
-    from typing import Any, BinaryIO, NoReturn, TypeVar
+    from typing import IO, Any, BinaryIO, NoReturn, TypeVar
 
     from toolguard.audit import Command
     from toolguard.contract import Contract
@@ -372,7 +372,7 @@ def stdout_closed(arguments: Sequence[str], why: str | None = None) -> NoReturn:
 
 def _stdout_lost(why: str | None, lost: str, mode: str | None) -> NoReturn:
     """Point stdout nowhere, say it closed (or `why` it failed) before `lost` was, exit 4."""
-    _stdout_to_devnull()
+    _to_devnull(sys.stdout)
     what = "stdout was closed" if why is None else f"stdout failed ({why})"
     report.error(f"{what} before {lost} was written", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
@@ -444,15 +444,29 @@ def emit(text: str, mode: str | None = None) -> None:
 
 def _settle_stdout() -> None:
     """Flush stdout now, or send what it holds nowhere: no "Exception ignored" (120) at exit."""
+    _settle(sys.stdout)
+
+
+def settle_stderr() -> None:
+    """Flush stderr now, or send what it holds nowhere: the line is lost, never the status.
+
+    NOTE: stderr is line-buffered unless `PYTHONUNBUFFERED` is set. A line that could not be
+    written (its reader gone, a full disk) stays in the buffer, and the interpreter's last
+    flush would fail on it again and exit 120, a status the table does not have.
+    """
+    _settle(sys.stderr)
+
+
+def _settle(stream: IO[str] | None) -> None:
     try:
-        if sys.stdout is not None:
-            sys.stdout.flush()
+        if stream is not None:
+            stream.flush()
     except (OSError, ValueError, OutputClosed):
-        _stdout_to_devnull()
+        _to_devnull(stream)
 
 
-def _stdout_to_devnull() -> None:
-    """Point fd 1 at /dev/null, so the interpreter's last flush has somewhere to go."""
-    if sys.stdout is not None:
+def _to_devnull(stream: IO[str] | None) -> None:
+    """Point `stream`'s descriptor at /dev/null: what it holds goes nowhere, not to 120."""
+    if stream is not None:
         with suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
