@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import toolguard
 from toolguard import shipped
 from toolguard.errors import DEPENDENCIES
 
@@ -73,3 +74,47 @@ def test_every_runtime_dependency_is_named_when_it_is_missing() -> None:
     assert set(DEPENDENCIES.values()) == dependencies
     for module in DEPENDENCIES:
         assert importlib.util.find_spec(module) is not None, module
+
+
+def test_requires_python_is_the_oldest_python_toolguard_runs_on() -> None:
+    """pip's floor and the one the command and the library check are one version."""
+    oldest = ".".join(map(str, toolguard.OLDEST_PYTHON))
+    assert PYPROJECT["project"]["requires-python"] == f">={oldest}"
+
+
+# `sys.version_info` as CPython 3.11.4 has it: the last release whose `re` mis-matches
+# possessive quantifiers (`toolguard.OLDEST_PYTHON`).
+_AS_IF_3_11_4 = "import sys; sys.version_info = (3, 11, 4, 'final', 0); "
+_REFUSED = (
+    "toolguard needs Python 3.11.5 or newer, not 3.11.4: its regular expressions match"
+    " possessive quantifiers wrongly (python/cpython#106052)"
+)
+
+
+def test_the_command_on_a_python_that_is_too_old_says_so_and_exits_4() -> None:
+    """Installed past pip's floor (a checkout on `PYTHONPATH`), a check is refused in one line,
+    exit 4 as for any broken install, before a contract or a response is read."""
+    review = REPO / "examples" / "review_status"
+    code = _AS_IF_3_11_4 + "from toolguard.launch import run; run(sys.argv)"
+    done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+        [
+            *(sys.executable, "-c", code, "check", str(review / "contract.toml")),
+            *("--input", str(review / "response.json")),
+            *("--context-file", str(review / "context.json")),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (4, b"")
+    assert done.stderr.decode() == f"toolguard: error: {_REFUSED}\n"
+
+
+def test_the_library_on_a_python_that_is_too_old_refuses_its_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`from toolguard import check` is an `ImportError` that says why, never a wrong answer."""
+    monkeypatch.setattr(sys, "version_info", (3, 11, 4, "final", 0))
+    with pytest.raises(ImportError, match=re.escape(_REFUSED)):
+        toolguard.__getattr__("check")

@@ -67,10 +67,32 @@ __all__ = [
 ]
 
 
+# NOTE: CPython 3.11.0 to 3.11.4 match some possessive quantifiers wrongly (python/cpython
+# issues 100061 and 106052, fixed in 3.11.5; Debian 12's python3 is 3.11.2), and the strict
+# parser and the format grammars are written with them: there a float token crashes the parser
+# and `{` passes as a `uri-template`. pyproject.toml's `requires-python` stops pip; this stops
+# the rest (a checkout on `PYTHONPATH`, `--ignore-requires-python`).
+OLDEST_PYTHON = (3, 11, 5)
+
+
+def unsupported_python() -> str | None:
+    """Why this interpreter cannot run toolguard (it predates `OLDEST_PYTHON`), or None."""
+    if sys.version_info >= OLDEST_PYTHON:
+        return None
+    running = ".".join(map(str, sys.version_info[:3]))
+    return (
+        f"toolguard needs Python {'.'.join(map(str, OLDEST_PYTHON))} or newer, not {running}:"
+        " its regular expressions match possessive quantifiers wrongly (python/cpython#106052)"
+    )
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolguard' has no attribute {name!r}")
+    refused = unsupported_python()
+    if refused is not None:
+        raise ImportError(refused)
     __import__(module)
     value = getattr(sys.modules[module], name)
     globals()[name] = value

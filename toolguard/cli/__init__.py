@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from toolguard import one_shot, operator_line, signals
+from toolguard import one_shot, operator_line, signals, unsupported_python
 from toolguard.cli.flags import stderr_mode
 from toolguard.standins import suppress
 
@@ -56,6 +56,11 @@ def main() -> None:
 
 
 def _dispatch(arguments: list[str]) -> None:
+    refused = unsupported_python()
+    if refused is not None:
+        from toolguard.errors import BrokenInstall  # noqa: PLC0415 - only on the way out
+
+        raise BrokenInstall(refused)
     if arguments[:1] == ["check"]:
         from toolguard.cli.fast import parse_check  # noqa: PLC0415 - after the decision
 
