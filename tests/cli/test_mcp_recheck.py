@@ -8,6 +8,7 @@ payload) comes back the same, and a contract edited since changes it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -185,3 +186,41 @@ def test_a_line_not_kept_is_said_so(session: Session) -> None:
     truncated = {**unnamed, "truncated": True}  # truncating a record drops its `raw` list
     note = finder.recheck(truncated, session.raw, None, replay).note
     assert note == "the request cannot be rebuilt from a truncated record"
+
+
+@pytest.mark.parametrize(
+    ("line", "note"),
+    [
+        (b'[{"jsonrpc": "2.0", "id": 1, "result": {}}]\n', "the server's line named no call"),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n', "the server's line is a request"),
+        (b"", "the copy is blank"),
+        (b" \r\n", "the copy is blank"),
+    ],
+    ids=["batch", "request", "empty", "blank"],
+)
+def test_a_line_with_no_verdict_to_replay_is_told_as_such(
+    session: Session, tmp_path: Path, line: bytes, note: str
+) -> None:
+    """A copy whose line gave no call its verdict says so, never that today's toolguard refuses
+    the recorded request (which it takes); an empty copy is named, not read as a line."""
+    digest = hashlib.sha256(line).hexdigest()
+    (tmp_path / digest).write_bytes(line)
+    entry = {**session.records["probe:ok"], "raw": [{"sha256": digest, "kept": True}]}
+    recheck = finder.recheck(entry, tmp_path, None, replay)
+    assert recheck.done is False
+    assert recheck.note.startswith(note), recheck.note
+
+
+def test_a_contract_that_reads_context_the_record_lacks_refuses_the_request(
+    tmp_path: Path,
+) -> None:
+    """Today's contract has a rule on a context key the call never gave: the request is
+    refused today, and said so (not replayed into an internal error)."""
+    session = record_session(tmp_path, [("probe", "ok")])
+    contract = tmp_path / "probe" / "contract.toml"
+    rule = '\n[[rules]]\nname = "region"\nkind = "equals_context"\npointer = "/zone"\n'
+    contract.write_text(contract.read_text() + rule + 'context = "region"\n')
+    recheck = rechecked(session, "probe:ok")
+    assert (recheck["done"], recheck["contract_changed"]) == (False, True)
+    refused = "today's toolguard refuses the recorded request: missing request context: region"
+    assert recheck["note"] == refused

@@ -28,7 +28,7 @@ from toolguard.contract import Contract, load_contract
 from toolguard.errors import ToolguardError, UsageError, operator_text
 from toolguard.files import SpecialFile, open_regular
 from toolguard.limits import read_at_most
-from toolguard.pipeline import check_attempt, check_bytes
+from toolguard.pipeline import check_attempt, check_bytes, require_context
 from toolguard.request import Request, is_request_id, make_request
 from toolguard.result import Outcome
 from toolguard.rfc3339 import datetime
@@ -129,16 +129,11 @@ def recheck(
             raw = _read_raw(raw_dir, entry["input"]["sha256"], entry["input"]["size"])
         else:  # NOTE: the line's size is not recorded: its copy is read no further than any
             raw = _read_raw(raw_dir, entry["raw"][0]["sha256"], None)
-        try:
-            request = make_request(
-                entry["request_id"], entry["context"], _instant(entry["timestamp"])
-            )
-            if line is None:
-                outcome = _replay(contract, raw, request, entry["upstream"])
-            else:
-                outcome = line(contract, request, raw)
-        except UsageError as exc:  # an empty context value, say: recorded, refused today
-            raise UsageError(f"today's toolguard refuses the recorded request: {exc}") from None
+        request = _recorded_request(entry, contract)
+        if line is None:
+            outcome = _replay(contract, raw, request, entry["upstream"])
+        else:
+            outcome = line(contract, request, raw)
     except ToolguardError as exc:
         return Recheck(done=False, note=operator_text(exc), contract_changed=changed)
     now = record.envelope_digest(outcome.envelope)
@@ -150,6 +145,22 @@ def recheck(
         error_code=outcome.diagnostics.error_code,
         same_envelope=now == entry["envelope_sha256"],
     )
+
+
+def _recorded_request(entry: dict[str, Any], contract: Contract) -> Request:
+    """The recorded request, as today's contract takes it; `UsageError` if it refuses it.
+
+    NOTE: the context is required here, before either replay: an `mcp` call's was required when
+    it was admitted, so the line's own path never asks, and a context key today's contract
+    reads and the record lacks would be a toolguard bug there (an internal outcome). Only these
+    refusals are today's toolguard refusing the request; a replay's own notes are not.
+    """
+    try:
+        request = make_request(entry["request_id"], entry["context"], _instant(entry["timestamp"]))
+        require_context(contract, request)
+    except UsageError as exc:  # an empty context value, say: recorded, refused today
+        raise UsageError(f"today's toolguard refuses the recorded request: {exc}") from None
+    return request
 
 
 def _not_replayable(entry: dict[str, Any], mcp_line: LineReplay | None) -> str | None:

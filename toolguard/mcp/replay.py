@@ -33,6 +33,7 @@ _UNCLAIMED = (
     "failed every call in flight with it, whatever the contract says; there is no verdict to "
     "re-check"
 )
+_BLANK = "the copy is blank: `mcp` answers no call with a blank line (it skips or drops one)"
 _NOT_AN_ANSWER = "the server's line is a request or a notification, not the call's answer"
 _INTERIM = (
     "the server answered input_required: what `mcp` made of it depends on the client's "
@@ -46,6 +47,8 @@ def replay(contract: Contract, request: Request, line: bytes) -> Outcome:
     `ContractError` if the contract cannot guard an MCP tool today; `UsageError` when the
     line's verdict was never the contract's to give (see the notes above).
     """
+    if not line.strip(b" \t\r\n"):  # never a call's: so no record names one
+        raise UsageError(_BLANK)
     # NOTE: `framing.Lines` hands on every line with its newline, but an over-long one: its
     # first `--max-line-bytes + 1` bytes. So a copy without a final newline was over a cap one
     # byte shorter; a line read whole was within its cap, and the message limits bind nothing
