@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import RunToolguard, without_waiting
 
+from toolguard import validate
 from toolguard.errors import ParseError
 from toolguard.parse import parse
 from toolguard.schema import compile_schema
@@ -242,3 +245,18 @@ def test_check_still_says_response_of_a_response_with_a_bom() -> None:
     with pytest.raises(ParseError) as caught:
         parse(b"\xef\xbb\xbf{}")
     assert caught.value.message == "response starts with a UTF-8 byte-order mark"
+
+
+def test_an_instance_whose_read_fails_is_said_as_one_that_cannot_be_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An I/O error while reading (not opening) is "cannot read", never "the response"."""
+
+    class Failing(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(validate, "open_data", lambda path: Failing())
+    [result] = validate_files(compile_schema(True), [tmp_path / "instance.json"])
+    assert (result.valid, result.reason) == (False, "read_failed")
+    assert result.message == "cannot read: Input/output error"

@@ -46,8 +46,7 @@ def validate_files(validator: Validator, paths: Iterable[Path]) -> Iterator[Inst
             instance: Any = parse(raw, _LIMITS)
             validator.validate(instance)
         except OSError as exc:
-            error = InputError("read_failed", f"cannot read: {exc.strerror}")
-            yield _invalid(path, error)
+            yield _invalid(path, _cannot_read(exc))
         except Rejection as rejection:
             yield _invalid(path, _of_an_instance(rejection, raw))
         else:
@@ -60,8 +59,11 @@ def _of_an_instance(rejection: Rejection, raw: bytes) -> Rejection:
     The bounded reader and the strict parser are `check`'s, and name what they read "the
     response". A file saved with a byte-order mark or as UTF-16 is named as such
     (`file_encoding`), as a schema or a context file is; any other message that starts with
-    the reader's subject is given the instance's.
+    the reader's subject is given the instance's, and a read that failed is said as an open
+    that failed is.
     """
+    if isinstance(rejection.__cause__, OSError):  # the reader's "reading the response failed"
+        return _cannot_read(rejection.__cause__)
     if rejection.reason in {"bom", "invalid_utf8"} and (why := encoding_problem(raw)):
         rejection.message = f"instance {why}"
     elif rejection.message.startswith(_READER_SUBJECT):
@@ -70,6 +72,11 @@ def _of_an_instance(rejection: Rejection, raw: bytes) -> Rejection:
 
 
 _READER_SUBJECT = "response"  # how `limits` and `parse` begin a message about what they read
+
+
+def _cannot_read(error: OSError) -> InputError:
+    """An instance file that could not be opened or read: what the system said."""
+    return InputError("read_failed", f"cannot read: {error.strerror or error}")
 
 
 def _invalid(path: Path, rejection: Rejection) -> InstanceResult:
