@@ -46,16 +46,24 @@ _REPORT = sys.unraisablehook
 
 
 def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
-    """`sys.unraisablehook`: an interrupt Python dropped goes unreported; all else as before.
+    """`sys.unraisablehook`: the interrupt of a noted stop goes unreported; all else as before.
 
     NOTE: Python cannot raise from a weakref callback, and importlib's module locks have one:
     a stop during an import can raise there, and Python prints "Exception ignored in ..." and
     a traceback instead (seen most on 3.12). The stop is lost to Python only: its handler noted
     it first, and the command still ends at its next step (`signals.still_running`) with its
-    status and one line, which that traceback would precede.
+    status and one line, which that traceback would precede. An interrupt no handler of
+    toolguard's noted (Python's own, before ours are set; one raised by code) is reported:
+    nothing else would tell it was lost.
     """
-    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+    if not (issubclass(unraisable.exc_type, KeyboardInterrupt) and _stop_noted()):
         _REPORT(unraisable)
+
+
+def _stop_noted() -> bool:
+    """Whether a stop's handler noted it: `_interrupted`'s flag, or `signals`' once loaded."""
+    signals = sys.modules.get("toolguard.signals")
+    return _SIGNALLED[0] or (signals is not None and signals.asked())
 
 
 def run(argv: Sequence[str]) -> None:
