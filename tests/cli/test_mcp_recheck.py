@@ -224,3 +224,14 @@ def test_a_contract_that_reads_context_the_record_lacks_refuses_the_request(
     assert (recheck["done"], recheck["contract_changed"]) == (False, True)
     refused = "today's toolguard refuses the recorded request: missing request context: region"
     assert recheck["note"] == refused
+
+
+def test_a_copy_longer_than_explain_reads_is_said_so_not_altered(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line's size is not recorded: a copy over `MAX_RAW_BYTES` (1 GiB) is read no further,
+    and said to be too long to read, not to be altered (its digest was never compared)."""
+    monkeypatch.setattr(finder, "MAX_RAW_BYTES", 16)
+    recheck = finder.recheck(session.records["probe:ok"], session.raw, None, replay)
+    assert recheck.done is False
+    assert recheck.note.endswith("is larger than 16 bytes: it is not read"), recheck.note

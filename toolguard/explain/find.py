@@ -251,7 +251,8 @@ def _read_raw(folder: Path, digest: str, size: int | None) -> bytes:
     without following a link (toolguard never writes one; one put there is named, not read),
     judged before it is opened (a FIFO would be waited on, a device read forever) and again
     on its descriptor. Read no further than one byte past the recorded `size` (more is an
-    altered copy), nor past `MAX_RAW_BYTES` (`size` None: not recorded).
+    altered copy), nor past `MAX_RAW_BYTES` (`size` None: not recorded; a longer copy is
+    said to be, not to be altered).
     """
     path, most = folder / digest, MAX_RAW_BYTES
     try:
@@ -272,6 +273,8 @@ def _read_raw(folder: Path, digest: str, size: int | None) -> bytes:
         raise UsageError(f"cannot read raw copy {path}: {exc.strerror or exc}") from None
     finally:
         os.close(where)
+    if size is None and len(raw) > most:  # not read to its end: whether it matches is unknown
+        raise UsageError(f"raw copy {path} is larger than {most} bytes: it is not read")
     if hashlib.sha256(raw).hexdigest() != digest:
         how = "altered"
         if size is not None and len(raw) != size:
