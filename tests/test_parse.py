@@ -107,6 +107,21 @@ def test_absurdly_deep_input_is_rejected_as_too_deep(raw: bytes) -> None:
     assert_limit_exceeded(raw, "too_deep", Limits(max_bytes=len(raw)))
 
 
+@pytest.mark.parametrize("over", [0, 1])
+def test_nesting_that_starts_after_the_first_chunk_is_measured_by_the_strict_builder(
+    over: int,
+) -> None:
+    """Past the first chunk no shortcut sees the brackets: the builder itself allows N levels at
+    max_depth N and rejects N + 1 as too_deep."""
+    limits = Limits(max_depth=4)
+    deep = nested_text([True] * (limits.max_depth - 1 + over))
+    raw = b"[" + b"0," * 600 + deep + b"]"
+    if over:
+        assert_limit_exceeded(raw, "too_deep", limits)
+    else:
+        assert parse(raw, limits)[-1] == json.loads(deep)
+
+
 def test_input_over_max_bytes_is_rejected_before_parsing() -> None:
     """parse() enforces the byte budget too, so in-memory callers get the same limits."""
     assert_limit_exceeded(b"[" * 1_000 + b"]" * 1_000, "too_large", Limits(max_bytes=1_999))
@@ -219,6 +234,15 @@ def test_integer_beyond_64_bits_is_rejected_as_integer_too_long(raw: bytes) -> N
 def test_integer_within_64_bits_is_accepted_exactly(raw: bytes, expected: int) -> None:
     """Every integer within +-(2**63 - 1), the extremes included, is accepted as that int."""
     assert same_json(parse(raw), expected)
+
+
+@pytest.mark.parametrize("integer", [b"9223372036854775807", b"-9223372036854775807"])
+def test_the_largest_64_bit_integers_are_no_rejection_of_what_follows(integer: bytes) -> None:
+    """The shortcut that names an integer beyond 64 bits in the first chunk leaves +-(2**63 - 1)
+    alone: the document is rejected for what follows it, where it is."""
+    raw = b"[" + integer + b",NaN]"
+    error = rejected(raw)
+    assert (error.reason, error.offset) == ("non_finite_number", len(integer) + 2)
 
 
 @pytest.mark.parametrize(
@@ -665,6 +689,13 @@ def test_empty_or_whitespace_only_input_is_rejected_as_empty(raw: bytes) -> None
 def test_truncated_document_is_rejected(raw: bytes) -> None:
     """A document cut off before its value is complete is a parse error."""
     assert isinstance(rejected(raw), ParseError)
+
+
+@pytest.mark.parametrize("raw", [b"[", b"[1,2", b'{"a":1,', b'"abc', b'["ab', b'{"a":"b'], ids=repr)
+def test_a_document_cut_off_inside_a_container_or_string_is_truncated(raw: bytes) -> None:
+    """Cut off at the end, inside the value: `truncated`, neither trailing data (the value
+    was never complete) nor a control character (the end is not a byte of the string)."""
+    assert_parse_error(raw, "truncated")
 
 
 # --- string and container budgets --------------------------------------------------------------
