@@ -320,6 +320,8 @@ def test_parse_agrees_with_the_strict_path_on_numbers_in_a_long_document(
         (b"0.5", float),
         (b"1234567.1234567", float),  # 14 digits: the screen vouches for it
         (b"0.6229016948897019", float),  # 16 digits: read, and found to be its own repr
+        (b"9007199254740.993", ExactFloat),  # 16 digits and a point: 17 characters, read
+        (b"9007199254740993e-3", ExactFloat),  # a mantissa of 16 digits, no point: read
         (b"12345678.123456789", ExactFloat),  # a point splitting 17 digits (9 and 8)
         (b"9007199254740992.9", ExactFloat),
         (b"1e300", ExactFloat),  # a positive exponent: read
@@ -336,6 +338,22 @@ def test_a_long_document_of_floats_is_accepted_by_the_fast_path(number: bytes, k
     assert value is not fast_parse.DEFER
     assert {type(item) for item in value} == {kind}
     assert same_json(value, _strict_parse(raw, limits))
+
+
+@pytest.mark.parametrize(
+    ("integer", "limits"),
+    [(b"-12345", Limits(max_integer_digits=4)), (b"-" + b"9" * 20, Limits())],
+    ids=["over-the-budget", "over-64-bits"],
+)
+def test_a_long_documents_negative_integer_over_the_budget_is_refused(
+    integer: bytes, limits: Limits
+) -> None:
+    """A run of digits after a minus sign is an integer's, never a fraction's: the screen has
+    it read, and the document gets the strict outcome, integer_too_long."""
+    raw = b"[" + b'"aaaaaaaaaaaaaaaaaaaa",' * 4000 + integer + b"]"  # over 64 KiB: screened
+    with pytest.raises(Rejection, match="integer"):
+        parse(raw, limits)
+    assert_same_outcome(raw, limits)
 
 
 @pytest.mark.parametrize("raw", TRICKY_SCALARS)
@@ -474,6 +492,28 @@ def test_a_string_with_escaped_quotes_is_measured_whole_in_any_chunk(chunk: int,
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast_parse, "_CHUNK", chunk)
         assert_same_outcome(raw, limits)
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_string_holding_commas_is_measured_whole_across_chunks(over: int) -> None:
+    """A chunk ends after a comma, which may be inside a string: the string still open at a
+    chunk's end is measured to its quote in the next, and one character over is refused."""
+    limits = Limits(max_depth=6, max_string_length=12, max_container_items=50)
+    text = "a," * (limits.max_string_length // 2) + "a" * over
+    raw = ('["\\n",' + "0," * 20 + '"' + text + '"]').encode()  # an escape: screened
+    assert not fast_parse._small(raw, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_parse, "_CHUNK", 16)
+        assert_same_outcome(raw, limits)
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_long_answer_with_a_tiny_string_budget_measures_each_string(over: int) -> None:
+    """Thousands of budget-sized blocks take one split instead of a walk: a string one
+    character over the budget is still found, and refused."""
+    limits = Limits(max_string_length=12, max_container_items=100_000)
+    raw = b"[" + b"0," * 15_000 + b'"' + b"a" * (limits.max_string_length + over) + b'"]'
+    assert_same_outcome(raw, limits)
 
 
 LARGE = Limits(max_bytes=4 << 20, max_container_items=100_000)
