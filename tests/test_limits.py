@@ -12,7 +12,7 @@ import pytest
 
 from toolguard.errors import ExitStatus, InputError, LimitExceeded
 from toolguard.frozen import FrozenInstanceError
-from toolguard.limits import Limits, read_bounded
+from toolguard.limits import DEPTH_CEILING, Limits, read_bounded
 
 BUDGETS = ["max_bytes", "max_depth", "max_string_length", "max_container_items"]
 MIB = 1024 * 1024
@@ -96,6 +96,20 @@ def test_non_integer_budget_is_refused(value: float) -> None:
     """A budget must be a whole number of levels, bytes or items: others raise ValueError."""
     with pytest.raises(ValueError, match="max_depth"):
         Limits(max_depth=value)
+
+
+@pytest.mark.parametrize("name", [*BUDGETS, "max_integer_digits"])
+def test_boolean_budget_is_refused(name: str) -> None:
+    """`true` in a contract is 1 to Python, never a budget to JSON or TOML: ValueError."""
+    with pytest.raises(ValueError, match=name):
+        Limits(**{name: True})
+
+
+def test_max_depth_is_accepted_up_to_its_ceiling_and_refused_beyond() -> None:
+    """Validation and projection recurse once per level: 128 is the last depth allowed."""
+    assert Limits(max_depth=DEPTH_CEILING).max_depth == DEPTH_CEILING == 128
+    with pytest.raises(ValueError, match="max_depth"):
+        Limits(max_depth=DEPTH_CEILING + 1)
 
 
 def test_limits_are_frozen() -> None:
