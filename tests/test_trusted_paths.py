@@ -159,6 +159,38 @@ def test_a_folder_of_another_user_is_refused(tmp_path: Path) -> None:
         opened(target)
 
 
+def test_a_root_owned_folder_is_not_this_users(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root may own the folders above, never the folder itself unless this user is root: as
+    any other uid (here pretended), a folder of root's fails the path."""
+    target = folder(tmp_path / "cache")
+    os.chown(target, 0, -1)
+    for above in (tmp_path, *tmp_path.parents):
+        if above.stat().st_uid != 0:
+            pytest.skip(f"{above} is not root's: the walk would stop there first")
+    monkeypatch.setattr(os, "geteuid", lambda: 4242)
+    with pytest.raises(Untrusted, match="cache belongs to uid 0, not to this user"):
+        opened(target)
+
+
+@pytest.mark.parametrize("links", [40, 41])
+def test_a_path_through_more_symbolic_links_than_the_kernel_follows_is_refused(
+    tmp_path: Path, links: int
+) -> None:
+    """A chain of 40 links is followed, as the kernel would; one more is ELOOP, so that a
+    loop of links ends with an error instead of a walk that never ends."""
+    folder(tmp_path / "real" / "cache")
+    names = [f"link{index}" for index in range(links)]
+    for name, target in zip(names, [*names[1:], "real"], strict=True):
+        (tmp_path / name).symlink_to(target)
+    if links <= 40:
+        assert same(opened(tmp_path / names[0] / "cache"), tmp_path / "real" / "cache")
+    else:
+        with pytest.raises(OSError, match="too many symbolic links"):
+            opened(tmp_path / names[0] / "cache")
+
+
 AS_NOBODY = """
 import os, sys
 from toolguard.trusted_paths import Untrusted, open_folder
