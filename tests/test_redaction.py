@@ -43,6 +43,7 @@ QUOTINGS: dict[str, Callable[[str], str]] = {
     "json": json.dumps,
     "json, not ascii": lambda text: json.dumps(text, ensure_ascii=False),
     "json of repr": lambda text: json.dumps(repr(text)),
+    "json of json": lambda text: json.dumps(json.dumps(text)),  # a JSON text block, quoted
     "escaped for a terminal": lambda text: clean(text, len(text)),
     "url": lambda text: quote(text, safe="", errors="surrogatepass"),
     "upper case": str.upper,
