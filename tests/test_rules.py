@@ -250,6 +250,16 @@ def test_fresh_rejects_future(offset: float) -> None:
     assert error.reason == "future"
 
 
+def test_fresh_rejects_a_timestamp_a_fraction_of_a_microsecond_ahead() -> None:
+    """A timestamp 100 ns past the window's end is outside it: the future bound is checked
+    against the instant rounded up, never truncated back into the window."""
+    rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300)
+    assert violation(rule, {"observed_at": "2026-03-14T09:30:00.0000001Z"}, request()).reason == (
+        "future"
+    )
+    assert rule({"observed_at": "2026-03-14T09:30:00.0000000Z"}, request()) is None
+
+
 def test_fresh_default_allows_no_future() -> None:
     """Without max_future_seconds, a timestamp one second ahead is rejected as future."""
     rule = fresh("observation_fresh", "/observed_at", max_age_seconds=300)
@@ -590,6 +600,24 @@ def test_signed_binds_with_json_equality() -> None:
     payload = {**attested(n=1.0, flag=True, detail=detail), "n": 1, "flag": True, "detail": detail}
     rule(payload, request())
     payload["flag"] = 1
+    assert violation(rule, payload, request()).reason == "claim_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("signed_value", "answered"),
+    [
+        (["read"], ["read", "admin"]),
+        (["read", "admin"], ["read"]),
+        ({"role": "viewer"}, {"role": "viewer", "admin": True}),
+        ({"role": "viewer", "admin": False}, {"role": "viewer"}),
+    ],
+    ids=["array-grown", "array-shrunk", "object-grown", "object-shrunk"],
+)
+def test_signed_binds_arrays_and_objects_whole(signed_value: Any, answered: Any) -> None:
+    """A signed array or object binds all of the field: an item or a member more, or fewer,
+    in the answer is claim_mismatch, never a match on the part the two share."""
+    rule = signed_rule(claims={"scope": "/scope"})
+    payload = {**attested(scope=signed_value), "scope": answered}
     assert violation(rule, payload, request()).reason == "claim_mismatch"
 
 
