@@ -132,6 +132,34 @@ def test_is_error_must_be_a_boolean(probe: Contract) -> None:
     assert _judge(_call(probe), line)[1].reason == "malformed_result"
 
 
+def test_a_tool_error_is_a_failure_even_when_its_payload_passes(probe: Contract) -> None:
+    """`isError: true` beside structured content the contract accepts: the tool said it
+    failed, so the agent gets UPSTREAM_UNAVAILABLE, never the payload as a success."""
+    result = b'{"isError":true,"structuredContent":{"zone":"UTC","n":1}}'
+    line = b'{"jsonrpc":"2.0","id":1,"result":%s}' % result
+    envelope, diagnostics = _judge(_call(probe), line)
+    assert envelope["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": False}
+    assert diagnostics.reason == "tool_error"
+
+
+def test_structured_content_is_never_taken_from_a_text_block(probe: Contract) -> None:
+    """payload = "structured" (the default): a result with only a text block holding an
+    acceptable payload has no payload, whatever the text says."""
+    result = {"content": [{"type": "text", "text": '{"zone":"UTC","n":1}'}]}
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+    assert _judge(_call(probe), line)[1].reason == "no_payload"
+
+
+@pytest.mark.parametrize("arguments", [[], "zone=UTC", 7], ids=["array", "string", "number"])
+def test_arguments_that_are_not_an_object_are_refused(probe: Contract, arguments: Any) -> None:
+    """`arguments` must be an object: anything else is -32602, never read as no arguments."""
+    params = {"name": "probe", "arguments": arguments}
+    with pytest.raises(Refused) as refused:
+        admit(Guard(probe, None), "probe", 1, params, 1.0)
+    assert refused.value.code == -32602
+    assert "arguments must be an object" in refused.value.message
+
+
 @pytest.fixture
 def text_contract(tmp_path: Path) -> Contract:
     """disk_usage (a [text] contract) with [mcp] payload = "text"."""
@@ -150,6 +178,9 @@ def test_a_text_payload_is_the_one_text_blocks_bytes(text_contract: Contract) ->
     envelope, _ = _judge(call, line)
     assert envelope["outcome"] == "success"
     result["content"].append({"type": "text", "text": "more"})
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+    assert _judge(call, line)[1].reason == "no_payload"
+    result["content"] = [{"type": "resource", "text": text}]  # a text, not a text block
     line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
     assert _judge(call, line)[1].reason == "no_payload"
 
