@@ -197,6 +197,13 @@ def test_an_unencoded_payload_is_refused() -> None:
     assert verify(encoded, NOW, DEFAULT) == claims()
 
 
+@pytest.mark.parametrize("value", [1, "true", [True]], ids=["one", "string", "array"])
+def test_b64_is_read_only_as_the_boolean_true(value: Any) -> None:
+    """A b64 that is merely truthy is not `true`: refused, however well the rest verifies."""
+    token = by_hand(header_of(ED, b64=value, crit=["b64"]), json.dumps(claims()), ED.private.sign)
+    assert reason(token) == "unencoded_payload"
+
+
 @pytest.mark.parametrize(
     "members",
     [
@@ -408,6 +415,8 @@ def test_a_token_issued_in_the_future_is_refused() -> None:
     token = ED.token(claims(iat=EPOCH_NOW + 5))
     assert reason(token) == "issued_in_future"
     assert verify(token, NOW, policy(clock_skew_seconds=5))
+    assert reason(ED.token(claims(iat=EPOCH_NOW + 0.5))) == "issued_in_future"
+    assert verify(ED.token(claims(iat=EPOCH_NOW)), NOW, DEFAULT)
 
 
 def test_a_token_older_than_max_age_is_refused() -> None:
@@ -423,6 +432,10 @@ def test_a_token_living_longer_than_max_lifetime_is_refused() -> None:
     token = ED.token(claims(iat=EPOCH_NOW - 1, exp=EPOCH_NOW + 10 * 365 * 86400))
     assert reason(token, policy(max_lifetime_seconds=3600)) == "lifetime_too_long"
     assert verify(ED.token(claims()), NOW, policy(max_lifetime_seconds=600))
+    # claims(): iat 60 s ago, exp in 540 s: it lives exactly 600 s
+    assert reason(ED.token(claims(exp=EPOCH_NOW + 540.5)), policy(max_lifetime_seconds=600)) == (
+        "lifetime_too_long"
+    )
 
 
 @pytest.mark.parametrize("claim", ["exp", "iat"])
