@@ -213,6 +213,16 @@ def test_equals_request_id_rejects_another_id(value: Any) -> None:
     assert violation(rule, {"request_id": value}, request()).reason == "mismatch"
 
 
+@pytest.mark.parametrize("value", [12345678, 12345678.0, ["12345678"]], ids=repr)
+def test_equals_request_id_is_a_string_never_what_prints_as_one(value: Any) -> None:
+    """An all-digit request id is still a string: a number (or anything) whose text is the
+    id is a mismatch."""
+    rule = equals_request_id("echoes_request", "/request_id")
+    digits = make_request("12345678", {}, NOW)
+    assert rule({"request_id": "12345678"}, digits) is None
+    assert violation(rule, {"request_id": value}, digits).reason == "mismatch"
+
+
 def test_equals_request_id_missing_field() -> None:
     """equals_request_id rejects a payload without the field with reason missing_field."""
     rule = equals_request_id("echoes_request", "/request_id")
