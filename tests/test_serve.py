@@ -173,6 +173,27 @@ def test_diagnostics_go_to_stderr_as_json_lines() -> None:
         (b'{"raw": "{}", "request_id": "req.bad.0005", "encoding": "hex"}', "req.bad.0005"),
         (b'{"raw": "{}", "request_id": "req.bad.0006", "contract": null}', "req.bad.0006"),
         (b'{"request_id": "req.bad.0007", "context": {"change_id": "x"}}', "req.bad.0007"),
+        # null where omitting the member would do: refused, even when the rest is complete
+        (
+            b'{"raw": "{}", "request_id": "req.bad.0008", "contract": null,'
+            b' "context": {"change_id": "x"}}',
+            "req.bad.0008",
+        ),
+        (
+            b'{"raw": "{}", "request_id": "req.bad.0009", "now": null,'
+            b' "context": {"change_id": "x"}}',
+            "req.bad.0009",
+        ),
+        (
+            b'{"raw": "{}", "request_id": "req.bad.0010", "encoding": "",'
+            b' "context": {"change_id": "x"}}',
+            "req.bad.0010",
+        ),
+        (
+            b'{"raw": "{}", "request_id": "req.bad.0011", "encoding": false,'
+            b' "context": {"change_id": "x"}}',
+            "req.bad.0011",
+        ),
         (b'{"raw": 1, "raw": 2}', None),
         (b"\xff\xfe", None),
         (b'"just a string"', None),
