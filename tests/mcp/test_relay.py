@@ -163,6 +163,24 @@ def test_a_cancelled_call_is_recorded_and_answered_no_more(tmp_path: Path) -> No
     assert "late answer to the probe call 7" in harness.notices()
 
 
+def test_an_answer_whose_record_cannot_be_written_reaches_the_client_as_a_failure(
+    tmp_path: Path,
+) -> None:
+    """The trail fails closed here too: an accepted answer that cannot be recorded is sent as
+    a retryable UPSTREAM_UNAVAILABLE, never with its data."""
+    log = tmp_path / "missing" / "audit.jsonl"  # a folder that is not there: no record
+    harness = Harness(trail=AuditTrail.build(TrailOptions(log=log), load_contract(PROBE)))
+    harness.from_client(_call(1))
+    harness.from_server(_answer(1, {"zone": "UTC", "n": 2}))
+    (answer,) = harness.client.received()
+    assert answer["result"]["isError"] is True
+    assert answer["result"]["structuredContent"]["error"] == {
+        "code": "UPSTREAM_UNAVAILABLE",
+        "retryable": True,
+    }
+    assert "cannot open audit log" in harness.notices()
+
+
 def test_cancelling_what_is_not_in_flight_records_nothing(tmp_path: Path) -> None:
     """A cancellation for an answered call, or an id never seen, changes nothing."""
     log = tmp_path / "audit.jsonl"
