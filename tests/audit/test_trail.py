@@ -236,6 +236,24 @@ def test_secret_context_with_an_unusable_key_fails_closed(tmp_path: Path) -> Non
     assert not (tmp_path / "audit.jsonl").exists()
 
 
+def test_secret_context_without_any_key_file_fails_closed(tmp_path: Path) -> None:
+    """`build` always finds a key for secret context; a trail made without one (by hand, or
+    built for another contract) records nothing rather than a value it cannot hash."""
+    contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
+    log = tmp_path / "audit.jsonl"
+    trail = AuditTrail(
+        log=log, raw=None, raw_keep="rejected", key_file=None, fsync=False, optional=False
+    )
+    request = make_request(REQUEST_ID, SECRET_CONTEXT)
+    outcome = checked(contract, SECRET_OK, **SECRET_CONTEXT)
+    sealed, _ = trail.seal(
+        outcome, contract, request, command="check", source=record.Source("stdin")
+    )
+    assert sealed.envelope["error"] == UNAVAILABLE
+    assert sealed.diagnostics.reason == "key_unreadable"
+    assert not log.exists()
+
+
 def test_a_rejection_message_never_holds_a_secret_context_value(tmp_path: Path) -> None:
     """The rule that compares against a secret context key must not put its value in the log."""
     contract = review(tmp_path, '\n[audit]\nsecret_context = ["change_id"]\n')
