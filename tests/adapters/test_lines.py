@@ -210,7 +210,15 @@ def test_record_line_count_must_be_within_bounds(
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("0", 0), ("42", 42), ("-7", -7), ("-0", 0), (str(INT64_MAX), INT64_MAX)],
+    [
+        ("0", 0),
+        ("42", 42),
+        ("-7", -7),
+        ("-0", 0),
+        (str(INT64_MAX), INT64_MAX),
+        (str(-INT64_MAX - 1), -INT64_MAX - 1),
+    ],
+    ids=["zero", "positive", "negative", "minus-zero", "int64-max", "int64-min"],
 )
 def test_integer_groups_become_ints(value: str, expected: int) -> None:
     """An integer group in JSON integer syntax within 64 bits becomes a Python int."""
@@ -529,6 +537,15 @@ def test_a_record_line_that_does_not_match_is_named_by_its_number_and_offset() -
     assert error.message.startswith("line 4: does not match text.line '^(?<filesystem>")
     assert error.message.endswith("'map auto_home 0 0 0 100% /System/Volumes/Data/home'")
     assert error.offset == len(DF_TEXT)
+
+
+def test_the_offset_of_a_line_after_non_ascii_text_counts_bytes() -> None:
+    """The offset is a byte offset, as the raw copy is stored: a 2-byte character counts 2."""
+    raw = DF_TEXT.replace(b"/dev/shm", "/dev/sh\u00e9".encode()) + b"not a df line\n"
+    error = rejection(raw)
+    assert (type(error), error.reason) == (ParseError, "line_mismatch")
+    assert error.message.startswith("line 4: ")
+    assert error.offset == len(raw) - len(b"not a df line\n")
 
 
 def test_a_header_that_does_not_match_names_the_header_pattern() -> None:
