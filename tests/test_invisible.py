@@ -201,6 +201,7 @@ JOINER_MISUSE = {
     "ZWJ after punctuation": ("!\u200da", 1),
     "VS16 after a letter": ("a\ufe0f", 1),
     "VS16 alone": ("\ufe0f", 0),
+    "VS16 first, an emoji last": ("\ufe0f\u263a", 0),
     "two VS16": ("\u263a\ufe0f\ufe0f", 2),
     "VS16 after a mark": ("\u263a\u0301\ufe0f", 2),
     "VS1 after an emoji": ("\u263a\ufe00", 1),
