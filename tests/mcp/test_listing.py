@@ -71,11 +71,43 @@ def test_visible_text_with_newlines_and_tabs_is_not_hidden() -> None:
             "inputSchema",
             {"type": "object", "properties": {"z": {"description": "\U000e0069gnore"}}},
         ),
+        ("inputSchema", {"type": "object", "properties": {"path\u202e": {"type": "string"}}}),
     ],
+    ids=["title", "description", "annotations", "input schema value", "input schema name"],
 )
 def test_a_guarded_tool_hiding_text_is_withheld(field: str, value: Any) -> None:
-    """A hidden character in the title, description, annotations or input schema: withheld."""
+    """A hidden character in the title, description, annotations or input schema (a value or a
+    member name, which the agent reads too): withheld."""
     assert _rewrite(_tool(**{field: value})) == []
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        {"name": "probe"},
+        {"name": "probe", "inputSchema": None},
+        {"name": "probe", "inputSchema": []},
+        {"name": "probe", "inputSchema": "object"},
+    ],
+    ids=["missing", "null", "array", "string"],
+)
+def test_a_guarded_tool_without_an_input_schema_object_is_withheld(tool: dict[str, Any]) -> None:
+    """The client cannot call a tool whose inputSchema is no object: not listed, and said so."""
+    result, notes = rewrite_tools({"tools": [tool]}, LISTED, frozenset())
+    assert result["tools"] == []
+    assert notes == ["withheld guarded tool 'probe': it has no inputSchema object"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("title", 3), ("title", {}), ("description", ["Get it."])]
+)
+def test_a_guarded_tool_whose_title_or_description_is_not_a_string_is_withheld(
+    field: str, value: Any
+) -> None:
+    """A title or description that is no string is never passed on as the server sent it."""
+    result, notes = rewrite_tools({"tools": [_tool(**{field: value})]}, LISTED, frozenset())
+    assert result["tools"] == []
+    assert notes == [f"withheld guarded tool 'probe': its {field} is not a string"]
 
 
 def test_the_contract_description_replaces_the_servers() -> None:
@@ -159,6 +191,22 @@ def test_the_server_description_loses_instructions_and_tasks() -> None:
     assert (
         server_description(result, pass_instructions=True)["instructions"] == "Always call other."
     )
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        {"tools": {}, "tasks": {"list": {}}},
+        {"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    ],
+    ids=["tasks capability alone", "tasks extension alone"],
+)
+def test_either_spelling_of_task_support_alone_is_withheld(capabilities: dict[str, Any]) -> None:
+    """The `tasks` capability and the tasks extension (the two eras) are each removed alone."""
+    kept = server_description({"capabilities": capabilities}, pass_instructions=False)
+    assert "tasks" not in kept["capabilities"]
+    assert "io.modelcontextprotocol/tasks" not in kept["capabilities"].get("extensions", {})
+    assert kept["capabilities"]["tools"] == {}
 
 
 FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta")
