@@ -133,6 +133,25 @@ def test_a_relative_load_checks_the_same_files_from_any_folder(
     assert check(reloaded, RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"
 
 
+def test_the_same_contract_in_another_folder_is_checked_against_its_own_schema(
+    contract_copy: Path, tmp_path: Path
+) -> None:
+    """Byte-identical contracts in two folders are two artefacts: each reads the schema beside it.
+
+    The key holds the contract's absolute path: with its bytes alone, the twin would be served
+    the first folder's validator, whose schema files are unchanged.
+    """
+    assert check(load_contract(contract_copy), RESPONSE, context=CONTEXT).envelope["outcome"] == (
+        "success"
+    )
+    twin = tmp_path / "twin"
+    shutil.copytree(contract_copy.parent, twin)
+    schema = twin / "response.schema.json"
+    schema.write_text(schema.read_text().replace('"approved"', '"approved-no-more"'))
+    reloaded = load_contract(twin / "contract.toml")
+    assert check(reloaded, RESPONSE, context=CONTEXT).envelope["outcome"] == "failure"
+
+
 SIGNED = EXAMPLE.parent / "review_status_signed"
 
 
