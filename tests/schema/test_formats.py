@@ -172,6 +172,7 @@ EMAIL = [
     row("email", "joe@[IPv6:1:2:3:4:5::1.2.3.4]", False, "'::' for one group beside IPv4"),
     row("email", "joe@[IPv6:1:2:3:4:5:6:7:1.2.3.4]", False, "seven groups and IPv4"),
     row("email", "joe@[IPv6:1:2:3:4:5:6:7]", False, "seven groups"),
+    row("email", "joe@[IPv6:1::2::3:4:5:6:7:8]", False, "'::' twice, eight groups written"),
     row("email", "joe@[IPv6:::1.2.3]", False, "a three-part IPv4 literal"),
     row("email", "joe@[IPv6:::0256.1.1.1]", False, "a four-digit Snum"),
     row("email", "joe@[256.1.1.1]", False),
