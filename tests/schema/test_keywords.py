@@ -727,6 +727,35 @@ def test_a_registry_link_swapped_before_the_open_is_not_read(
         compile_schema(schema, refs={"https://schemas.example.invalid/": str(folder)})
 
 
+def test_a_registry_link_swapped_out_and_back_around_the_open_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pointed out of the folder for the open, then back: the path resolves inside again, but
+    to another file than the one opened, which is refused (never read)."""
+    folder = tmp_path / "registry"
+    folder.mkdir()
+    (folder / "money.json").write_text('{"type": "integer"}')
+    (tmp_path / "outside.json").write_text("true")
+    link = folder / "link.json"
+    link.symlink_to(folder / "money.json")
+    opened = refs.open_regular
+
+    def swapped_around(path: Any, **options: Any) -> Any:
+        if Path(path).name != "link.json":
+            return opened(path, **options)
+        link.unlink()
+        link.symlink_to(tmp_path / "outside.json")
+        stream = opened(path, **options)
+        link.unlink()
+        link.symlink_to(folder / "money.json")
+        return stream
+
+    monkeypatch.setattr(refs, "open_regular", swapped_around)
+    schema = {"$ref": "https://schemas.example.invalid/link.json"}
+    with pytest.raises(SchemaError, match="no longer a file in its registry folder"):
+        compile_schema(schema, refs={"https://schemas.example.invalid/": str(folder)})
+
+
 @pytest.mark.parametrize(
     "rest",
     ["a" * 5000, "loop/x.json", "loop"],

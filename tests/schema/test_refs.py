@@ -63,6 +63,9 @@ def test_a_registry_prefix_ending_inside_a_segment_serves_no_longer_segment(
     (tmp_path / "x" / "int.json").write_text('{"type": "integer"}')
     with pytest.raises(SchemaError):
         compile_schema({"$ref": f"{BASE}sx/int.json"}, refs={f"{BASE}s": tmp_path})
+    (tmp_path / "int.json").write_text('{"type": "integer"}')
+    with pytest.raises(SchemaError, match="unknown reference"):  # not `int.json`, its `x` cut
+        compile_schema({"$ref": f"{BASE}sxint.json"}, refs={f"{BASE}s": tmp_path})
     urn = compile_schema({"$ref": "urn:example:int.json"}, refs={"urn:example:": tmp_path / "x"})
     assert urn.is_valid(1)
 
@@ -80,6 +83,14 @@ def test_a_registry_prefix_ending_with_a_delimiter_serves_no_extra_slash(
     (tmp_path / "int.json").write_text('{"type": "integer"}')
     with pytest.raises(SchemaError, match="unknown reference"):
         compile_schema({"$ref": ref}, refs={prefix: tmp_path})
+
+
+def test_a_registry_document_whose_id_carries_a_fragment_is_refused(tmp_path: Path) -> None:
+    """A document read from the registry is held to `$id`'s rule as the schema itself is."""
+    document = {"$id": f"{BASE}other.json#frag", "type": "integer"}
+    (tmp_path / "int.json").write_text(json.dumps(document))
+    with pytest.raises(SchemaError, match="'\\$id' must not carry a fragment"):
+        compile_schema({"$ref": f"{BASE}int.json"}, refs={BASE: tmp_path})
 
 
 @pytest.mark.parametrize("char", ["\n", "\t", "\r", "\x00", "\x7f"], ids=repr)
