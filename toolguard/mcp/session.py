@@ -27,7 +27,7 @@ from toolguard.framing import Lines
 from toolguard.mcp import lifecycle
 from toolguard.mcp.calls import Guard, reading
 from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
-from toolguard.mcp.listing import Listed, hidden
+from toolguard.mcp.listing import Listed
 from toolguard.mcp.loop import Loop
 from toolguard.mcp.operator import OperatorChannel, relay_server_stderr
 from toolguard.mcp.relay import CALL_TIMEOUT, MAX_LINE_BYTES, Options, Relay
@@ -69,19 +69,12 @@ def guards(
                 source=str(contract.path),
             )
         read = reading(contract)
-        description = contract.mcp.description
-        if description is not None and hidden(description):
-            raise ContractError(
-                "holds characters a person cannot see",
-                source=str(contract.path),
-                field="mcp.description",
-            )
         trail = None
         if trail_options is not None:
             raw_max_file = _raw_line(contract, max_line_bytes)
             trail = AuditTrail.build(trail_options, contract, raw_max_file=raw_max_file)
         by_tool[name] = Guard(read, trail)
-        listed[name] = Listed(advertised_schema(contract.envelope_schema), description)
+        listed[name] = Listed(advertised_schema(contract.envelope_schema), contract.mcp.description)
     if both := sorted(set(allow_unguarded) & set(by_tool)):
         raise UsageError(f"--allow-unguarded names a tool a contract guards: {', '.join(both)}")
     return by_tool, listed
