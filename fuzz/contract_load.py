@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
-import tomllib
-from pathlib import Path
 from typing import Any
 
 import harness
@@ -43,14 +40,7 @@ PRUNE_EVERY = 4096
 WORDS = [word.decode("utf-8") for word in seeds.toml_tokens()]
 
 
-def _mirror() -> None:
-    for path in seeds.mirror_files():
-        target = MIRROR / path.relative_to(harness.REPO)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-
-
-_mirror()
+seeds.mirror(MIRROR)
 CONTEXT: dict[str, Any] = {}
 for _example in seeds.examples():
     CONTEXT.update(_example.context)
@@ -68,7 +58,7 @@ def test_one_input(data: bytes) -> None:
     global _runs  # noqa: PLW0603 - a counter for pruning the cache
     _runs += 1
     if _runs % PRUNE_EVERY == 0:
-        _prune()
+        harness.prune_contract_artefacts()
     CONTRACT.write_bytes(data)
     try:
         contract = toolguard.load_contract(CONTRACT)
@@ -87,24 +77,7 @@ def test_one_input(data: bytes) -> None:
 
 def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
     """Half libFuzzer's byte mutations, half one structural change of the TOML document."""
-    import atheris  # noqa: PLC0415 - only a fuzzing process mutates
-
-    rng = random.Random(seed)
-    if rng.random() < 0.5:
-        return bytes(atheris.Mutate(data, max_size))
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return bytes(atheris.Mutate(data, max_size))
-    toml_mutator.mutate_document(document, WORDS, rng)
-    mutated = toml_mutator.dumps(document).encode("utf-8")
-    return mutated if len(mutated) <= max_size else bytes(atheris.Mutate(data, max_size))
-
-
-def _prune() -> None:
-    """Delete the contract artefacts (one per distinct input); compiled schemas stay."""
-    for entry in Path(os.environ["TOOLGUARD_CACHE_DIR"]).glob("contract-*"):
-        entry.unlink(missing_ok=True)
+    return toml_mutator.mutate(data, max_size, random.Random(seed), WORDS, harness.mutate)
 
 
 def main() -> None:

@@ -101,6 +101,16 @@ def scratch(name: str) -> Path:
     return folder
 
 
+def prune_contract_artefacts() -> None:
+    """Delete the contract artefacts in the private compile cache (one per distinct input).
+
+    A target that loads contracts sets `TOOLGUARD_CACHE_DIR` to a folder of its scratch;
+    the compiled schemas stay (far fewer: the mirror's files).
+    """
+    for entry in Path(os.environ["TOOLGUARD_CACHE_DIR"]).glob("contract-*"):
+        entry.unlink(missing_ok=True)
+
+
 def run(  # noqa: PLR0913 - a target's whole description, all keyword-only
     name: str,
     test_one_input: Callable[[bytes], None],
@@ -141,6 +151,13 @@ def run(  # noqa: PLR0913 - a target's whole description, all keyword-only
         options["custom_mutator"] = custom_mutator
     atheris.Setup(argv, test_one_input, **options)
     atheris.Fuzz()
+
+
+def mutate(data: bytes, max_size: int) -> bytes:
+    """The mutation libFuzzer itself makes of `data`, for a custom mutator to fall back on."""
+    import atheris  # noqa: PLC0415 - only a fuzzing process mutates
+
+    return bytes(atheris.Mutate(data, max_size))
 
 
 def write_seeds(folder: Path, seeds: Mapping[str, bytes]) -> None:

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import re
+import shutil
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from harness import REPO, regressions
 CANARY = "FUZZ-CANARY-3b9e"  # the dash keeps it out of request ids: nothing may echo it
 EXAMPLES = REPO / "examples"
 CONTRACTS = REPO / "tests" / "data" / "contracts"
+DIFFS = REPO / "tests" / "data" / "diff"
 JSON_SUITE = REPO / "tests" / "conformance" / "jsontestsuite" / "test_parsing"
 SCHEMA_SUITE = REPO / "tests" / "conformance" / "json-schema-test-suite" / "tests" / "draft2020-12"
 SEED_MAX_BYTES = 65_536
@@ -236,6 +238,31 @@ def contracts() -> dict[str, bytes]:
     return seeds
 
 
+def contract_pairs() -> dict[str, bytes]:
+    """Seeds of the diff: OLD NUL NEW, from the diff tests' pairs (both ways) and the examples.
+
+    A seed without a NUL is a contract diffed against itself: each example and good test one.
+    """
+    pairs = {}
+    for case in sorted(path for path in DIFFS.iterdir() if path.is_dir()):
+        old, new = (_relocated(case / side / "contract.toml") for side in ("old", "new"))
+        pairs[f"{case.name}"] = old + b"\0" + new
+        pairs[f"{case.name}-reversed"] = new + b"\0" + old
+    for path in sorted(EXAMPLES.glob("*/contract*.toml")) + sorted(
+        CONTRACTS.glob("good/*/contract.toml")
+    ):
+        pairs[f"self-{_name(path)}"] = _relocated(path)
+    pairs["examples-jc"] = b"\0".join(
+        _relocated(EXAMPLES / "disk_usage" / name) for name in ("contract.toml", "contract.jc.toml")
+    )
+    pairs["examples-signed"] = b"\0".join(
+        _relocated(EXAMPLES / name / "contract.toml")
+        for name in ("review_status", "review_status_signed")
+    )
+    pairs.update(regressions("contract_diff"))
+    return pairs
+
+
 def schemas() -> dict[str, bytes]:
     """Seeds of the schema compiler: each test group of the 2020-12 suite, optional ones too.
 
@@ -267,11 +294,19 @@ def format_strings() -> dict[str, bytes]:
 
 
 def mirror_files() -> Iterator[Path]:
-    """The files a contract seed may name, which `contract_load` copies beside its contract."""
-    for root in (EXAMPLES, CONTRACTS):
+    """The files a contract seed may name, which `mirror` copies beside its contract."""
+    for root in (EXAMPLES, CONTRACTS, DIFFS):
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix != ".toml" and "fixtures" not in path.parts:
                 yield path
+
+
+def mirror(folder: Path) -> None:
+    """Copy `mirror_files` into `folder`, at their paths in the repository (as seeds name them)."""
+    for path in mirror_files():
+        target = folder / path.relative_to(REPO)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
 
 
 def request_lines() -> dict[str, bytes]:

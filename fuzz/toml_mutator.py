@@ -14,9 +14,11 @@ import datetime
 import math
 import random
 import re
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Callable, Sequence
 from typing import Any
 
+ByteMutator = Callable[[bytes, int], bytes]
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f"}
 _ESCAPES["\r"] = "\\r"
@@ -121,6 +123,25 @@ def _string(text: str) -> str:
         return char
 
     return '"' + "".join(map(escape, text)) + '"'
+
+
+def mutate(
+    data: bytes, max_size: int, rng: random.Random, words: Sequence[str], bytewise: ByteMutator
+) -> bytes:
+    """Half the time `bytewise(data, max_size)`, else one structural change of the TOML in `data`.
+
+    `bytewise` (libFuzzer's own mutation) also stands in when `data` is no TOML document, or
+    its structural change would not fit in `max_size`.
+    """
+    if rng.random() < 0.5:
+        return bytewise(data, max_size)
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return bytewise(data, max_size)
+    mutate_document(document, words, rng)
+    mutated = dumps(document).encode("utf-8")
+    return mutated if len(mutated) <= max_size else bytewise(data, max_size)
 
 
 def mutate_document(document: dict[str, Any], words: Sequence[str], rng: random.Random) -> None:

@@ -28,6 +28,7 @@ TARGETS: dict[str, Callable[[], Mapping[str, bytes]]] = {
     "strict_parse": seeds.json_documents,
     "pipeline_check": seeds.responses,
     "contract_load": seeds.contracts,
+    "contract_diff": seeds.contract_pairs,
     "serve_lines": seeds.request_lines,
     "text_adapter": seeds.text_outputs,
     "mcp_relay": seeds.relay_sessions,
