@@ -698,5 +698,54 @@ def audit_logs() -> dict[str, bytes]:
     logs["control-tool"] = first.replace(b'"tool":"', b'"tool":"\\u001b[31m\\u0085', 1)
     logs["canary-tool"] = first.replace(b'"tool":"', f'"tool":"{CANARY}\\u202e'.encode(), 1)
     logs["stray"] = first + b"not a record \x1b[2J\n" + first[:-1]
+    logs["rare-fields"] = _rare_record(first)
     logs.update(regressions("audit_log"))
     return logs
+
+
+def _rare_record(line: bytes) -> bytes:
+    """`line`'s record as `run` would write it, with every member that is written only at times.
+
+    Attempts (a signal, a timeout, stderr with escapes, a spawn error), raw copies kept and
+    not, projected values and `truncated`: no example's fixture makes them, and byte
+    mutations alone rarely build a valid record that holds one.
+    """
+    from toolguard.audit import record  # noqa: PLC0415 - see `audit_logs`
+
+    digest = "0" * 64
+    attempt = {"number": 1, "outcome": "failure", "duration_ms": 1.5, "stdout_size": 0}
+    entry = {
+        **json.loads(line),
+        "command": "run",
+        "upstream": {
+            "kind": "command",
+            "argv": ["tool", "--flag=\x1b[2J", CANARY],
+            "exit_status": 3,
+            "signal": 9,
+            "duration_ms": 2.5,
+            "attempts": [
+                {**attempt, "signal": 9, "timed_out": True, "stderr_size": 4, "stderr": "\x1b[2J"},
+                {**attempt, "number": 2, "exit_status": 3, "stderr_size": 0, "over_limit": True},
+                {**attempt, "number": 3, "spawn_error": "ENOENT \u202e", "stderr_size": 0},
+                {
+                    **attempt,
+                    "number": 4,
+                    "outcome": "success",
+                    "stdout_size": 2,
+                    "stdout_sha256": digest,
+                    "stderr_size": 0,
+                    "error_code": "INVALID_RESPONSE",
+                    "layer": "parse",
+                    "reason": "trailing\u0085",
+                },
+            ],
+        },
+        "raw": [{"sha256": digest, "kept": True}, {"sha256": digest, "kept": False, "why": "full"}],
+        "context": {"user": "u", "ids": [1, None], "token": {"hmac_sha256": digest}},
+        "projected_fields": ["a"],
+        "projected_values": {"a": ["\u2028", {"b": CANARY}]},
+        "truncated": True,
+    }
+    encoded = json.dumps(entry, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+    assert record.decode(encoded) is not None, "the rare-fields seed is no valid record"
+    return encoded
