@@ -22,6 +22,7 @@ import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,6 +32,8 @@ REGRESSIONS = REPO / "tests" / "data" / "fuzz"
 # than TIMEOUT seconds is a finding (toolguard must answer every input promptly).
 TIMEOUT = 25
 _NOT_INSTRUMENTED = ("toolguard.__main__",)
+# How many distinct generated validators are instrumented; those compiled after run plain.
+_GENERATED_INSTRUMENTED = 256
 
 
 def fuzzing() -> bool:
@@ -58,7 +61,35 @@ def instrumented() -> Iterator[None]:
             if module.name not in _NOT_INSTRUMENTED:
                 with contextlib.suppress(ImportError):  # an optional extra that is absent
                     importlib.import_module(module.name)
-        yield
+    _instrument_generated_validators()
+    yield
+
+
+def _instrument_generated_validators() -> None:
+    """Instrument the schema validators toolguard generates, as each is made a function.
+
+    Their code is compiled at run time (or read back from the compile cache) and `exec`uted,
+    which the import hook never sees: without this, libFuzzer has no feedback from inside
+    schema validation, and cannot tell a response that passes one more keyword from another.
+    """
+    from atheris.instrument_bytecode import patch_code  # noqa: PLC0415 - fuzzing only
+
+    from toolguard import schema  # noqa: PLC0415
+    from toolguard.frozen import replace  # noqa: PLC0415
+
+    plain = schema.function_of
+    patched: dict[CodeType, CodeType] = {}
+
+    def function_of(entry: Any) -> Callable[..., Any]:
+        # NOTE: instrumenting gives code new counters: the same code must get the same ones
+        # (or every input is new coverage), and only so many (they are never freed).
+        code = patched.get(entry.code)
+        if code is None and len(patched) < _GENERATED_INSTRUMENTED:
+            code = patch_code(entry.code, trace_dataflow=True, trace_control_flow=True, nested=True)
+            patched[entry.code] = code
+        return plain(entry if code is None else replace(entry, code=code))
+
+    schema.function_of = function_of  # the name `Validator.from_entry` looks up
 
 
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
