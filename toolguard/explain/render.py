@@ -226,6 +226,10 @@ def _upstream(upstream: dict[str, Any]) -> str:
     return f"file {upstream['file']}" if "file" in upstream else upstream["kind"]
 
 
+# NOTE: a member the record leaves out (a hand-edited log) is said so, never as Python's `None`.
+_UNRECORDED = "not recorded"
+
+
 def _attempt(attempt: dict[str, Any]) -> str:
     if "spawn_error" in attempt:
         how = f"not started ({attempt['spawn_error']})"
@@ -236,10 +240,11 @@ def _attempt(attempt: dict[str, Any]) -> str:
     elif "signal" in attempt:
         how = f"killed by signal {attempt['signal']}"
     else:
-        how = f"exit status {attempt.get('exit_status')}"
+        how = f"exit status {attempt.get('exit_status', _UNRECORDED)}"
     verdict = attempt["outcome"]
     if "layer" in attempt:
-        verdict = f"{attempt['layer']}: {attempt.get('reason')} ({attempt.get('error_code')})"
+        reason, code = (attempt.get(key, _UNRECORDED) for key in ("reason", "error_code"))
+        verdict = f"{attempt['layer']}: {reason} ({code})"
     text = f"{how}; {attempt['stdout_size']} bytes out; {verdict}; {attempt['duration_ms']} ms"
     if attempt.get("stderr"):
         text += f"; stderr ({attempt['stderr_size']} bytes): {attempt['stderr']}"
