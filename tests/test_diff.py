@@ -452,6 +452,99 @@ SCHEMA_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
         {"maximum": parse(b"1e2"), "const": parse(b"5e-1")},
         [],
     ),
+    # Each keyword and applicator below held by a case of its own (a third mutation pass).
+    (
+        "minLength raised",
+        {"minLength": 1},
+        {"minLength": 2},
+        [("/minLength", "minLength raised", "accepts-less")],
+    ),
+    (
+        "minItems lowered",
+        {"minItems": 2},
+        {"minItems": 1},
+        [("/minItems", "minItems lowered", "accepts-more")],
+    ),
+    ("enum added", S, {**S, "enum": ["a"]}, [("/enum", "enum added", "accepts-less")]),
+    (
+        "a const inside an enum dropped",
+        {"enum": [1, 2, 3], "const": 2},
+        {"enum": [1, 2, 3]},
+        [("/enum", "enum value added", "accepts-more")],
+    ),
+    ("minContains 1 is the default", {"contains": S}, {"contains": S, "minContains": 1}, []),
+    (
+        "minContains 0 added",
+        {"contains": S},
+        {"contains": S, "minContains": 0},
+        [("/minContains", "minContains lowered", "accepts-more")],
+    ),
+    (
+        "patternProperties renamed",
+        {"patternProperties": {"^a": S}},
+        {"patternProperties": {"^b": S}},
+        [("/patternProperties", "patterns changed", "both")],
+    ),
+    (
+        "a patternProperties schema tightened",
+        {"patternProperties": {"^a": S}},
+        {"patternProperties": {"^a": {**S, "maxLength": 2}}},
+        [("/patternProperties/^a/maxLength", "maxLength added", "accepts-less")],
+    ),
+    (
+        "a prefixItems position tightened",
+        {"prefixItems": [S]},
+        {"prefixItems": [{**S, "maxLength": 2}]},
+        [("/prefixItems/0/maxLength", "maxLength added", "accepts-less")],
+    ),
+    (
+        "propertyNames tightened",
+        {"propertyNames": {"maxLength": 3}},
+        {"propertyNames": {"maxLength": 2}},
+        [("/propertyNames/maxLength", "maxLength lowered", "accepts-less")],
+    ),
+    (
+        "unevaluatedItems closed",
+        {"prefixItems": [S]},
+        {"prefixItems": [S], "unevaluatedItems": False},
+        [("/unevaluatedItems", "schema became false", "accepts-less")],
+    ),
+    (
+        "an if added before a then",
+        {"then": S},
+        {"if": {"minLength": 1}, "then": S},
+        [("/if", "if/then/else changed", "both")],
+    ),
+    (
+        "a oneOf branch added",
+        {"oneOf": [S]},
+        {"oneOf": [S, {"maxLength": 2}]},
+        [("/oneOf", "oneOf branches changed", "both")],
+    ),
+    (
+        "an allOf branch removed",
+        {"allOf": [S, {"maxLength": 2}]},
+        {"allOf": [S]},
+        [("/allOf", "allOf branch removed", "accepts-more")],
+    ),
+    (
+        "dependentSchemas added",
+        {},
+        {"dependentSchemas": {"a": {"required": ["b"]}}},
+        [("/dependentSchemas/a", "dependentSchemas added", "accepts-less")],
+    ),
+    (
+        "$dynamicRef retargeted",
+        {"$dynamicRef": "#a"},
+        {"$dynamicRef": "#b"},
+        [("/$dynamicRef", "$dynamicRef changed", "both")],
+    ),
+    (
+        "$dynamicAnchor added",
+        {},
+        {"$dynamicAnchor": "a"},
+        [("/$dynamicAnchor", "$dynamicAnchor changed", "both")],
+    ),
 ]
 
 
