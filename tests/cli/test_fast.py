@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,7 @@ def test_common_command_lines_take_the_fast_path(
     [
         ["contract.toml", "--help"],
         ["contract.toml", "--input", MISSING],
+        ["contract.toml", "--input", FOLDER],
         ["contract.toml", "--raw-max-file", "0"],
         ["contract.toml", "--diagnostics", "yaml"],
         ["contract.toml", "--now", "1", "--now", "2"],
@@ -152,3 +154,58 @@ def test_a_count_too_long_for_int_is_left_to_click(monkeypatch: pytest.MonkeyPat
     arguments = ["contract.toml", "--raw-max-file", "9" * 5000]
     assert parse_check(arguments) is None
     assert _clicks(arguments, monkeypatch) is None
+
+
+def test_a_file_named_dash_is_a_file_not_standard_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--input ./-` reads the file `-` (its absolute path), as click reads it: never stdin."""
+    (tmp_path / "-").write_bytes(b"{}")
+    monkeypatch.chdir(tmp_path)
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    arguments = ["contract.toml", "--input", "./-"]
+    fast = parse_check(arguments)
+    assert fast is not None
+    assert fast["input_file"] == str(tmp_path / "-")
+    assert fast == _clicks(arguments, monkeypatch)
+
+
+def test_a_fifo_or_an_unreadable_file_is_left_to_click(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a regular file this user may read is taken here; anything else is click's call."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert parse_check(["contract.toml", "--input", str(fifo)]) is None
+    unreadable = str(tmp_path / "unreadable.json")
+    Path(unreadable).write_bytes(b"{}")
+    # NOTE: os.access, as click asks it too: root may read any file, so the test stands in.
+    allowed = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: path != unreadable and allowed(path, mode))
+    arguments = ["contract.toml", "--input", unreadable]
+    assert parse_check(arguments) is None
+    assert _clicks(arguments, monkeypatch) is None
+
+
+def test_a_nul_in_a_trail_path_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trail's paths are not looked at here, but a NUL (never valid in a path) is click's."""
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    arguments = ["contract.toml", "--audit-log", "trail\0.log"]
+    assert parse_check(arguments) is None
+    assert _clicks(arguments, monkeypatch) is None
+
+
+def test_a_flag_given_beside_its_environment_variable_takes_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command line wins over TOOLGUARD_AUDIT_LOG, here as in click: no detour through it."""
+    for name in ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOOLGUARD_AUDIT_LOG", MISSING)
+    arguments = ["contract.toml", "--audit-log", EXISTING]
+    fast = parse_check(arguments)
+    assert fast is not None
+    assert fast["log"] == EXISTING
+    assert fast == _clicks(arguments, monkeypatch)

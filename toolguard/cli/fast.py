@@ -100,9 +100,7 @@ def _converted(text: str, kind: str | tuple[str, ...]) -> object:
             info = os.stat(text)  # noqa: PTH116 - no pathlib at start-up
         except (OSError, ValueError):
             return None
-        if stat.S_ISDIR(info.st_mode) or not os.access(text, os.R_OK):
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            return None  # a FIFO or a device: click accepts some; let it decide
+        if not stat.S_ISREG(info.st_mode) or not os.access(text, os.R_OK):
+            return None  # a folder, an unreadable file, a FIFO or a device: click decides
     shown = path_text(text)
     return absolute_text(text) if shown == "-" else shown  # `./-` is a file: only `-` is stdin
