@@ -209,6 +209,29 @@ def test_a_non_blocking_stream_without_a_buffer_is_waited_on() -> None:
         assert read_all(polled(pipe, 0)) == [b"late\n"]
 
 
+class _RaisingRead1(io.RawIOBase):
+    """A stream whose `read1` says EAGAIN by raising, as a buffered reader may."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def read1(self, size: int = -1) -> bytes:
+        raise BlockingIOError
+
+
+def test_a_stream_that_raises_eagain_is_waited_on_not_ended() -> None:
+    """`read1` raising BlockingIOError is "nothing yet" too: the late line comes, then the end."""
+    with pipe_fed([b"late\n"], pause=0.05) as fd:
+        os.set_blocking(fd, False)
+        read = polled(_RaisingRead1(fd), 0)  # type: ignore[arg-type]
+        assert b"".join(read_all(read)) == b"late\n"
+        assert read() == b""
+
+
 def test_polling_yields_the_cpu_between_looks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each look that finds nothing yields the CPU: a caller woken on the same CPU must not
     wait for the whole window before it can write its next line."""
