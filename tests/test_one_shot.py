@@ -500,3 +500,25 @@ def test_an_interrupt_while_the_bundle_is_written_keeps_the_answer_and_its_statu
     assert done.returncode == 0, done.stderr
     assert b'"outcome":"success"' in done.stdout
     assert b"Traceback" not in done.stderr
+
+
+def test_an_index_longer_than_the_bundle_is_never_read_by_its_claim(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A length that claims 2 GiB in a 4-byte file: no buffer is sized by it, the index is empty."""
+    bundle = tmp_path / "bundle.bin"
+    bundle.write_bytes(b"\xff\xff\xff\x7f")
+    asked: list[int] = []
+    pread = os.pread
+
+    def spied(fd: int, length: int, offset: int) -> bytes:
+        asked.append(length)
+        return pread(fd, length, offset)
+
+    monkeypatch.setattr(os, "pread", spied)
+    fd = os.open(bundle, os.O_RDONLY)
+    try:
+        assert one_shot._index(fd) == (0, {})
+    finally:
+        os.close(fd)
+    assert max(asked) <= 1 << 16
