@@ -7,6 +7,8 @@ import os
 import threading
 from collections.abc import Callable
 
+import pytest
+
 from toolguard.line_writer import LineWriter
 
 
@@ -59,3 +61,40 @@ def test_a_stream_without_a_descriptor_is_written_as_it_is() -> None:
     stream = io.BytesIO()
     assert LineWriter(stream).write(b"line\n", _waited) is True
     assert stream.getvalue() == b"line\n"
+
+
+def test_what_the_stream_held_goes_before_the_line() -> None:
+    """Bytes a caller left in the stream's buffer are flushed first: the order is kept."""
+    read_fd, write_fd = os.pipe()
+    try:
+        with os.fdopen(write_fd, "wb", closefd=False) as stream:
+            stream.write(b"first\n")  # still in the buffer
+            assert LineWriter(stream).write(b"second\n", _waited) is True
+        assert os.read(read_fd, 64) == b"first\nsecond\n"
+    finally:
+        os.close(write_fd)
+        os.close(read_fd)
+
+
+def test_a_write_that_finds_no_room_after_all_waits_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Room said, then taken by another writer on the pipe (EAGAIN): wait again, not an error."""
+    read_fd, write_fd = os.pipe()
+    write = os.write
+    refused = [False]
+
+    def once_full(fd: int, data: bytes) -> int:
+        if not refused[0]:
+            refused[0] = True
+            raise BlockingIOError
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", once_full)
+    try:
+        with os.fdopen(write_fd, "wb", buffering=0, closefd=False) as stream:
+            assert LineWriter(stream).write(b"line\n", _waited) is True
+        assert os.read(read_fd, 64) == b"line\n"
+    finally:
+        os.close(write_fd)
+        os.close(read_fd)
