@@ -534,6 +534,12 @@ SCHEMA_CASES: list[tuple[str, Any, Any, list[tuple[str, str, str]]]] = [
         [("/dependentSchemas/a", "dependentSchemas added", "accepts-less")],
     ),
     (
+        "a property added that a pattern also governs",
+        {"patternProperties": {"^a": S}, "additionalProperties": False},
+        {"patternProperties": {"^a": S}, "additionalProperties": False, "properties": {"ab": S}},
+        [("/properties/ab", "property added", "both")],
+    ),
+    (
         "$dynamicRef retargeted",
         {"$dynamicRef": "#a"},
         {"$dynamicRef": "#b"},
