@@ -267,6 +267,16 @@ def test_shared_syntax_keeps_its_meaning(pattern: str, text: str, expected: bool
     assert matches(pattern, text) is expected
 
 
+@pytest.mark.parametrize("char", sorted("^$\\.*+?()[]{}|/-"))
+def test_an_escaped_syntax_character_matches_itself_only(char: str) -> None:
+    r"""`\.` is a dot, not any character; so in a class; every syntax character likewise."""
+    for pattern in (f"^\\{char}$", f"^[\\{char}]$"):
+        if char == "-" and not pattern.startswith("^["):
+            continue  # outside a class, `\-` is no escape in Unicode mode
+        assert matches(pattern, char), pattern
+        assert not matches(pattern, "x"), pattern
+
+
 def test_translation_result_is_a_string_re2_runs() -> None:
     """`translate` returns ASCII RE2 pattern text that RE2 runs within toolguard's bounds."""
     translated = translate(r"^[\w.-]+@\d{1,3}\u00e9$", WHERE)
@@ -416,6 +426,9 @@ def test_unicode_property_escapes(pattern: str, text: str, expected: bool) -> No
         (r"[\P{sc=Latn}\p{scx=Kawi}]", True),
         (r"\p{Greek}", False),
         (r"\c1", False),
+        pytest.param("\\c\u00e9", False, id="\\c with a letter past ASCII"),
+        pytest.param(r"a{9,10}", True, id="{9,10}: counts compare as numbers, not text"),
+        pytest.param(r"a{10,9}", False, id="{10,9}"),
         (r"\u{110000}", False),
         ("(" * 1000, False),
     ],
@@ -569,6 +582,24 @@ def _groups_or_refusal(pattern: str) -> tuple[str, str]:
 @pytest.mark.parametrize(
     ("pattern", "reading"),
     [
+        (r"^\d+$", "looser"),  # Python's `\d` is any Unicode digit: more than [0-9]
+        (r"[\w.]", "looser"),
+        (r"[^\d]", "other"),  # a negated looser class is narrower: not a superset
+        (r"[^a\w]", "other"),
+        (r"\s", "other"),  # Python's and ECMA's whitespace differ both ways
+        (r"\bx", "other"),
+        (r"[\b]", "same"),  # a backspace to both
+        (r"\.\/", "same"),
+    ],
+)
+def test_python_reading_judges_each_escape(pattern: str, reading: str) -> None:
+    """A looser escape in a negated class makes the reading "other", not "looser"."""
+    assert python_reading(pattern) == reading
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reading"),
+    [
         ("[[a]", "other"),  # a nested set, to Python's FutureWarning
         ("[a&&b]", "other"),
         ("[a||b]", "other"),
@@ -628,6 +659,8 @@ _EDITION = "ECMA-262 11th edition (ES2020), the one JSON Schema 2020-12 cites,"
         pytest.param(r"(?i)a", "a group syntax ECMA-262 does not have", id="(?i)"),
         pytest.param(r"(?<a>x)\k<a", "an unterminated group name", id=r"\k<a"),
         pytest.param(r"a{2,1}", "a quantifier whose numbers are out of order", id="{2,1}"),
+        pytest.param(r"a{1001}", "repeats {1001}: RE2 repeats at most 1000 times", id="{1001}"),
+        pytest.param(r"a{0,1001}", "repeats {0,1001}: RE2", id="{0,1001}"),
     ],
 )
 def test_a_refusal_names_its_cause(pattern: str, message: str) -> None:
