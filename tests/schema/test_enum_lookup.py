@@ -167,3 +167,17 @@ def test_a_value_deeper_than_the_stack_fails_a_large_enum_as_one_member_test_did
     validator = compile_schema({"enum": [*range(17), [[1]]]})
     assert [error.reason for error in validator.errors(deep)] == ["enum"]
     assert validator.errors([[1]]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "other"), [("0.10000000000000001", 0.1), ("1e300", 1e299), ("0.5", 0.25)]
+)
+def test_a_large_enum_holding_a_float_tests_each_member(
+    monkeypatch: pytest.MonkeyPatch, text: str, other: float
+) -> None:
+    """A float member keeps its own test: an `ExactFloat`'s repr is not the number written."""
+    monkeypatch.setenv("TOOLGUARD_CACHE_DIR", "")
+    validator = compile_schema({"enum": [*range(17), parse(text.encode())]})
+    assert "unique_key" not in code_names(validator.entry.code)
+    assert validator.is_valid(parse(text.encode()))
+    assert not validator.is_valid(other)  # 0.1 is not 0.10000000000000001
