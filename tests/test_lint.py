@@ -232,10 +232,14 @@ def test_renderers_are_the_cli_formats() -> None:
         ("^\\+{1,2}$", True),
         ("^[a-z]+$", False),
         ("^a*$", False),
+        ("^\\d+$", False),  # the character after an escape is skipped, not the next
+        ("^\\.*$", False),
         ("^a{2,}$", False),
         ("^/", False),
         ("[a-z]{1,4}$", False),
         ("^a$|b", False),
+        ("^a|b$", False),  # each alternative is anchored at one end only
+        ("^(?:a|b)$", True),  # a `|` in a group splits no top-level alternative
         ("^a\\$", False),
     ],
 )
