@@ -15,6 +15,9 @@ new slot, wasting that tail. So writes are cut at page boundaries (counted from 
 own bytes, restarted whenever the pipe is seen empty), which keeps every page but the first
 and the last full; the room is then the free bytes less a page (a partly read head page),
 less another for one page misaligned by a reader emptying the pipe between look and write.
+An empty pipe's room is judged the same way (its size less two pages), though it really holds
+its size: filled to the brim, the next look would take the two pages off again, and no room
+would be left for the report.
 This holds while this process is the pipe's only writer; another writer can make a write
 block, and then only the writer thread waits (and the closing report may be lost).
 
@@ -297,7 +300,7 @@ class OperatorChannel:
 
     def _largest_room(self) -> int:
         """The most `_free` can ever say: an empty pipe's room, or `_BATCH` for anything else."""
-        return _BATCH if self._pipe_size is None else self._pipe_size
+        return _BATCH if self._pipe_size is None else _empty_room(self._pipe_size)
 
     def _free(self, fd: int) -> int:
         """Bytes stderr takes without blocking (see the module docstring for a pipe's)."""
@@ -308,7 +311,7 @@ class OperatorChannel:
             return _BATCH
         if waiting == 0:  # an empty pipe holds no page: the next write starts one
             self._tail = 0
-            return self._pipe_size
+            return _empty_room(self._pipe_size)
         last_page = _PAGE - self._tail if self._tail else 0
         return max(self._pipe_size - waiting - 2 * _PAGE, last_page)
 
@@ -328,6 +331,16 @@ class _Record(bytes):
     """An audit record's bytes, marked by the writer once they are in the file."""
 
     written = False
+
+
+def _empty_room(pipe_size: int) -> int:
+    """An empty pipe's room, by the measure `_free` applies once it holds bytes (two pages less).
+
+    NOTE: the room it really has (`pipe_size`) was once used: lines of whole pages then filled
+    it to 1 KiB short, and the look after the write, two pages less, found no room at all for
+    the closing report. At least a page, for a pipe of one or two.
+    """
+    return max(pipe_size - 2 * _PAGE, _PAGE)
 
 
 def _index(queue: deque[bytes], chunk: bytes) -> int | None:
