@@ -43,3 +43,22 @@ def test_annotations_reach_every_reader(schema: Any, instance: Any, valid: bool)
     (Locations no keyword reads keep no set; these are the ones that must.)
     """
     assert compile_schema(schema, formats=False).is_valid(instance) is valid
+
+
+
+# `not`'s subschema fails part way (`dependentRequired` runs after `properties`): what it had
+# evaluated before failing must not count, or `x` would pass as evaluated.
+HALF_EVALUATED = {"properties": {"x": {}}, "dependentRequired": {"x": ["y"]}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "valid"),
+    [
+        ({"not": HALF_EVALUATED}, True),  # `not` itself passes: `x` without `y`
+        ({"not": HALF_EVALUATED, "unevaluatedProperties": False}, False),
+        ({"not": HALF_EVALUATED, "properties": {"x": {}}, "unevaluatedProperties": False}, True),
+    ],
+)
+def test_not_never_contributes_annotations(schema: Any, valid: bool) -> None:
+    """A subschema under `not` that failed after evaluating a member leaves it unevaluated."""
+    assert compile_schema(schema, formats=False).is_valid({"x": 1}) is valid
