@@ -96,6 +96,9 @@ STRUCTURE = [
     refused("allOf empty", {"allOf": []}, "/allOf"),
     refused("anyOf not an array", {"anyOf": STRING}, "/anyOf"),
     refused("properties not an object", {"properties": ["a"]}, "/properties"),
+    refused("required not an array", {"required": "a"}, "/required"),
+    refused("required naming a member twice", {"required": ["a", "a"]}, "/required"),
+    refused("required twice deeper down", {"not": {"required": ["a", "a"]}}, "/not/required"),
     refused("subschema not a schema", {"items": 5}, "/items"),
     refused("subschema in oneOf not a schema", {"oneOf": [STRING, "x"]}, "/oneOf/1"),
 ]

@@ -33,13 +33,10 @@ class Members(GeneratorBase):
 
         NOTE: a name no member could have (`additionalProperties: false` and nothing declares
         it) makes every object fail, and any other value pass: a valid schema, enforced as
-        written (fastjsonschema refused it as an invalid schema).
+        written (fastjsonschema refused it as an invalid schema). A value that is not an array
+        of distinct strings never gets here: `keyword_values` refused it with its pointer.
         """
         required = self._here["required"]
-        if not isinstance(required, list | tuple):
-            raise JsonSchemaDefinitionException("required must be an array")
-        if len(required) != len(set(required)):
-            raise JsonSchemaDefinitionException("required must contain unique elements")
         if not required:
             return
         names = self._names(required)
