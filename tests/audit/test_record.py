@@ -582,3 +582,41 @@ def test_an_mcp_record_names_the_tool_and_the_json_rpc_id(jsonrpc_id: int | str)
     else:
         assert "\x1b" not in upstream["jsonrpc_id"]
         assert len(upstream["jsonrpc_id"]) < 400
+
+
+# --- what the record takes from the request and the outcome ---------------------------------------
+
+
+def test_a_secret_inside_another_context_value_is_not_recorded_in_clear() -> None:
+    """A context value that is not secret but quotes one (a URL with the token): redacted."""
+    request = make_request(REQUEST_ID, {"token": SECRET, "link": f"https://h.example/?t={SECRET}"})
+    built = build(check(), secret_contract(), request, hash_secret=partial(keyed_hash, KEY))
+    line = record.encode(built)
+    decoded = assert_safe_line(line)
+    assert SECRET.encode() not in line
+    assert decoded["context"]["link"] == "https://h.example/?t=[secret:token]"
+
+
+def test_a_secret_in_a_projected_value_is_not_recorded_in_clear() -> None:
+    """With record_values, a projected value quoting a secret context value is redacted."""
+    contract = with_audit(secret_context=frozenset({"token"}), record_values=True)
+    outcome = check()
+    data = {**outcome.envelope["data"], "reviewed_by": f"by {SECRET}"}
+    outcome = Outcome({**outcome.envelope, "data": data}, outcome.diagnostics)
+    request = make_request(REQUEST_ID, {"token": SECRET})
+    built = build(outcome, contract, request, hash_secret=partial(keyed_hash, KEY))
+    line = record.encode(built)
+    decoded = assert_safe_line(line)
+    assert SECRET.encode() not in line
+    assert decoded["projected_values"]["reviewed_by"] == "by [secret:token]"
+
+
+def test_a_long_context_list_and_a_long_argv_are_cut_to_64_items() -> None:
+    """A context array and the command's argv keep their first 64 items, not all of them."""
+    request = make_request(REQUEST_ID, {"ids": [f"id{index}" for index in range(100)]})
+    argv = tuple(f"arg{index}" for index in range(100))
+    outcome = check()
+    outcome = Outcome(outcome.envelope, frozen.replace(outcome.diagnostics, upstream=argv))
+    decoded = assert_safe_line(record.encode(build(outcome, request=request)))
+    assert decoded["context"]["ids"] == [f"id{index}" for index in range(64)]
+    assert decoded["upstream"]["argv"] == list(argv[:64])
