@@ -181,6 +181,25 @@ def test_total_cap_never_evicts_the_copy_just_written(tmp_path: Path) -> None:
     assert contents(folder) == {sha(full)}
 
 
+def test_the_copy_just_written_outlives_an_age_scan_even_if_stamped_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system whose clock lags (a network mount) stamps the new copy past the age cap:
+    the scan its own write starts keeps it all the same."""
+    write_atomic = raw_module.write_atomic
+
+    def stamped_old(path: Path, data: bytes, **options: object) -> bool:
+        done = write_atomic(path, data, **options)  # type: ignore[arg-type]
+        then = time.time() - 2 * DAY
+        os.utime(path, (then, then), dir_fd=options["dir_fd"])  # type: ignore[arg-type]
+        return done
+
+    monkeypatch.setattr(raw_module, "write_atomic", stamped_old)
+    folder = tmp_path / "raw"
+    assert store(folder).keep(BODY) == Kept(sha(BODY), kept=True)
+    assert contents(folder) == {sha(BODY)}
+
+
 @pytest.mark.parametrize("size", [11, 100, 5000])
 def test_a_copy_larger_than_the_total_cap_is_not_kept(tmp_path: Path, size: int) -> None:
     """Bytes over max_total_bytes give kept=False with a reason: the folder stays within it."""
