@@ -294,3 +294,14 @@ def test_a_jc_child_ended_by_its_cpu_limit_is_over_budget(monkeypatch: pytest.Mo
     with pytest.raises(Rejection) as caught:
         jc_adapter._run_jc("df", b"x\n", Limits())
     assert caught.value.reason == "jc_over_budget"
+
+
+def test_the_jc_child_sends_nothing_past_max_bytes() -> None:
+    """A result one byte over `max_bytes` is refused in the child, not read whole by toolguard."""
+    text = (EXAMPLE / "response.txt").read_bytes()
+    size = len(json.dumps(jc.parse("df", text.decode(), quiet=True)).encode())
+    assert jc_adapter._run_jc("df", text, Limits(max_bytes=size))
+    with pytest.raises(Rejection) as caught:
+        jc_adapter._run_jc("df", text, Limits(max_bytes=size - 1))
+    assert caught.value.layer == "limits"
+    assert caught.value.message == f"jc's result is larger than max_bytes={size - 1}"
