@@ -108,6 +108,13 @@ def test_a_value_cut_off_by_the_failure_is_not_established() -> None:
     assert "id" not in leading_members(b'{"id":12', LIMITS)
 
 
+def test_a_value_not_followed_by_a_comma_or_brace_is_not_established() -> None:
+    """A complete string the failure (or the cut) follows: a member counts only once ended."""
+    assert "id" not in leading_members(b'{"id":"abc" x}', LIMITS)
+    assert "id" not in leading_members(b'{"id":"abc"', LIMITS)
+    assert leading_members(b'{"id":"abc" ,x}', LIMITS) == {"id": "abc"}
+
+
 def test_a_name_read_twice_is_ambiguous() -> None:
     """Two top-level ids: neither is believed."""
     assert leading_members(b'{"id":1,"id":2,"result":{}}', LIMITS)["id"] is AMBIGUOUS
