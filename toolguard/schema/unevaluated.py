@@ -128,24 +128,24 @@ class AnnotationTracking(GeneratorBase):
             self.exc("{name} must be valid exactly by one definition", rule="oneOf")
 
     def generate_not(self) -> None:
-        """`not`: never contributes annotations, whether its subschema passes or not."""
+        """`not`: never contributes annotations, whether its subschema passes or not.
+
+        NOTE: the subschema collects into a set of its own (`generate_func_code_block`), merged
+        only once it has passed, when `not` fails: a failed one's set is simply dropped here.
+        """
         if not self._track or isinstance(self._here["not"], bool):
             super().generate_not()
             return
         self._any_or_one_of_count += 1
         outer = f"{self._variable}_evo{self._any_or_one_of_count}"
-        before = f"{outer}_copy"
         failed = f"{outer}_failed"
         self.l("{} = {variable}_ev", outer)
-        self.l("{} = set({variable}_ev)", before)
         self.l("{} = False", failed)
         with self.l("try:", optimize=False), self.trial_validation():
             self._block(self._here["not"], str(self._variable), str(self._variable_name), True)
         with self.l("except JsonSchemaValueException:", optimize=False):
             self.l("{} = True", failed)
         self.l("{variable}_ev = {}", outer)
-        self.l("{variable}_ev.clear()")
-        self.l("{variable}_ev.update({})", before)
         with self.l("if not {}:", failed):
             self.exc("{name} must NOT match a disallowed definition", rule="not")
 
