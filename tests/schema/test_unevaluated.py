@@ -45,7 +45,6 @@ def test_annotations_reach_every_reader(schema: Any, instance: Any, valid: bool)
     assert compile_schema(schema, formats=False).is_valid(instance) is valid
 
 
-
 # `not`'s subschema fails part way (`dependentRequired` runs after `properties`): what it had
 # evaluated before failing must not count, or `x` would pass as evaluated.
 HALF_EVALUATED = {"properties": {"x": {}}, "dependentRequired": {"x": ["y"]}}
