@@ -46,17 +46,13 @@ OLD, NEW = MIRROR / "old.toml", MIRROR / "new.toml"
 WORDS = [word.decode("utf-8") for word in seeds.toml_tokens()]
 UPSTREAM = frozenset({MORE, LESS, BOTH, NONE})
 AGENT = frozenset({DATA, FAILURE, "none"})
-PRUNE_EVERY = 4096
+_now_and_then = harness.every(4096, harness.prune_contract_artefacts)
 seeds.mirror(MIRROR)
-_runs = 0
 
 
 def test_one_input(data: bytes) -> None:
     """Diff one pair of contracts and render the report; an `AssertionError` is a finding."""
-    global _runs  # noqa: PLW0603 - a counter for pruning the cache
-    _runs += 1
-    if _runs % PRUNE_EVERY == 0:
-        harness.prune_contract_artefacts()
+    _now_and_then()
     old_bytes, split, new_bytes = data.partition(b"\0")
     OLD.write_bytes(old_bytes)
     NEW.write_bytes(new_bytes if split else old_bytes)

@@ -36,7 +36,7 @@ with harness.instrumented():
     from toolguard.errors import ContractError, SchemaError, UsageError
 
 CONTRACT = MIRROR / "contract.toml"
-PRUNE_EVERY = 4096
+_now_and_then = harness.every(4096, harness.prune_contract_artefacts)
 WORDS = [word.decode("utf-8") for word in seeds.toml_tokens()]
 
 
@@ -50,15 +50,11 @@ RESPONSES = [
     for example in seeds.examples()
     if example.fixtures is not None
 ]
-_runs = 0
 
 
 def test_one_input(data: bytes) -> None:
     """Load one contract and check responses with it; an `AssertionError` is a finding."""
-    global _runs  # noqa: PLW0603 - a counter for pruning the cache
-    _runs += 1
-    if _runs % PRUNE_EVERY == 0:
-        harness.prune_contract_artefacts()
+    _now_and_then()
     CONTRACT.write_bytes(data)
     try:
         contract = toolguard.load_contract(CONTRACT)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib
+import itertools
 import os
 import pkgutil
 import re
@@ -130,6 +131,21 @@ def scratch(name: str) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(mode=0o700)
     return folder
+
+
+def every(count: int, action: Callable[[], None]) -> Callable[[], None]:
+    """A call that runs `action` at every `count`-th call.
+
+    A target's scratch cache grows by an entry per distinct input: pruned now and then, not
+    per input.
+    """
+    calls = itertools.count(1)
+
+    def tick() -> None:
+        if next(calls) % count == 0:
+            action()
+
+    return tick
 
 
 def prune_contract_artefacts() -> None:

@@ -40,16 +40,11 @@ with harness.instrumented():
 
 SCHEMA = FOLDER / "schema.json"
 LIMITS = Limits()
-PRUNE_EVERY = 4096
-_runs = 0
 
 
 def test_one_input(data: bytes) -> None:
     """Compile one schema and check one instance with it; an `AssertionError` is a finding."""
-    global _runs  # noqa: PLW0603 - a counter for pruning the cache
-    _runs += 1
-    if _runs % PRUNE_EVERY == 0:
-        _prune()
+    _now_and_then()
     schema_bytes, _, instance_bytes = data.partition(b"\0")
     SCHEMA.write_bytes(schema_bytes)
     try:
@@ -76,6 +71,9 @@ def _prune() -> None:
     if harness.fuzzing():
         for entry in (FOLDER / "cache").rglob("*.bin"):
             entry.unlink(missing_ok=True)
+
+
+_now_and_then = harness.every(4096, _prune)
 
 
 def main() -> None:
