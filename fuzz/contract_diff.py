@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 
 import harness
 import seeds
 import toml_mutator
 
-MIRROR = harness.scratch("contract_diff")
-if harness.fuzzing():  # (the tests keep their own private cache)
-    os.environ["TOOLGUARD_CACHE_DIR"] = str(MIRROR / "cache")
+MIRROR = harness.scratch("contract_diff", cache=True)
 
 with harness.instrumented():
     import toolguard

@@ -19,7 +19,6 @@ fill the user's own); the artefacts in it are deleted every few thousand inputs.
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any
 
@@ -27,9 +26,7 @@ import harness
 import seeds
 import toml_mutator
 
-MIRROR = harness.scratch("contract_load")
-if harness.fuzzing():  # (the tests keep their own private cache)
-    os.environ["TOOLGUARD_CACHE_DIR"] = str(MIRROR / "cache")
+MIRROR = harness.scratch("contract_load", cache=True)
 
 with harness.instrumented():
     import toolguard

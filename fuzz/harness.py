@@ -111,11 +111,13 @@ def assert_escaped(shown: str, where: str) -> None:
             )
 
 
-def scratch(name: str) -> Path:
+def scratch(name: str, *, cache: bool = False) -> Path:
     """A private folder for this process, removed when it ends.
 
     libFuzzer ends the process without Python's `atexit`, so a fuzzing process works in
     `fuzz/work/NAME-PID/` instead, and removes there what processes that have ended left.
+    With `cache`, a fuzzing process also keeps its compile cache in the folder's `cache/`
+    (an entry per distinct input would fill the user's own; the tests keep their own).
     """
     if not fuzzing():
         folder = Path(tempfile.mkdtemp(prefix=f"toolguard-fuzz-{name}-"))
@@ -130,6 +132,8 @@ def scratch(name: str) -> Path:
     folder = work / f"{name}-{os.getpid()}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(mode=0o700)
+    if cache:
+        os.environ["TOOLGUARD_CACHE_DIR"] = str(folder / "cache")
     return folder
 
 

@@ -21,15 +21,12 @@ user's own); its entries are deleted every few thousand inputs.
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import Any
 
 import harness
 import seeds
 
-FOLDER = harness.scratch("schema_compile")
-if harness.fuzzing():  # (the tests keep their own private cache)
-    os.environ["TOOLGUARD_CACHE_DIR"] = str(FOLDER / "cache")
+FOLDER = harness.scratch("schema_compile", cache=True)
 
 with harness.instrumented():
     from toolguard.errors import Rejection, SchemaError, ValidationError
