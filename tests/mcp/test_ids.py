@@ -30,6 +30,16 @@ def test_an_entry_is_taken_once() -> None:
     assert flight.take((False, 1)) is None
 
 
+def test_a_refused_request_frees_its_id() -> None:
+    """settle(key, None): the request was answered by toolguard, its id may be used again."""
+    flight = InFlight()
+    assert flight.claim((False, 1), "resources/read")
+    flight.settle((False, 1), None)
+    assert not flight.holds((False, 1))
+    assert flight.take((False, 1)) is None
+    assert flight.claim((False, 1), "ping")
+
+
 def test_expired_calls_are_taken_at_their_deadline() -> None:
     """take_expired takes only what has passed its deadline, and tells the next one."""
     flight = InFlight()
@@ -73,15 +83,16 @@ def test_server_requests_are_kept_apart() -> None:
 
 
 def test_in_flight_requests_are_bounded() -> None:
-    """Past MAX_IN_FLIGHT, a new request of either side is not held (memory stays bounded)."""
-    from toolguard.mcp import ids  # noqa: PLC0415
-
+    """Past 4,096 (docs/mcp.md), a new request of either side is not held (memory stays
+    bounded); refused for that alone, its id is not taken for an abandoned one."""
     flight = InFlight()
-    for number in range(ids.MAX_IN_FLIGHT):
+    for number in range(4_096):
         assert flight.claim((False, number), "ping")
         assert flight.server_request((False, number))
     assert not flight.claim((False, -1), "ping")
     assert not flight.server_request((False, -1))
+    assert not flight.abandoned((False, -1))
+    assert flight.server_request((False, 0))  # an id the server already awaits an answer to
     assert flight.take((False, 0)) is not None
     assert flight.claim((False, -1), "ping")
 
@@ -91,6 +102,7 @@ def test_an_abandoned_id_is_held_until_its_late_answer() -> None:
     flight = InFlight()
     assert flight.claim((False, 1), "ping")
     flight.settle((False, 1), Pending("ping"))
+    assert not flight.abandoned((False, 1))  # in flight, awaiting its answer
     assert flight.take((False, 1)) is not None
     flight.abandon((False, 1), "a ping")
     assert flight.holds((False, 1))
@@ -101,15 +113,13 @@ def test_an_abandoned_id_is_held_until_its_late_answer() -> None:
 
 
 def test_abandoned_ids_are_bounded() -> None:
-    """Past MAX_IN_FLIGHT abandoned ids, the oldest is forgotten (memory stays bounded)."""
-    from toolguard.mcp import ids  # noqa: PLC0415
-
+    """Past 4,096 abandoned ids (docs/mcp.md), the oldest is forgotten (memory stays bounded)."""
     flight = InFlight()
-    for number in range(ids.MAX_IN_FLIGHT + 1):
+    for number in range(4_096 + 1):
         flight.abandon((False, number), str(number))
     assert not flight.holds((False, 0))
     assert flight.holds((False, 1))
-    assert flight.holds((False, ids.MAX_IN_FLIGHT))
+    assert flight.abandoned((False, 4_096))
 
 
 def test_a_timed_out_call_is_abandoned() -> None:
@@ -135,3 +145,6 @@ def test_a_long_method_is_held_clipped() -> None:
     assert held.method.startswith("tools/list")
     assert held.method.endswith("...")
     assert Pending("tools/list").method == "tools/list"
+    held_whole = "x" * 256  # docs/mcp.md: longer than 256 characters is held clipped
+    assert Pending(held_whole).method == held_whole
+    assert Pending(held_whole + "y").method == f"{held_whole}..."

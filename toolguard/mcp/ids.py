@@ -63,8 +63,12 @@ class InFlight:
         return key in self._client or key in self._abandoned
 
     def abandoned(self, key: IdKey) -> bool:
-        """Whether `key` is held only for a late answer: no request with it awaits one."""
-        return key in self._abandoned and key not in self._client
+        """Whether `key` is held only for a late answer: no request with it awaits one.
+
+        NOTE: an id is abandoned once taken (`abandon`'s contract) and claimed only while it
+        is not abandoned, so an abandoned id is never in flight as well.
+        """
+        return key in self._abandoned
 
     def abandon(self, key: IdKey, what: str) -> None:
         """The request `key` (taken) was given up on; `what` names it when a late answer comes."""
