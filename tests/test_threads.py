@@ -29,7 +29,7 @@ from toolguard.serve import Server
 REPO = Path(__file__).resolve().parents[1]
 CONTRACTS = sorted((REPO / "examples").glob("*/contract*.toml"))
 NOW = "2026-03-14T09:30:00Z"
-WAIT = 30  # seconds: a bound on joins that always complete, never a timing
+WAIT = 120  # seconds: a bound on joins that always complete, never a timing (a loaded CI box)
 LARGE = b'{"items": [' + b",".join(b'{"n": %d, "s": "%s"}' % (i, b"x" * 40) for i in range(25_000))
 LARGE += b"]}"  # over 1 MiB: the screen, the collector pause and the old-generation move
 
