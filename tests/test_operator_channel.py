@@ -287,14 +287,44 @@ def test_a_closed_reader_loses_lines_without_an_exception(
 
 
 def test_a_stream_without_a_descriptor_is_written_directly() -> None:
-    """A StringIO cannot block: every line lands there at once, in order; nothing dropped."""
+    """A StringIO cannot block: every line lands there at once, in order; nothing dropped,
+    however much more than the queue's capacity it is given (nothing queues)."""
     target = io.StringIO()
-    with OperatorChannel(target) as channel:
+    with OperatorChannel(target, farewell=farewell, capacity=8) as channel:
         channel.stream.write("one\n")
         channel.stream.flush()
         assert target.getvalue() == "one\n"
-        channel.send("two\n")
-    assert (target.getvalue(), channel.dropped) == ("one\ntwo\n", 0)
+        for _ in range(3):
+            channel.send("two\n")
+    assert (target.getvalue(), channel.dropped) == ("one\n" + "two\n" * 3, 0)
+
+
+def test_the_queue_holds_capacity_bytes_and_not_one_more(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """`capacity` bytes wait for a writer that has no room; the next line is dropped."""
+    _, stream = pipe
+    channel = OperatorChannel(stream, capacity=10 * len(LINE), linger=0.1)
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
+    for _ in range(10):
+        channel.send(LINE)
+    assert channel.dropped == 0
+    channel.send(LINE)
+    assert channel.dropped == 1
+    channel.close()
+    assert channel.dropped == 11  # what still waited at close is counted too
+
+
+def test_a_line_sent_after_close_is_counted_as_dropped(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """The writer is gone: a late line is never written, and it is not lost uncounted."""
+    read, stream = pipe
+    channel = OperatorChannel(stream)
+    channel.close()
+    channel.send(LINE)
+    assert channel.dropped == 1
+    assert read_all(read) == b""
 
 
 def test_a_terminal_is_still_a_terminal_to_the_reporter() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import select
@@ -104,6 +105,23 @@ def test_a_line_toolguard_can_do_without_is_dropped_for_a_side_far_behind() -> N
         assert output.waiting < (1 << 20) + len(reply)
         output.write(b"forwarded\n")  # what a side sent is never dropped
         assert output.waiting >= (1 << 20) + len(b"forwarded\n")
+
+
+def test_a_side_is_full_past_1_mib_waiting_and_far_behind_past_4_mib() -> None:
+    """The marks at which the relay stops reading what feeds a side, then the side itself."""
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, ours=True)
+        output.write(b"x" * fcntl.fcntl(write, fcntl.F_GETPIPE_SZ))  # the pipe takes it all
+        assert output.waiting == 0
+        output.write(b"y" * ((1 << 20) - 1))
+        assert not output.full
+        output.write(b"\n")
+        assert output.full
+        assert not output.far_behind
+        output.write(b"z" * ((3 << 20) - 1))
+        assert not output.far_behind
+        output.write(b"\n")
+        assert output.far_behind
 
 
 def test_a_terminal_someone_made_non_blocking_loses_nothing() -> None:
