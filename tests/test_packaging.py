@@ -111,6 +111,33 @@ def test_the_command_on_a_python_that_is_too_old_says_so_and_exits_4() -> None:
     assert done.stderr.decode() == f"toolguard: error: {_REFUSED}\n"
 
 
+# An interpreter older still (macOS's 3.9): the command's own modules fail to import on it.
+_AS_IF_3_9 = """import sys
+sys.version_info = (3, 9, 18, "final", 0)
+class Older:
+    def find_spec(self, name, path=None, target=None):
+        if name == "toolguard.one_shot":
+            raise TypeError("'type' object is not subscriptable")
+sys.meta_path.insert(0, Older())
+from toolguard.launch import run; run(sys.argv)
+"""
+
+
+def test_the_command_on_a_python_its_modules_cannot_load_on_says_so_and_exits_4() -> None:
+    """Where toolguard's modules fail to import (3.9's `tuple[int]`, `zip(strict=)`), the
+    command still refuses the interpreter in one line, exit 4, never with a traceback."""
+    done = subprocess.run(  # noqa: PLW1510 - the status is what the test asserts
+        [sys.executable, "-c", _AS_IF_3_9, "-V"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    refused = _REFUSED.replace("not 3.11.4", "not 3.9.18")
+    assert (done.returncode, done.stdout) == (4, b"")
+    assert done.stderr.decode() == f"toolguard: error: {refused}\n"
+
+
 def test_the_library_on_a_python_that_is_too_old_refuses_its_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -82,6 +82,24 @@ def run(argv: Sequence[str]) -> None:
         from toolguard.cli.respond import leave  # noqa: PLC0415 - only on the way out
 
         leave(exited.code)
+    except Exception:
+        _refuse_unsupported_python()
+        raise
+
+
+def _refuse_unsupported_python() -> None:
+    """On a Python toolguard refuses, the line that says why and exit 4, not a traceback.
+
+    NOTE: `cli` says so itself where its modules load (3.10, 3.11.0 to 3.11.4); on an older
+    one (macOS's 3.9, Ubuntu 20.04's 3.8) their import fails first, and this says why.
+    """
+    from toolguard import unsupported_python  # noqa: PLC0415 - only on the way out
+    from toolguard.errors import ExitStatus  # noqa: PLC0415 - only on the way out
+
+    refused = unsupported_python()
+    if refused is not None:
+        print(f"toolguard: error: {refused}", file=sys.stderr)
+        raise SystemExit(ExitStatus.INTERNAL) from None
 
 
 def _start(argv: Sequence[str]) -> None:
