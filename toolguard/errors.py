@@ -254,6 +254,12 @@ class MissingExtra(ContractError):
         self.extra = extra
         super().__init__(message, source=source, field=field)
 
+    @classmethod
+    def needed_by(cls, what: str, extra: str, *, source: str = "", field: str = "") -> MissingExtra:
+        """`what` needs `extra`: the message says how to install it, by name or from a clone."""
+        install = f"pip install 'toolguard-cli[{extra}]' (from a clone: pip install '.[{extra}]')"
+        return cls(extra, f"{what} needs the {extra} extra: {install}", source=source, field=field)
+
 
 class SchemaError(ContractError):
     """Raised when a schema is invalid or uses a keyword, format or ref toolguard cannot enforce.

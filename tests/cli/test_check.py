@@ -561,7 +561,9 @@ def test_a_signed_contract_without_the_signed_extra_exits_3_naming_it(
     )
     assert run.status == 3
     assert run.stdout == b""
-    assert "pip install 'toolguard-cli[signed]'" in run.stderr.decode()
+    assert "pip install 'toolguard-cli[signed]' (from a clone: pip install '.[signed]')" in (
+        run.stderr.decode()
+    )
     assert "rules.1" in run.stderr.decode()
 
 

@@ -180,7 +180,8 @@ def test_a_contract_whose_extra_is_missing_is_an_error_naming_it(
     assert jc["problems"] == [
         {
             "where": "contract.jc.toml",
-            "message": "not run: [text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
+            "message": "not run: [text] jc needs the jc extra: pip install 'toolguard-cli[jc]'"
+            " (from a clone: pip install '.[jc]')",
         }
     ]
 

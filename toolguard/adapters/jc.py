@@ -102,11 +102,8 @@ class JcAdapter:
         except ImportError:
             if not need_library:
                 return cls(parser)
-            raise MissingExtra(
-                "jc",
-                "[text] jc needs the jc extra: pip install 'toolguard-cli[jc]'",
-                source=source,
-                field="text.jc",
+            raise MissingExtra.needed_by(
+                "[text] jc", "jc", source=source, field="text.jc"
             ) from None
         if parser not in jc.parser_mod_list():
             raise ContractError(f"jc has no parser {parser!r}", source=source, field="text.jc")

@@ -15,8 +15,6 @@ from typing import Any
 from toolguard.errors import MissingExtra
 from toolguard.signed.keyset import KeySet
 
-EXTRA = "pip install 'toolguard-cli[signed]'"
-
 
 def import_keys(keys: KeySet) -> KeySet:
     """`keys` with each key imported by the library; `ValueError` if a key is bad.
@@ -28,7 +26,7 @@ def import_keys(keys: KeySet) -> KeySet:
         import joserfc.jws  # noqa: PLC0415, F401
         from joserfc import jwk  # noqa: PLC0415
     except ImportError:
-        raise MissingExtra("signed", f"a signed rule needs the signed extra: {EXTRA}") from None
+        raise MissingExtra.needed_by("a signed rule", "signed") from None
     imported = []
     for key in keys:
         try:
