@@ -53,13 +53,16 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
     """Read until end of stream or until `limit` bytes, whichever comes first.
 
     A stream whose descriptor does not block (`O_NONBLOCK`, set by whoever shares the pipe)
-    is waited on when it has nothing yet: only its end ends the read.
+    is waited on when it has nothing yet: only its end ends the read. On a terminal, the end
+    is the one read that returns nothing (Ctrl-D, as for `cat`): each call reads the device
+    once (`read1`), where a buffered `read` would take that end for a pause and wait again.
     """
+    read = getattr(stream, "read1", stream.read) if stream.isatty() else stream.read
     chunks: list[bytes] = []
     total = 0
     while total < limit:
         try:
-            chunk = stream.read(min(READ_CHUNK, limit - total))
+            chunk = read(min(READ_CHUNK, limit - total))
         except BlockingIOError:
             chunk = None
         except OSError as exc:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pty
 import re
+import subprocess
 import sys
 import tomllib
 import unicodedata
@@ -479,6 +481,52 @@ def test_empty_stdin_is_rejected_at_parse(run_toolguard: Any) -> None:
     assert run.stdout == failure_line("review_status", REQUEST_ID)
     diagnostics = run.diagnostics()
     assert (diagnostics["layer"], diagnostics["reason"]) == ("parse", "empty")
+
+
+def _check_typed_on_a_terminal(*flags: str) -> tuple[int, bytes, bytes]:
+    """`check` with stdin on a pseudo-terminal, the response typed and ended with Ctrl-D."""
+    master, slave = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "toolguard", *map(str, REVIEW_ARGS), *flags],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    os.close(slave)
+    os.write(master, OK_BYTES + b"\n\x04")  # a line, then Ctrl-D at the start of the next
+    try:
+        stdout, stderr = child.communicate(timeout=60)  # one Ctrl-D ends it, as for `cat`
+    finally:
+        child.kill()
+        os.close(master)
+    return child.returncode, stdout, stderr
+
+
+@pytest.mark.parametrize("mode", ["rich", "json"])
+def test_a_response_read_from_a_terminal_is_announced_on_stderr(mode: str) -> None:
+    """Typed by hand, `check` says on stderr that it waits for the response and how to end
+    it (a JSON line under `--diagnostics json`), then checks what was typed: one Ctrl-D
+    after it ends it, as for `cat`, not a second."""
+    status, stdout, stderr = _check_typed_on_a_terminal("--diagnostics", mode)
+    assert status == 0
+    assert json.loads(stdout)["outcome"] == "success"
+    warning = (
+        "reading the response from the terminal: type or paste it, then Ctrl-D"
+        " (or pipe it in, or pass --input FILE)"
+    )
+    first = stderr.decode().splitlines()[0]
+    if mode == "json":
+        assert json.loads(first) == {"outcome": "warning", "message": warning}
+    else:
+        assert first == f"toolguard: warning: {warning}"
+
+
+def test_a_response_piped_in_is_not_announced(run_toolguard: Any) -> None:
+    """From a pipe, stderr holds the diagnostics only: no word about a terminal."""
+    run = run_toolguard(*REVIEW_ARGS, stdin=OK_BYTES)
+    assert run.status == 0
+    assert "terminal" not in run.stderr.decode()
 
 
 # --- the envelope schema ---------------------------------------------------------------------

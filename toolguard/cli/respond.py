@@ -13,7 +13,7 @@ import io
 import os
 import sys
 
-from toolguard import envelope, report, result, signals
+from toolguard import envelope, operator_line, report, result, signals
 from toolguard.audit import Source
 from toolguard.audit.trail import AuditTrail
 from toolguard.cli.flags import CHECK, one_stdin, stderr_mode, trail_options
@@ -173,14 +173,24 @@ def build_request(flags: Mapping[str, Any]) -> Request:
     return make_request(flags["request_id"], context, flags["now"])
 
 
+_FROM_TERMINAL = (
+    "reading the response from the terminal: type or paste it, then Ctrl-D"
+    " (or pipe it in, or pass --input FILE)"
+)
+
+
 def open_input(input_file: Path | str | None) -> AbstractContextManager[BinaryIO]:
     """Where the response is read from: `--input FILE`, else stdin (`--input -` too).
 
-    A file is a data file (`open_data`): a named pipe nobody writes to reads as empty.
+    A file is a data file (`open_data`): a named pipe nobody writes to reads as empty. A
+    terminal as stdin gets a warning first: a check typed by hand would otherwise wait in
+    silence for a response nobody meant to type.
     """
     if input_file is None or is_stdin(input_file):
         if sys.stdin is None:
             raise UsageError("stdin is closed; pass the response with --input FILE")
+        if sys.stdin.isatty():
+            operator_line.write(operator_line.warning(_FROM_TERMINAL))
         return sys.stdin.buffer
     try:
         return open_data(input_file)
