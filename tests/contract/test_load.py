@@ -363,3 +363,24 @@ def test_a_missing_extra_names_the_extra_the_file_and_the_rule(
         "rules.1",
     )
     assert load_contract(contract, need_extras=False, cache=False).tool == "review_status_signed"
+
+
+@pytest.mark.parametrize(
+    ("holds_contract", "hint"),
+    [
+        (True, "give the contract file, {folder}/contract.toml"),
+        (False, "give a contract file (.toml)"),
+    ],
+)
+def test_a_folder_given_as_the_contract_says_which_file_to_give(
+    tmp_path: Path, holds_contract: bool, hint: str
+) -> None:
+    """`check DIR` (as `test DIR` takes one) names the contract in the folder, or asks for one."""
+    folder = tmp_path / "review_status"
+    folder.mkdir()
+    if holds_contract:
+        (folder / "contract.toml").write_text('tool = "x"\n')
+    with pytest.raises(ContractError) as raised:
+        load_contract(folder)
+    expected = f"cannot read contract: not a regular file (a folder): {hint.format(folder=folder)}"
+    assert raised.value.message == expected

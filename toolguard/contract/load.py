@@ -442,7 +442,8 @@ def _read_toml_bytes(source: str) -> bytes:
         with open_regular(source) as stream:
             raw = read_bounded(stream, CONTRACT_MAX_BYTES)
     except OSError as exc:
-        raise ContractError(f"cannot read contract: {exc.strerror}", source=source) from None
+        hint = _folder_hint(source) if os.path.isdir(source) else ""  # noqa: PTH112
+        raise ContractError(f"cannot read contract: {exc.strerror}{hint}", source=source) from None
     except ValueError:  # a NUL in the path: the operating system cannot name such a file
         raise ContractError(
             "cannot read contract: a path cannot hold a NUL", source=source
@@ -452,6 +453,16 @@ def _read_toml_bytes(source: str) -> bytes:
             f"contract is larger than {CONTRACT_MAX_BYTES} bytes", source=source
         ) from None
     return raw
+
+
+def _folder_hint(folder: str) -> str:
+    """What to give instead of a folder: the contract in it, when there is one to name."""
+    from toolguard.contract.find import CONTRACT_FILE  # noqa: PLC0415 - an error's path only
+
+    inside = os.path.join(folder, CONTRACT_FILE)  # noqa: PTH118
+    if os.path.isfile(inside):  # noqa: PTH113
+        return f": give the contract file, {inside}"
+    return ": give a contract file (.toml)"
 
 
 def _decode_toml(raw: bytes, source: str) -> dict[str, Any]:
