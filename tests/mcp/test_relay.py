@@ -338,8 +338,12 @@ def test_a_call_without_the_context_a_rule_needs_is_refused(harness: Harness) ->
     call = _call(1)
     call["params"]["arguments"] = {}
     harness.from_client(call)
-    assert harness.client.received()[0]["error"]["code"] == -32602
+    (answer,) = harness.client.received()
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith("toolguard: the arguments lack ")
     assert harness.server.received() == []
+    (notice,) = harness.notices().splitlines()  # not "toolguard: mcp: toolguard: ..."
+    assert notice.startswith("toolguard: mcp: the arguments lack "), notice
 
 
 def test_tasks_methods_are_not_offered(harness: Harness) -> None:

@@ -60,6 +60,7 @@ class OperatorChannel:
         self.write(self._notice_line(event, message))
 
     def _notice_line(self, event: str, message: str) -> str:
+        message = message.removeprefix("toolguard: ")  # a refusal sent to the client, named
         if self.mode == "json":
             record = {"outcome": "notice", "event": event, "message": clean(message)}
             return json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
