@@ -315,6 +315,32 @@ def test_the_queue_holds_capacity_bytes_and_not_one_more(
     assert channel.dropped == 11  # what still waited at close is counted too
 
 
+def test_a_line_reaches_an_idle_writer_without_waiting_for_close(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """A writer with nothing to do is woken by the next line: it is not held until close."""
+    read, stream = pipe
+    with OperatorChannel(stream) as channel:
+        channel.send("one\n")
+        got = b""
+        for _ in range(500):
+            got += read_all(read)
+            if got:
+                break
+            threading.Event().wait(0.01)
+        assert got == b"one\n"
+
+
+def test_text_not_yet_flushed_to_the_stream_is_sent_at_close(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """`close` flushes what a reporter wrote to `stream` without flushing it."""
+    read, stream = pipe
+    with OperatorChannel(stream) as channel:
+        channel.stream.write("unflushed\n")
+    assert read_all(read) == b"unflushed\n"
+
+
 def test_a_line_sent_after_close_is_counted_as_dropped(
     pipe: tuple[int, io.TextIOWrapper],
 ) -> None:

@@ -194,9 +194,7 @@ class OperatorChannel:
     def close(self) -> None:
         """Let the writer finish while it makes progress, then report what was dropped."""
         self.stream.flush()
-        if self._thread is None:
-            if self.dropped and self._farewell is not None:
-                self._write_directly(self._farewell(self.dropped))
+        if self._thread is None:  # written directly: nothing was ever dropped
             return
         with self._changed:
             self._hurry = True
