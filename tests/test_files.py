@@ -66,6 +66,32 @@ def test_a_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["taken"]
 
 
+@pytest.mark.parametrize("special", [False, True])
+def test_a_fifo_at_the_target_is_refused_unless_special_says_replace_it(
+    tmp_path: Path, special: bool
+) -> None:
+    """Renaming over a device would delete it (`--junit /dev/null` as root): by default a
+    device, FIFO or socket at the path is refused and kept, and no temporary is left."""
+    target = tmp_path / "out"
+    os.mkfifo(target)
+    if special:
+        assert write_atomic(target, b"data", special=True)
+        assert target.read_bytes() == b"data"
+    else:
+        with pytest.raises(OSError, match=r"not a regular file \(a named pipe\)"):
+            write_atomic(target, b"data")
+        assert stat.S_ISFIFO(target.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_link_at_the_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").write_bytes(b"kept")
+    (tmp_path / "out").symlink_to(tmp_path / "elsewhere")
+    assert write_atomic(tmp_path / "out", b"new")
+    assert (tmp_path / "out").read_bytes() == b"new"
+    assert (tmp_path / "elsewhere").read_bytes() == b"kept"
+
+
 def test_public_mode_keeps_an_existing_mode_and_follows_the_umask_for_a_new_file(
     tmp_path: Path,
 ) -> None:

@@ -48,6 +48,15 @@ def absolute_text(path: str | os.PathLike[str]) -> str:
     return path_text(os.path.join(os.getcwd(), os.fspath(path)))  # noqa: PTH109, PTH118
 
 
+def is_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a folder; False where asking fails (a name too long, no permission).
+
+    `Path.is_dir` and `Path.exists` raise there: on a user's path, that would be an internal
+    error where the command should say what it could not use.
+    """
+    return os.path.isdir(path)  # noqa: PTH112 - it is the one that never raises
+
+
 def is_stdin(path: Path | str | None) -> bool:
     """Whether a data-file argument means standard input (`-`)."""
     return path is not None and str(path) == "-"
@@ -132,8 +141,10 @@ class SpecialFile(OSError):
         return SpecialFile, (self.kind,)
 
 
-def _refuse_special(mode: int, *, fifo: bool) -> None:
-    if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode))):
+def _refuse_special(mode: int, *, fifo: bool, link: bool = False) -> None:
+    if not (
+        stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode)) or (link and stat.S_ISLNK(mode))
+    ):
         raise SpecialFile(_KINDS.get(stat.S_IFMT(mode), "special file"))
 
 
@@ -178,13 +189,19 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
     durable: bool = False,
     replace: bool = True,
     dir_fd: int | None = None,
+    special: bool = False,
 ) -> bool:
     """Put `data` at `path` whole or not at all; False if `replace` is off and it existed.
 
     `mode` is set exactly (not filtered by the umask). `durable` fsyncs the data before the
     rename. With `dir_fd`, `path` is relative to that open folder, so a folder swapped after
-    it was checked cannot redirect the write.
+    it was checked cannot redirect the write. A device, FIFO or socket at `path` is refused
+    (`SpecialFile`), never renamed over: a user's `--junit /dev/null` must not delete the
+    system's device; `special` replaces one all the same, in a folder toolguard keeps.
     """
+    if not special:
+        with suppress(FileNotFoundError):
+            _refuse_special(os.lstat(path, dir_fd=dir_fd).st_mode, fifo=False, link=True)
     folder, name = os.path.split(path)
     temporary = os.path.join(  # noqa: PTH118 - no pathlib on the check path
         folder, f".{name}.{os.getpid()}.{os.urandom(_TOKEN_BYTES).hex()}{TEMPORARY_SUFFIX}"

@@ -226,7 +226,8 @@ def _write(folder: int, digest: str, raw: bytes) -> int:
         # Same bytes: refresh its age instead of writing them again.
         os.utime(digest, dir_fd=folder, follow_symlinks=False)
         return 0
-    write_atomic(Path(digest), raw, durable=True, dir_fd=folder)  # replaces whatever was there
+    # Replaces whatever was there: the folder is toolguard's own.
+    write_atomic(Path(digest), raw, durable=True, dir_fd=folder, special=True)
     return len(raw)
 
 
