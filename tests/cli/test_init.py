@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import tomllib
 from pathlib import Path
 
@@ -66,6 +68,24 @@ def test_init_refuses_to_overwrite_without_force(
     assert b"already exist: pass --force to replace them" in again.stderr
     forced = run_toolguard("init", "ticket_status", "--force", cwd=tmp_path)
     assert forced.status == 0
+
+
+def test_init_with_force_writes_around_a_fifo_or_a_long_name_with_exit_2(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A FIFO where the contract goes (as a device: a link to /dev/null made by hand) is
+    refused and kept, never renamed over; a folder no system can name is exit 2, not a bug."""
+    assert run_toolguard("init", "ticket_status", cwd=tmp_path).status == 0
+    contract = tmp_path / "ticket_status" / "contract.toml"
+    contract.unlink()
+    os.mkfifo(contract)
+    forced = run_toolguard("init", "ticket_status", "--force", cwd=tmp_path)
+    assert (forced.status, forced.stdout) == (2, b""), forced.stderr
+    assert b"not a regular file (a named pipe)" in forced.stderr
+    assert stat.S_ISFIFO(contract.lstat().st_mode)
+    long = run_toolguard("init", "t", str(tmp_path.joinpath(*["a" * 200] * 25)))
+    assert (long.status, long.stdout) == (2, b""), long.stderr
+    assert b"toolguard: error: cannot write " in long.stderr
 
 
 def test_init_usage_errors_exit_2_with_nothing_written(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from conftest import REPO, RunToolguard
@@ -133,6 +134,30 @@ def test_junit_names_a_file_never_stdout(run_toolguard: RunToolguard, tmp_path: 
     dash = run_toolguard("test", tree, "--junit", "./-", cwd=tmp_path)
     assert dash.status == 0  # `./-` names the file `-`
     assert JUnitXml.fromfile(str(tmp_path / "-")).tests == 10
+
+
+def test_junit_that_is_no_regular_file_is_refused_and_kept(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--junit` naming a FIFO (as a device: /dev/null run as root) is written around, never
+    renamed over: exit 2, and the FIFO is still there."""
+    fifo = tmp_path / "report.xml"
+    os.mkfifo(fifo)
+    run = run_toolguard("test", TREES / "pass", "--junit", fifo)
+    assert run.status == 2, run.stderr
+    assert b"cannot write --junit" in run.stderr
+    assert b"not a regular file (a named pipe)" in run.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_junit_in_a_folder_no_system_can_name_is_a_usage_error(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """A path over the system's length limit is exit 2 before anything runs, not a bug (4)."""
+    long = tmp_path.joinpath(*["a" * 200] * 25, "j.xml")
+    run = run_toolguard("test", TREES / "pass", "--junit", long)
+    assert (run.status, run.stdout) == (2, b""), run.stderr
+    assert b"cannot write --junit" in run.stderr
 
 
 def test_a_bad_contract_exits_3(run_toolguard: RunToolguard) -> None:

@@ -18,7 +18,7 @@ from toolguard.cli.flags import LINT_FORMATS, REPORT_FORMATS, format_option, nam
 from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
-from toolguard.files import is_stdin
+from toolguard.files import is_folder, is_stdin
 from toolguard.request import make_request
 
 # NOTE: a contract or schema that cannot be read (missing, a folder, a pipe) is a bad contract
@@ -172,7 +172,7 @@ def _junit_file(junit: Path | None) -> None:
         raise UsageError(
             "--junit needs a file, not - (stdout holds the report); ./- names a file called -"
         )
-    if not junit.parent.is_dir():
+    if not is_folder(junit.parent):
         raise UsageError(f"cannot write --junit {junit}: no folder {junit.parent}")
 
 

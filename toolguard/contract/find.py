@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolguard.errors import UsageError
+from toolguard.files import is_folder
 
 CONTRACT_FILE = "contract.toml"
 FIXTURES_FOLDER = "fixtures"
@@ -38,7 +39,7 @@ def contract_paths(targets: Iterable[Path]) -> list[Path]:
     """
     found: list[Path] = []
     for target in targets:
-        if not _is_folder(target):
+        if not is_folder(target):
             found.append(target)  # loading it will say what is wrong with it
             continue
         inside = _contracts_under(target)
@@ -46,14 +47,6 @@ def contract_paths(targets: Iterable[Path]) -> list[Path]:
             raise UsageError(f"no {CONTRACT_FILE} (or contract.NAME.toml) under {target}")
         found.extend(inside)
     return list(dict.fromkeys(found))
-
-
-def _is_folder(path: Path) -> bool:
-    """`Path.is_dir`, False where it would raise (a name too long for the system, say)."""
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
 
 
 def _contracts_under(folder: Path) -> list[Path]:

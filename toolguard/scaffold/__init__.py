@@ -14,6 +14,7 @@ folder's fixtures are this draft's; a file init never names is the author's, nev
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -176,7 +177,8 @@ def write(scaffold: Scaffold, folder: Path, *, force: bool = False) -> tuple[str
     """
     targets = [(folder / file.path, file) for file in scaffold.files]
     stale = _stale(folder, {file.path for file in scaffold.files})
-    existing = [path for path, _ in targets if path.exists() or path.is_symlink()]
+    # NOTE: `Path.exists` raises on a name too long for the system; `lexists` says False.
+    existing = [path for path, _ in targets if os.path.lexists(path)]
     existing += [folder / path for path in stale]
     if existing and not force:
         shown = ", ".join(clean(str(path)) for path in existing[:3])
