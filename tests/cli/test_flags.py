@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +180,45 @@ def test_mcp_flags_default_to_what_the_library_does() -> None:
     assert Settings().call_timeout == CALL_TIMEOUT
     assert defaults["max_line_bytes"] == MAX_LINE_BYTES == Options().max_line_bytes
     assert Settings().max_line_bytes == MAX_LINE_BYTES
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["check", "{X}"],
+        ["run", "{X}", "true"],
+        ["serve", "{X}"],
+        ["schema", "{X}"],
+        ["mcp", "--contract", "{X}", "--", "true"],
+        ["test", "{X}"],
+        ["lint", "{X}"],
+        ["diff", "{X}", "{X}"],
+        ["validate", "{X}", "-"],
+        ["validate", "-", "{X}"],
+        ["test", "--junit", "{X}", "{X}"],
+    ],
+    ids=" ".join,
+)
+def test_a_file_this_user_cannot_read_is_left_to_its_reader(
+    words: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unreadable contract, schema or instance is said so by its reader, with the status a
+    missing one gets (3 for a contract or schema, 1 for an instance), never click's usage
+    error (2); a --junit file is written, never read."""
+    unreadable = str(tmp_path / "contract.toml")
+    Path(unreadable).write_bytes(b"")
+    # NOTE: os.access, as click asks it: root may read any file, so the test stands in.
+    allowed = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: str(path) != unreadable and allowed(path, mode)
+    )
+    name, *rest = [unreadable if word == "{X}" else word for word in words]
+    command = cli.commands[name]
+    with command.make_context(name, rest) as context:
+        assert unreadable in {str(value) for value in _values(context.params)}
+
+
+def _values(params: dict[str, Any]) -> list[Any]:
+    return [
+        v for value in params.values() for v in (value if isinstance(value, tuple) else [value])
+    ]

@@ -20,8 +20,7 @@ from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
 
-# NOTE: a contract that cannot be read is a bad contract (exit 3), not a usage error.
-_CONTRACT = click.Path(path_type=Path, readable=False)  # the loader says why it cannot
+_CONTRACT = flags.contract_path()
 
 
 @click.command(help="Check one response against CONTRACT; print exactly one envelope on stdout.")

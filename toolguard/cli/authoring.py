@@ -14,17 +14,23 @@ from pathlib import Path
 import click
 
 from toolguard import report
-from toolguard.cli.flags import LINT_FORMATS, REPORT_FORMATS, format_option, named_path
+from toolguard.cli.flags import (
+    LINT_FORMATS,
+    REPORT_FORMATS,
+    contract_path,
+    format_option,
+    named_path,
+)
 from toolguard.cli.respond import fail, guard
 from toolguard.contract import load_contract
 from toolguard.errors import ExitStatus, UsageError
 from toolguard.files import is_folder, is_stdin
 from toolguard.request import make_request
 
-# NOTE: a contract or schema that cannot be read (missing, a folder, a pipe) is a bad contract
-# or schema (exit 3), not a usage error: its reader says why.
-_CONTRACT = click.Path(path_type=Path)
-_SCHEMA = named_path(path_type=Path, allow_dash=True)
+_CONTRACT = contract_path()
+# NOTE: readable=False: a schema or instance that cannot be read is the reader's to report
+# (exit 3 for a schema, 1 for an instance, as when it is missing), not click's usage error.
+_SCHEMA = named_path(path_type=Path, allow_dash=True, readable=False)
 
 
 @click.command(
@@ -69,7 +75,11 @@ def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> 
 )
 @click.argument("schema_file", metavar="SCHEMA", type=_SCHEMA)
 @click.argument(
-    "instances", metavar="INSTANCE...", nargs=-1, required=True, type=named_path(path_type=Path)
+    "instances",
+    metavar="INSTANCE...",
+    nargs=-1,
+    required=True,
+    type=named_path(path_type=Path, readable=False),
 )
 @click.option(
     "--refs",
@@ -112,7 +122,7 @@ def validate(
 @format_option(REPORT_FORMATS, "A table per contract, or one line of JSON.")
 @click.option(
     "--junit",
-    type=named_path(dir_okay=False, path_type=Path),
+    type=named_path(dir_okay=False, path_type=Path, readable=False),  # written, never read
     metavar="FILE",
     help="Also write JUnit XML to FILE.",
 )

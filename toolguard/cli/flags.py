@@ -418,8 +418,7 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
         elif kind in ("repeatable", "repeatable file"):
             settings["multiple"] = True
             if kind == "repeatable file":
-                # NOTE: a contract that cannot be read is a bad contract (exit 3), not usage.
-                settings["type"] = click.Path(path_type=_path_class())
+                settings["type"] = contract_path()
         elif kind != "text":
             settings["type"] = _CLICK_TYPES[kind](click)
         return click.option(flag.name, flag.dest, **settings)
@@ -430,6 +429,17 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
         return command
 
     return decorate
+
+
+def contract_path() -> Any:
+    """Click's Path for a contract or schema argument: click checks nothing about it.
+
+    NOTE: one that cannot be read (missing, unreadable, a folder, a pipe) is a bad contract or
+    schema (exit 3), not a usage error (2): its loader says why, the same for every command.
+    """
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    return click.Path(path_type=_path_class(), readable=False)
 
 
 def named_path(**settings: Any) -> Any:
