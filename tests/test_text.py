@@ -86,3 +86,13 @@ def test_visible_text_beyond_ascii_is_shown_as_it_is() -> None:
     """Accents, CJK, emoji and visible spaces need no escape."""
     text = "Zo\u00eb \u6f22\u5b57 \u263a 10\u00a0km"
     assert clean(text) == text
+
+
+def test_with_end_a_long_text_is_cut_in_its_middle_and_keeps_its_last_characters() -> None:
+    """A message's reason follows its path: `end` keeps it, within the same limit."""
+    message = "/" + "a" * 1000 + ": cannot read contract: File name too long"
+    shown = clean(message, 100, end=40)
+    assert shown.startswith("/aaa")
+    assert shown.endswith("a: cannot read contract: File name too long"[-40:])
+    assert f"... [{len(message) - 100} more characters] ..." in shown
+    assert clean(message, 100).endswith(f"... [{len(message) - 100} more characters]")

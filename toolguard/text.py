@@ -18,14 +18,19 @@ if TYPE_CHECKING:
 MAX_TEXT = 512
 
 
-def clean(text: str, limit: int = MAX_TEXT) -> str:
-    """Escape hidden characters (`invisible.hidden`) and truncate: safe on any terminal."""
+def clean(text: str, limit: int = MAX_TEXT, *, end: int = 0) -> str:
+    """Escape hidden characters (`invisible.hidden`) and truncate: safe on any terminal.
+
+    `end`: of the `limit` characters kept, that many are the text's last ones, cut out of its
+    middle instead: a message's reason comes after the path it is about, however long.
+    """
     if len(text) <= limit and text.isascii() and text.isprintable():
         return text  # the common case, without a category lookup per character
     from toolguard.invisible import hidden  # noqa: PLC0415 - not before the one-shot start
 
     if len(text) > limit:
-        text = f"{text[:limit]}... [{len(text) - limit} more characters]"
+        last = f" ...{text[len(text) - end :]}" if end else ""
+        text = f"{text[: limit - end]}... [{len(text) - limit} more characters]{last}"
     return "".join(
         char.encode("unicode_escape").decode("ascii") if hidden(char) else char for char in text
     )

@@ -310,6 +310,18 @@ def test_bad_contract_exits_3_naming_file_and_field(
         assert fragment in line
 
 
+@pytest.mark.parametrize("diagnostics", ["rich", "json"])
+def test_a_contract_path_too_long_to_show_whole_still_says_why(
+    run_toolguard: Any, tmp_path: Path, diagnostics: str
+) -> None:
+    """A 5,000-character path is cut in its middle: the error's reason is never cut off."""
+    long = tmp_path.joinpath(*["a" * 200] * 25, "contract.toml")
+    run = run_toolguard("check", long, "--diagnostics", diagnostics)
+    assert (run.status, run.stdout) == (3, b""), run.stderr
+    assert b"more characters] ..." in run.stderr
+    assert run.stderr.rstrip(b'"}\n').endswith(b"cannot read contract: File name too long")
+
+
 def test_schema_command_refuses_a_bad_contract(run_toolguard: Any, tmp_path: Path) -> None:
     """`toolguard schema` on a schema with a refused keyword exits 3 and prints no schema."""
     contract = write_contract(tmp_path, schema=REFUSED)
