@@ -209,3 +209,9 @@ def test_a_flag_given_beside_its_environment_variable_takes_the_fast_path(
     assert fast is not None
     assert fast["log"] == EXISTING
     assert fast == _clicks(arguments, monkeypatch)
+
+
+def test_an_empty_contract_path_is_left_to_click() -> None:
+    """`check ""` would read the current folder as the contract (exit 3): click refuses it (2)."""
+    assert parse_check(["", "--input", __file__]) is None
+    assert parse_check(["contract.toml", "--input", __file__]) is not None

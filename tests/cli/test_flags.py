@@ -222,3 +222,27 @@ def _values(params: dict[str, Any]) -> list[Any]:
     return [
         v for value in params.values() for v in (value if isinstance(value, tuple) else [value])
     ]
+
+
+def _every_command(group: click.Group) -> list[click.Command]:
+    commands: list[click.Command] = []
+    for command in group.commands.values():
+        commands += _every_command(command) if isinstance(command, click.Group) else [command]
+    return commands
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        param
+        for command in _every_command(cli)
+        for param in command.params
+        if isinstance(param.type, click.Path)
+    ],
+    ids=lambda param: f"{param.name}",
+)
+def test_an_empty_path_names_no_file_for_any_path_argument(param: click.Parameter) -> None:
+    """`""` would be the current folder: `test ""` tested it and `init t ""` wrote into it.
+    Every path a command takes, contract, folder or file, refuses it (a usage error, 2)."""
+    with pytest.raises(click.BadParameter, match="an empty path"):
+        param.type.convert("", param, None)

@@ -42,7 +42,7 @@ _SCHEMA = named_path(path_type=Path, allow_dash=True, readable=False)
 )
 @click.argument("tool")
 @click.argument(
-    "folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+    "folder", metavar="[DIR]", required=False, type=named_path(file_okay=False, path_type=Path)
 )
 @click.option(
     "--from",

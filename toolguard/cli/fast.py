@@ -51,8 +51,8 @@ def parse_check(arguments: list[str]) -> dict[str, object] | None:
             inline, index = arguments[index], index + 1
         if not _store(values, flag, inline):
             return None
-    if len(positional) != 1:
-        return None
+    if len(positional) != 1 or not positional[0]:
+        return None  # none, several, or an empty path: click says so
     for flag in CHECK:
         given = os.environ.get(flag.envvar) if flag.envvar else None
         if given is not None and flag.dest not in values and not _store(values, flag, given):

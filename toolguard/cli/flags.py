@@ -432,14 +432,12 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
 
 
 def contract_path() -> Any:
-    """Click's Path for a contract or schema argument: click checks nothing about it.
+    """Click's Path for a contract or schema argument: only a name (`named_path`) is checked.
 
     NOTE: one that cannot be read (missing, unreadable, a folder, a pipe) is a bad contract or
     schema (exit 3), not a usage error (2): its loader says why, the same for every command.
     """
-    import click  # noqa: PLC0415 - the fast path reads the table without click
-
-    return click.Path(path_type=_path_class(), readable=False)
+    return named_path(path_type=_path_class(), readable=False)
 
 
 def named_path(**settings: Any) -> Any:

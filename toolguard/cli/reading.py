@@ -13,7 +13,7 @@ from toolguard.cli.respond import fail, guard
 from toolguard.errors import AuditError, ExitStatus, UsageError
 from toolguard.files import is_stdin
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+_FILE = named_path(exists=True, dir_okay=False, path_type=Path)
 
 
 @click.command(
@@ -31,7 +31,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @click.option(
     "--raw-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=named_path(file_okay=False, path_type=Path),
     envvar="TOOLGUARD_RAW_DIR",
     metavar="DIR",
     help="Raw copies, to re-check with --recheck (env TOOLGUARD_RAW_DIR).",
