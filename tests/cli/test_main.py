@@ -539,3 +539,17 @@ def test_no_usable_temporary_folder_is_a_usage_error(
     assert done.stderr.startswith(b"toolguard: error: cannot use a temporary folder: ")
     assert done.stderr.endswith(b" (TMPDIR names the folder to use)\n")
     assert_one_clear_line(done.stderr)
+
+
+@pytest.mark.parametrize("closed", ["2>&-", ">&- 2>&-", "<&- >&- 2>&-"])
+def test_a_usage_error_with_stderr_closed_from_the_start_is_2_and_never_on_stdout(
+    run_toolguard: RunToolguard, closed: str
+) -> None:
+    """`2>&-` leaves Python no stderr: click would print its usage lines on stdout (where
+    the agent reads) and, that closed too, end 4. The line is lost; the status is 2."""
+    done = run_toolguard(
+        "check",
+        "--bogus",
+        command=["sh", "-c", f'exec "$0" -m toolguard "$@" {closed}', sys.executable],
+    )
+    assert (done.status, done.stdout) == (2, b"")

@@ -95,7 +95,8 @@ def _usage_error(exc: click.ClickException) -> None:
     """A usage error: click's own lines, or one JSON record (`operator_line`) if asked for.
 
     NOTE: a stderr nobody can read (its reader gone, a full disk) loses the message, never the
-    status: unguarded, the failed write would end as an internal error (4).
+    status: unguarded, the failed write would end as an internal error (4). One closed from the
+    start (`2>&-`: Python's `sys.stderr` is None) loses it too: click would print it on stdout.
     """
     if operator_line.chosen() == "json":
         context = getattr(exc, "ctx", None)
@@ -103,6 +104,8 @@ def _usage_error(exc: click.ClickException) -> None:
         operator_line.write(
             operator_line.error(exc.format_message().removesuffix(".") + hint, exc.exit_code)
         )
+        return
+    if sys.stderr is None:
         return
     with suppress(OSError, ValueError):
         exc.show()
