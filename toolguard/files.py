@@ -142,9 +142,7 @@ class SpecialFile(OSError):
 
 
 def _refuse_special(mode: int, *, fifo: bool, link: bool = False) -> None:
-    if not (
-        stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode)) or (link and stat.S_ISLNK(mode))
-    ):
+    if not (stat.S_ISREG(mode) or (fifo and stat.S_ISFIFO(mode)) or (link and stat.S_ISLNK(mode))):
         raise SpecialFile(_KINDS.get(stat.S_IFMT(mode), "special file"))
 
 

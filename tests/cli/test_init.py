@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import tomllib
 from pathlib import Path
 
@@ -174,4 +175,21 @@ def test_init_from_a_sample_of_which_nothing_can_be_projected_exits_2(
     assert (run.status, run.stdout) == (2, b"")
     assert b"no member can be projected, as each holds what the projection refuses" in run.stderr
     assert b"(/name: no field may hold U+200B at character 5 of a string)" in run.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_init_from_standard_input_closed_is_a_usage_error(
+    run_toolguard: RunToolguard, tmp_path: Path
+) -> None:
+    """`--from -` with stdin closed (`<&-`): exit 2 saying so, as `check` does, not a bug (4)."""
+    run = run_toolguard(
+        "init",
+        "t",
+        tmp_path / "t",
+        "--from",
+        "-",
+        command=["sh", "-c", 'exec "$0" -m toolguard "$@" <&-', sys.executable],
+    )
+    assert (run.status, run.stdout) == (2, b""), run.stderr
+    assert b"cannot read --from standard input: standard input is closed" in run.stderr
     assert not (tmp_path / "t").exists()

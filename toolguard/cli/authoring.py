@@ -55,15 +55,14 @@ _SCHEMA = named_path(path_type=Path, allow_dash=True, readable=False)
 def init(tool: str, folder: Path | None, response: Path | None, force: bool) -> None:
     """Build with `scaffold` (from a sample, if given), write, print the summary."""
     from toolguard import scaffold  # noqa: PLC0415 - only `init` needs it
-    from toolguard.scaffold.sample import read_sample  # noqa: PLC0415
+    from toolguard.scaffold.sample import read_sample, sample_name  # noqa: PLC0415
 
     target = folder if folder is not None else Path(tool)
     guard(lambda: scaffold.check_tool_name(tool))
     sample = None
     if response is not None:
-        stdin = str(response) == "-"
-        raw = guard(lambda: read_sample(None if stdin else response))
-        sample = (raw, "standard input" if stdin else str(response))
+        raw = guard(lambda: read_sample(response))
+        sample = (raw, sample_name(response))
     built = guard(lambda: scaffold.build(tool, sample))
     removed = guard(lambda: scaffold.write(built, target, force=force))
     sys.stdout.write(scaffold.summary(built, target, removed))

@@ -14,7 +14,6 @@ is the first accept fixture, byte for byte.
 from __future__ import annotations
 
 import re
-import sys
 import unicodedata
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any, BinaryIO
 
 from toolguard.contract.names import MAX_NAME_LENGTH, MAX_POINTER_LENGTH, MAX_PROJECTED
 from toolguard.errors import Rejection, RuleViolation, UsageError
-from toolguard.files import open_data
+from toolguard.files import is_stdin, open_data
 from toolguard.limits import Limits, read_bounded
 from toolguard.parse import parse
 from toolguard.pointer import escape
@@ -50,15 +49,19 @@ FRESH_AGE = 300  # a suggested `fresh` rule's max_age_seconds: five minutes
 _RESERVED = "untrusted_display_text"  # the envelope's own name for the display text
 
 
-def read_sample(path: Path | None) -> bytes:
-    """The sample's raw bytes from `path` (None: standard input), within `SAMPLE_LIMITS`."""
+def read_sample(path: Path) -> bytes:
+    """The sample's raw bytes from `path` (`-`: standard input), within `SAMPLE_LIMITS`."""
+    shown = sample_name(path)
     try:
-        if path is None:
-            return _bounded(sys.stdin.buffer, "standard input")
         with open_data(path) as stream:  # a named pipe nobody writes to: empty, not waited on
-            return _bounded(stream, str(path))
+            return _bounded(stream, shown)
     except OSError as exc:
-        raise UsageError(f"cannot read --from {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot read --from {shown}: {exc.strerror}") from None
+
+
+def sample_name(path: Path) -> str:
+    """How messages and the draft's comments name the sample: `-` is standard input."""
+    return "standard input" if is_stdin(path) else str(path)
 
 
 def _bounded(stream: BinaryIO, shown: str) -> bytes:
