@@ -553,3 +553,29 @@ def test_a_usage_error_with_stderr_closed_from_the_start_is_2_and_never_on_stdou
         command=["sh", "-c", f'exec "$0" -m toolguard "$@" {closed}', sys.executable],
     )
     assert (done.status, done.stdout) == (2, b"")
+
+
+@pytest.mark.parametrize(
+    "command", [["serve"], ["mcp", "--contract", str(REVIEW / "contract.toml"), "--"]]
+)
+@pytest.mark.parametrize(
+    ("closed", "status", "said"),
+    [
+        (">&-", 4, b"stdout was closed before anything was written"),
+        ("<&-", 2, b"needs stdin open"),
+    ],
+)
+def test_serve_and_mcp_with_stdio_closed_from_the_start_end_as_every_command_does(
+    run_toolguard: RunToolguard, command: list[str], closed: str, status: int, said: bytes
+) -> None:
+    """Stdout closed (`>&-`) is 4 as for every command (the README's table); stdin closed is
+    a usage error (2), as `check` says it."""
+    arguments = (
+        [*command, str(REVIEW / "contract.toml")] if command == ["serve"] else [*command, "cat"]
+    )
+    done = run_toolguard(
+        *arguments,
+        command=["sh", "-c", f'exec "$0" -m toolguard "$@" {closed}', sys.executable],
+    )
+    assert done.status == status, done.stderr
+    assert said in done.stderr

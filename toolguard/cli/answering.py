@@ -72,8 +72,7 @@ def serve(contracts: tuple[Path, ...], **values: Any) -> None:
     mode = values["diagnostics"]
     loaded = [guard(functools.partial(load_contract, path), mode) for path in contracts]
     server = guard(lambda: Server(loaded, flags.trail_options(values)), mode)
-    if sys.stdin is None or not respond.stdout_open():
-        fail(UsageError("serve needs both stdin and stdout open"), mode)
+    respond.need_stdio("serve", mode)
     status = server.serve(
         sys.stdin.buffer, sys.stdout.buffer, sys.stderr, mode, values["busy_poll_us"]
     )

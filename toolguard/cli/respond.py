@@ -131,8 +131,7 @@ def mcp(command: tuple[str, ...], flags: Mapping[str, Any]) -> NoReturn:
     mode = flags["diagnostics"]
     if not flags["contracts"]:
         fail(UsageError("mcp needs at least one --contract"), mode)
-    if sys.stdin is None or not stdout_open():
-        fail(UsageError("mcp needs both stdin and stdout open"), mode)
+    need_stdio("mcp", mode)
     contracts = [guard(_loader(path), mode) for path in flags["contracts"]]
     settings = session.Settings(
         call_timeout=flags["call_timeout"],
@@ -293,6 +292,18 @@ def watch_stdout() -> None:
     with suppress(AttributeError, ValueError, OSError):  # closed, or not a text stream
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     sys.stdout = _Watched(sys.stdout)
+
+
+def need_stdio(command: str, mode: str) -> None:
+    """End `serve` or `mcp` (they talk on stdin and stdout) if one was closed from the start.
+
+    Stdin (`<&-`) as `check` says it (2); stdout (`>&-`) as every command does (4, `stdout was
+    closed before anything was written`).
+    """
+    if sys.stdin is None:
+        fail(UsageError(f"{command} needs stdin open: it reads its requests there"), mode)
+    if not stdout_open():
+        _stdout_lost(None, "anything", mode)
 
 
 def stdout_open() -> bool:
