@@ -229,15 +229,23 @@ def relayed(
 
 
 def unrecorded(outcome: Outcome, error: AuditError) -> Outcome:
-    """The failure the agent gets when the trail cannot be written; the operator learns why."""
+    """The failure the agent gets when the trail cannot be written; the operator learns why.
+
+    An outcome already turned by an earlier loss (the raw copy, then the record: a full disk
+    fails both) keeps that loss's message, and with it the response's own verdict.
+    """
     before = outcome.diagnostics
-    verdict = "accepted" if before.outcome == "success" else f"{before.layer}: {before.reason}"
+    if before.layer == error.layer:
+        message = f"{error.message}; {before.message}"
+    else:
+        verdict = "accepted" if before.outcome == "success" else f"{before.layer}: {before.reason}"
+        message = f"{error.message} (the response itself was {verdict})"
     diagnostics = replace(
         before,
         outcome="internal" if before.outcome == "internal" else "failure",
         layer=error.layer,
         reason=error.reason,
-        message=f"{error.message} (the response itself was {verdict})",
+        message=message,
         error_code=error.code,
         schema_path=None,
         instance_path=None,

@@ -181,6 +181,24 @@ def test_a_raw_copy_that_cannot_be_kept_is_still_recorded(tmp_path: Path) -> Non
     assert "the response itself was schema: enum" in entry["message"]
 
 
+def test_a_raw_copy_and_a_record_both_lost_are_both_told(tmp_path: Path) -> None:
+    """A full disk fails both: the operator learns why each failed, and the first verdict."""
+    contract = review(tmp_path)
+    (tmp_path / "file").write_bytes(b"")
+    trail = AuditTrail.build(
+        TrailOptions(log=tmp_path / "missing" / "audit.jsonl", raw_dir=tmp_path / "file" / "raw"),
+        contract,
+    )
+    sealed, _ = seal(trail, checked(contract, DRIFTED), contract)
+    assert sealed.envelope["error"] == UNAVAILABLE
+    assert sealed.diagnostics.reason == "audit_unwritable"
+    message = sealed.diagnostics.message
+    assert message is not None
+    assert "cannot open audit log" in message
+    assert "cannot keep raw response" in message
+    assert "the response itself was schema: enum" in message
+
+
 def test_by_default_only_rejected_responses_are_kept(tmp_path: Path) -> None:
     """raw_keep "rejected": the accepted response leaves no copy, the rejected one does."""
     contract = review(tmp_path)
