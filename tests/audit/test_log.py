@@ -218,6 +218,47 @@ def test_fsync_append_writes_the_line(tmp_path: Path) -> None:
     assert target.read_bytes() == LINE * 2
 
 
+@pytest.mark.parametrize("errno_", [errno.EIO, errno.ENOSPC])
+def test_a_record_whose_fsync_fails_is_taken_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, errno_: int
+) -> None:
+    """The agent gets a failure then: no record may say it got the answer (no misread)."""
+    target = tmp_path / "audit.jsonl"
+    log.append(target, LINE)
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno_, os.strerror(errno_))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "fsync", failing_fsync)
+        with pytest.raises(AuditError, check=saying(os.strerror(errno_))) as caught:
+            log.append(target, b'{"request_id":"req.unsynced.01"}\n', fsync=True)
+    assert caught.value.reason == "audit_unwritable"
+    assert target.read_bytes() == LINE
+    log.append(target, LINE, fsync=True)
+    assert target.read_bytes() == LINE * 2
+
+
+def test_a_close_that_fails_raises_audit_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that reports a lost write at close (NFS: EIO, ENOSPC) fails the trail."""
+    real_close = os.close
+    target = tmp_path / "audit.jsonl"
+
+    def failing_close(fd: int) -> None:
+        closing_the_log = Path(f"/proc/self/fd/{fd}").readlink() == target
+        real_close(fd)
+        if closing_the_log:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(log, "_ends_a_line", lambda fd: True)  # the log's only close: the write's
+    monkeypatch.setattr(os, "close", failing_close)
+    with pytest.raises(AuditError, check=saying("Input/output error")) as caught:
+        log.append(target, LINE)
+    assert caught.value.reason == "audit_unwritable"
+
+
 def test_rotation_by_rename_starts_a_new_file(tmp_path: Path) -> None:
     """After the log is renamed away, the next append creates a new log; the old one is kept."""
     target = tmp_path / "audit.jsonl"

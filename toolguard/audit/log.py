@@ -27,6 +27,7 @@ back and fails the trail, so no answer is released with a record still in a queu
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -54,29 +55,57 @@ def append(path: Path, line: bytes, *, fsync: bool = False) -> None:
     given = descriptor(path)
     fd = given if given is not None else _open(path)
     try:
-        info = os.fstat(fd)
-        if _is_stdout(info):
-            raise AuditError("audit_unwritable", f"refusing audit log {path}: {_STDOUT}")
-        channel = channel_for(info)
-        if channel is not None:
-            if not channel.record(line):
-                why = "it is stderr, and the record could not be written (stderr is not being read)"
-                raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
-            return
-        if stat.S_ISREG(info.st_mode) and _locked(fd) and not _ends_a_line(fd):
-            line = b"\n" + line  # a torn record is at the end: never join this one to it
-        written = os.write(fd, line)
-        if written != len(line):  # a short write would leave half a record: say so
-            raise OSError(errno.ENOSPC, f"short write ({written} of {len(line)} bytes)")
-        if fsync and stat.S_ISREG(info.st_mode):
-            os.fsync(fd)
+        try:
+            _write(fd, path, line, fsync=fsync)
+        finally:
+            if given is None:
+                os.close(fd)  # NOTE: NFS may report a lost write here: the trail fails then
     except OSError as exc:
         raise AuditError(
             "audit_unwritable", f"cannot write audit log {path}: {exc.strerror or exc}"
         ) from None
-    finally:
-        if given is None:
-            os.close(fd)
+
+
+def _write(fd: int, path: Path, line: bytes, *, fsync: bool) -> None:
+    """`append`'s write to the open log; raise `OSError`, or `AuditError` for a refused one.
+
+    A record whose fsync fails is taken back: the agent then gets a failure, and a record
+    left behind would tell the operator it got the answer.
+    """
+    info = os.fstat(fd)
+    if _is_stdout(info):
+        raise AuditError("audit_unwritable", f"refusing audit log {path}: {_STDOUT}")
+    channel = channel_for(info)
+    if channel is not None:
+        if not channel.record(line):
+            why = "it is stderr, and the record could not be written (stderr is not being read)"
+            raise AuditError("audit_unwritable", f"cannot write audit log {path}: {why}")
+        return
+    regular = stat.S_ISREG(info.st_mode)
+    locked = regular and _locked(fd)
+    if locked and not _ends_a_line(fd):
+        line = b"\n" + line  # a torn record is at the end: never join this one to it
+    start = os.fstat(fd).st_size if locked and fsync else None
+    written = os.write(fd, line)
+    if written != len(line):  # a short write would leave half a record: say so
+        raise OSError(errno.ENOSPC, f"short write ({written} of {len(line)} bytes)")
+    if fsync and regular:
+        try:
+            os.fsync(fd)
+        except OSError:
+            if start is not None:
+                _take_back(fd, start, start + written)
+            raise
+
+
+def _take_back(fd: int, start: int, end: int) -> None:
+    """Cut the log back to `start` if this writer's record (to `end`) is still its end.
+
+    Only under the log's lock (`_locked`): no other toolguard writer appended meanwhile.
+    """
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_size == end:
+            os.ftruncate(fd, start)
 
 
 def _locked(fd: int) -> bool:
