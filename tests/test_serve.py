@@ -359,6 +359,20 @@ def test_a_closed_stdout_ends_the_server_with_exit_4_quietly() -> None:
     assert b"Exception ignored" not in done.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_failing_stdout_is_told_as_failing_not_as_closed() -> None:
+    """A stdout on a full disk (`/dev/full`): exit 4, and the operator learns what it met."""
+    with Path("/dev/full").open("wb") as full:
+        done = subprocess.run(
+            serve_argv(REVIEW_PATH), input=request(OK) * 3, stdout=full,
+            stderr=subprocess.PIPE, cwd=REPO, env=_ENV, check=False, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == ExitStatus.INTERNAL
+    assert b"stdout failed (No space left on device)" in done.stderr
+    assert b"stdout was closed" not in done.stderr
+    assert b"Traceback" not in done.stderr
+
+
 def _full_or_ended(child: subprocess.Popen[bytes], read_end: int) -> None:
     """Wait, reading nothing, until `child` has ended or waits for room in the pipe `read_end`.
 

@@ -13,6 +13,7 @@ block, and is written as it is.
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 from collections.abc import Callable
@@ -61,3 +62,22 @@ class LineWriter:
                 if self._room is None:
                     raise
         return True
+
+
+def failure(exc: BaseException) -> str | None:
+    """What writing an output met (a full disk: ENOSPC, EIO), or None if its reader left.
+
+    A closed descriptor, a broken pipe or a reset socket is the reader gone; anything else is
+    a failure the operator must be told as such, never as a reader that left.
+    """
+    if isinstance(exc, OSError) and exc.errno not in _LEFT:
+        return exc.strerror or str(exc)
+    return None
+
+
+_LEFT = (None, errno.EPIPE, errno.EBADF, errno.ECONNRESET)
+
+
+def lost(why: str | None) -> str:
+    """Stdout lost, in the operator's words: closed, or failing with `why` (`failure`)."""
+    return "stdout was closed" if why is None else f"stdout failed ({why})"

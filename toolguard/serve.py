@@ -26,7 +26,7 @@ from toolguard.contract import Contract
 from toolguard.errors import ContextError, ContractError, ExitStatus, Rejection, UsageError
 from toolguard.framing import Lines
 from toolguard.limits import Limits
-from toolguard.line_writer import LineWriter
+from toolguard.line_writer import LineWriter, failure, lost
 from toolguard.operator_channel import LINGER, OperatorChannel
 from toolguard.parse import parse
 from toolguard.pipeline import check_bytes, require_context
@@ -146,8 +146,8 @@ class Server:
                 answer = self.handle(line)
                 try:
                     written = out.write(answer.line, stop.wait)
-                except (OSError, ValueError):
-                    raise _StdoutClosed from None
+                except (OSError, ValueError) as exc:
+                    raise _StdoutClosed(failure(exc)) from None
                 if not written:
                     raise _Stopped  # stopped, and the caller took nothing of it for LINGER
                 _tell_operator(answer, mode, channel)
@@ -167,8 +167,8 @@ class Server:
                 why = f"reading stdin failed: {exc}"
                 report.error(why, ExitStatus.INTERNAL, mode, channel.stream)
                 return ExitStatus.INTERNAL
-            except _StdoutClosed:
-                why = "stdout was closed; no more answers can be given"
+            except _StdoutClosed as exc:
+                why = f"{lost(exc.why)}; no more answers can be given"
                 report.error(why, ExitStatus.INTERNAL, mode, channel.stream)
                 return ExitStatus.INTERNAL
         return ExitStatus.SUCCESS
@@ -272,7 +272,11 @@ class _Stopped(BaseException):
 
 
 class _StdoutClosed(Exception):
-    """The caller closed stdout: no answer can be given any more."""
+    """Stdout cannot be written (closed, or `why` it failed): no answer can be given any more."""
+
+    def __init__(self, why: str | None) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class _Stop:

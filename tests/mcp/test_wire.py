@@ -171,6 +171,28 @@ def test_output_marks_itself_gone_when_the_reader_goes() -> None:
         assert gone == [True]
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_says_what_a_failing_side_met() -> None:
+    """A write failing otherwise than a reader leaving (a full disk) is kept for the operator."""
+    gone: list[bool] = []
+    with Path("/dev/full").open("wb") as full:
+        output = Output(full, lambda: gone.append(True))
+        output.write(b"one\n")
+    assert output.gone
+    assert gone == [True]
+    assert output.failure == "No space left on device"
+
+
+def test_a_reader_that_left_is_no_failure() -> None:
+    """A broken pipe is the reader leaving: nothing to tell beyond that."""
+    with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream)
+        os.close(read)
+        output.write(b"one\n")
+        assert output.gone
+        assert output.failure is None
+
+
 def test_close_waits_for_what_is_waiting() -> None:
     """The server sees the end of its input only after every line written before it."""
     read, write = os.pipe()

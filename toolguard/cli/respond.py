@@ -8,7 +8,6 @@ an interrupt or a toolguard bug still gives the agent a failure envelope.
 
 from __future__ import annotations
 
-import errno
 import io
 import os
 import sys
@@ -277,9 +276,9 @@ def _failure(exc: BaseException) -> str | None:
     """None if stdout was closed or its reader left; else what writing to it met."""
     if isinstance(exc, OutputClosed):
         return exc.why
-    if isinstance(exc, OSError) and exc.errno not in (None, errno.EPIPE, errno.EBADF):
-        return exc.strerror or str(exc)
-    return None
+    from toolguard.line_writer import failure  # noqa: PLC0415 - only once stdout failed
+
+    return failure(exc)
 
 
 def watch_stdout() -> None:
@@ -393,9 +392,10 @@ def stdout_closed(arguments: Sequence[str], why: str | None = None) -> NoReturn:
 
 def _stdout_lost(why: str | None, lost: str, mode: str | None) -> NoReturn:
     """Point stdout nowhere, say it closed (or `why` it failed) before `lost` was, exit 4."""
+    from toolguard.line_writer import lost as said  # noqa: PLC0415 - only once stdout failed
+
     _to_devnull(sys.stdout)
-    what = "stdout was closed" if why is None else f"stdout failed ({why})"
-    report.error(f"{what} before {lost} was written", ExitStatus.INTERNAL, mode)
+    report.error(f"{said(why)} before {lost} was written", ExitStatus.INTERNAL, mode)
     sys.exit(ExitStatus.INTERNAL)
 
 

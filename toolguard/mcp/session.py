@@ -24,6 +24,7 @@ from toolguard.contract import Contract
 from toolguard.contract.advertised import advertised_schema
 from toolguard.errors import ContractError, ExitStatus, UsageError
 from toolguard.framing import Lines
+from toolguard.line_writer import lost
 from toolguard.mcp import lifecycle
 from toolguard.mcp.calls import Guard, reading
 from toolguard.mcp.channels import ALL, CHANNEL_BY_NAME, Channels
@@ -188,7 +189,7 @@ class _Session:
         self.stopping = False  # the client's grace is over: the server was told to go
         self.client_took: tuple[int, float] | None = None  # (`to_client.taken`, seen since)
         self.interrupted = False
-        self.to_client = Output(client_out, self.client_gone)
+        self.to_client = Output(client_out, self.client_not_reading)
         argv = tuple(str(arg) for arg in child.args)  # type: ignore[union-attr] # a list here
         self.relay = Relay(
             by_tool,
@@ -212,6 +213,17 @@ class _Session:
         """
         self.not_reading = True
         self.operator.notice("server_not_reading", "the server stopped reading its input")
+
+    def client_not_reading(self) -> None:
+        """Stdout cannot be written: the client left, or (said) it fails, as on a full disk.
+
+        Either ends the session as the client leaving does; a failure is told, since no
+        client left and the answers went nowhere.
+        """
+        if self.to_client.failure is not None:
+            why = f"{lost(self.to_client.failure)}; no more answers can be given"
+            self.operator.notice("stdout_failed", why)
+        self.client_gone()
 
     def client_gone(self) -> None:
         """The client closed its side (or stopped reading): close the server's input."""

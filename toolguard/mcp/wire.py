@@ -32,6 +32,8 @@ import stat
 from collections.abc import Callable
 from typing import IO
 
+from toolguard.line_writer import failure
+
 _CHUNK = 1 << 16  # bytes read at once, at most
 _HIGH = 1 << 20  # bytes waiting for a side beyond which the relay stops reading what feeds it
 _FAR = 4 << 20  # beyond which nothing that could add to it is read (its own side included)
@@ -101,6 +103,7 @@ class Output:
         self._waiting = bytearray()  # what the side has not taken yet
         self._closing = False
         self.taken = 0  # bytes the side has taken, in all: it grows while the side reads
+        self.failure: str | None = None  # what the last write met, if not the reader leaving
 
     @property
     def gone(self) -> bool:
@@ -178,7 +181,8 @@ class Output:
             sent = self._writer.send(data)
         except BlockingIOError:
             return 0
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self.failure = failure(exc)
             self.lost()
             return 0
         self.taken += sent
