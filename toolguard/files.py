@@ -198,8 +198,45 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
     system's device; `special` replaces one all the same, in a folder toolguard keeps.
     """
     if not special:
-        with suppress(FileNotFoundError):
-            _refuse_special(os.lstat(path, dir_fd=dir_fd).st_mode, fifo=False, link=True)
+        refuse_special_target(path, dir_fd=dir_fd)
+    temporary = staged(path, data, mode=mode, durable=durable, dir_fd=dir_fd)
+    try:
+        if replace:
+            os.replace(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return True
+        try:
+            os.link(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        with suppress(OSError):
+            os.unlink(temporary, dir_fd=dir_fd)
+
+
+def refuse_special_target(path: Path | str, *, dir_fd: int | None = None) -> None:
+    """Raise `SpecialFile` if a device, FIFO or socket is at `path`: a rename would replace it.
+
+    A user's output path (`--junit /dev/null`, `init --force` over a pipe) must never delete
+    the system's device; a link there is replaced, not written through.
+    """
+    with suppress(FileNotFoundError):
+        _refuse_special(os.lstat(path, dir_fd=dir_fd).st_mode, fifo=False, link=True)
+
+
+_TOKEN_BYTES = 4
+
+
+def staged(
+    path: Path | str, data: bytes, *, mode: int = 0o600, durable: bool = False,
+    dir_fd: int | None = None,
+) -> str:  # fmt: skip
+    """`data` written whole to a private temporary beside `path`: its name, to move or remove.
+
+    What `write_atomic` does before its rename; several files staged first, then renamed,
+    are all written or none is (the bytes are where a full disk fails, not the renames).
+    Raises `OSError`, leaving no temporary.
+    """
     folder, name = os.path.split(path)
     temporary = os.path.join(  # noqa: PTH118 - no pathlib on the check path
         folder, f".{name}.{os.getpid()}.{os.urandom(_TOKEN_BYTES).hex()}{TEMPORARY_SUFFIX}"
@@ -216,20 +253,11 @@ def write_atomic(  # noqa: PLR0913 - each switch is a promise a caller needs
                 os.fsync(fd)
         finally:
             os.close(fd)
-        if replace:
-            os.replace(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            return True
-        try:
-            os.link(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
-        except FileExistsError:
-            return False
-        return True
-    finally:
+    except BaseException:
         with suppress(OSError):
             os.unlink(temporary, dir_fd=dir_fd)
-
-
-_TOKEN_BYTES = 4
+        raise
+    return temporary
 
 
 def scratch_folder(prefix: str) -> AbstractContextManager[Path]:

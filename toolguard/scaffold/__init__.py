@@ -14,6 +14,7 @@ folder's fixtures are this draft's; a file init never names is the author's, nev
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from toolguard import envelope
 from toolguard.contract import load_contract
 from toolguard.contract.names import is_tool_name
 from toolguard.errors import ContractError, UsageError
-from toolguard.files import public_mode, scratch_folder, write_atomic
+from toolguard.files import public_mode, refuse_special_target, scratch_folder, staged
 from toolguard.pipeline import check
 from toolguard.scaffold.draft_contract import SCHEMA_FILE, Draft
 from toolguard.scaffold.left_out import LeftOut
@@ -184,12 +185,23 @@ def write(scaffold: Scaffold, folder: Path, *, force: bool = False) -> tuple[str
         shown = ", ".join(clean(str(path)) for path in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
         raise UsageError(f"{shown}{more} already exist: pass --force to replace them")
-    for path, file in targets:
-        try:
+    # NOTE: every file staged before any is renamed into place: a full disk part way leaves
+    # no half scaffold (a later init would need --force, a later test read a partial set).
+    temporaries: list[str] = []
+    try:
+        for path, file in targets:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, file.data, mode=0o600 if file.private else public_mode(path))
-        except OSError as exc:
-            raise UsageError(f"cannot write {clean(str(path))}: {exc.strerror}") from None
+            mode = 0o600 if file.private else public_mode(path)
+            refuse_special_target(path)
+            temporaries.append(staged(path, file.data, mode=mode))
+        for temporary, (path, _) in zip(temporaries, targets, strict=False):
+            Path(temporary).replace(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {clean(str(path))}: {exc.strerror}") from None
+    finally:
+        for temporary in temporaries:
+            with contextlib.suppress(OSError):
+                Path(temporary).unlink()
     for leftover in stale:
         try:
             (folder / leftover).unlink()
