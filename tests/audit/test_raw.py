@@ -172,6 +172,51 @@ def test_the_running_total_is_recounted_when_unreadable(tmp_path: Path) -> None:
     assert sum(path.stat().st_size for path in raw_copies(folder)) <= 50
 
 
+def _bookkeeping_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes and new files for `.total` and `.pruned` fail as on a full disk (ENOSPC)."""
+    real_open, real_write = os.open, os.write
+    ours: set[int] = set()
+
+    def opening(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        if path in {".total", ".pruned"} and flags & os.O_CREAT:
+            if path == ".pruned":
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            fd = real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+            ours.add(fd)
+            return fd
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    def writing(fd: int, data: bytes) -> int:
+        if fd in ours:
+            ours.discard(fd)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "open", opening)
+    monkeypatch.setattr(os, "write", writing)
+
+
+def test_a_copy_kept_is_kept_though_its_bookkeeping_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk after the copy (`.total`, `.pruned`): the copy is kept and said kept; no
+    ledger is left to undercount it, so the next copy scans and the caps still hold."""
+    folder = tmp_path / "raw"
+    for index in range(10):
+        store(folder).keep(b"%09d\n" % index)
+    with monkeypatch.context() as patched:
+        _bookkeeping_fails(patched)
+        kept = store(folder).keep(b"kept on a full disk")
+        assert kept == Kept(sha(b"kept on a full disk"), kept=True)
+        pruned = store(folder).prune(due_only=False)
+        assert pruned is not None
+        assert (pruned.removed, pruned.left) == (0, 11)
+    assert (folder / sha(b"kept on a full disk")).read_bytes() == b"kept on a full disk"
+    assert not (folder / ".total").exists()
+    store(folder, max_total_bytes=50).keep(b"new")
+    assert sum(path.stat().st_size for path in raw_copies(folder)) <= 50
+
+
 def test_total_cap_never_evicts_the_copy_just_written(tmp_path: Path) -> None:
     """A new copy of exactly the total cap stays; the older ones go to make room."""
     folder = tmp_path / "raw"

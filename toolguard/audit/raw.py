@@ -252,12 +252,26 @@ def _read_ledger(folder: int) -> _Ledger | None:
 
 
 def _write_ledger(folder: int, ledger: _Ledger) -> None:
+    """Write the ledger; one that cannot be written (a full disk) is removed instead.
+
+    NOTE: bookkeeping, not evidence: without a ledger the next write scans the folder, so the
+    caps hold, and a copy kept is not failed for want of a line that counts it.
+    """
     oldest = "-" if ledger.oldest is None else str(ledger.oldest)
-    fd = os.open(_TOTAL, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _FILE_FLAGS, 0o600, dir_fd=folder)
+    text = f"{ledger.total} {oldest}".encode()
     try:
-        os.write(fd, f"{ledger.total} {oldest}".encode())
-    finally:
-        os.close(fd)
+        fd = os.open(
+            _TOTAL, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _FILE_FLAGS, 0o600, dir_fd=folder
+        )
+        try:
+            if os.write(fd, text) == len(text):
+                return
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        os.unlink(_TOTAL, dir_fd=folder)
 
 
 def _due(folder: int) -> bool:
@@ -270,11 +284,13 @@ def _due(folder: int) -> bool:
 
 
 def _stamp(folder: int) -> None:
-    fd = os.open(_STAMP, os.O_WRONLY | os.O_CREAT | _FILE_FLAGS, 0o600, dir_fd=folder)
-    try:
-        os.utime(fd)
-    finally:
-        os.close(fd)
+    """Say the folder was scanned now; where it cannot be said (no room), the next answer scans."""
+    with contextlib.suppress(OSError):
+        fd = os.open(_STAMP, os.O_WRONLY | os.O_CREAT | _FILE_FLAGS, 0o600, dir_fd=folder)
+        try:
+            os.utime(fd)
+        finally:
+            os.close(fd)
 
 
 def _older(entry: os.DirEntry[str], deadline: float) -> bool:
