@@ -390,13 +390,14 @@ def test_the_busy_poll_flag_reaches_the_session(monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_failing_stdout_ends_the_session_and_says_what_it_met() -> None:
-    """Stdout on a full disk: the session ends as when the client leaves, and stderr says why."""
+    """Stdout on a full disk: the session ends, stderr says why, and the status is 4 as for
+    `check` and `serve` (a client that leaves ends it with 0: no client left here)."""
     argv = [sys.executable, "-m", "toolguard", "mcp", "--contract", str(PROBE), "--", *HOSTILE]
     with Path("/dev/full").open("wb") as full:
         done = subprocess.run(
             argv, input=json.dumps(INITIALIZE).encode() + b"\n", stdout=full,
             stderr=subprocess.PIPE, cwd=REPO, check=False, timeout=WAIT,
         )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 4, done.stderr
     assert b"stdout failed (No space left on device)" in done.stderr
     assert b"Traceback" not in done.stderr

@@ -310,6 +310,8 @@ class _Session:
     def _status(self, returncode: int | None) -> ExitStatus:
         if self.interrupted or self.relay.ended_by == "signal":
             return ExitStatus.INTERRUPTED
+        if self.to_client.failure is not None:  # no client left: the answers went nowhere
+            return ExitStatus.INTERNAL
         if self.relay.ended_by == "client":
             return ExitStatus.SUCCESS
         status = lifecycle.exit_status(returncode)
