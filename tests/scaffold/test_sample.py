@@ -97,7 +97,10 @@ def test_the_bounds_checked_are_the_contract_schemas() -> None:
             {f"m{n}": n for n in range(MAX_PROJECTED + 1)},
             rf"has {MAX_PROJECTED + 1} members, and a contract projects at most {MAX_PROJECTED}",
         ),
-        ({"k" * MAX_POINTER_LENGTH: 1}, r"has a member named .kkk.*: its pointer is over the 1024"),
+        (
+            {"k" * MAX_POINTER_LENGTH: 1},
+            r"has a member named 'k{40}\.\.\. \[984 more characters\]': its pointer is over",
+        ),
         (
             {"~" * 600: 1},
             r"has a member named .~~~.*: its pointer is over",
@@ -240,3 +243,67 @@ def test_a_sample_whose_schema_lint_could_not_walk_is_a_usage_error(
     """Over MAX_SUBSCHEMAS subschemas: refused (exit 2) with the count, before any compile."""
     with pytest.raises(UsageError, match=r"^--from s\.json has too many shapes to draft from: "):
         from_sample("t", json.dumps(sample).encode(), "s.json")
+
+
+def _sample_of(size: int) -> bytes:
+    """An array of short strings, `size` bytes long (each string's maxLength drafts as 256)."""
+    rows = (size - 20) // 104
+    shorter = len(json.dumps({"rows": ["x" * 100] * rows + [""]}))
+    return json.dumps({"rows": ["x" * 100] * rows + ["y" * (size - shorter)]}).encode()
+
+
+def test_limits_at_lints_byte_ceiling_are_drafted_and_one_sample_byte_more_is_refused() -> None:
+    """max_bytes at exactly 1 MiB (lint TG015's ceiling) is a draft; over it, exit 2 with why."""
+    at_ceiling = from_sample("t", _sample_of(522_752), "s.json")
+    assert at_ceiling.limits.max_bytes == MAX_BYTES_CEILING
+    with pytest.raises(UsageError, match=r"^--from s\.json is too large to draft from: its "):
+        from_sample("t", _sample_of(522_753), "s.json")
+
+
+def test_a_sample_over_the_byte_budget_is_refused_as_a_dump(tmp_path: Path) -> None:
+    """1 MiB is read; one byte more is exit 2, naming the sample and the budget."""
+    sample = tmp_path / "dump.json"
+    sample.write_bytes(b" " * SAMPLE_LIMITS.max_bytes)
+    assert len(read_sample(sample)) == SAMPLE_LIMITS.max_bytes
+    sample.write_bytes(b" " * (SAMPLE_LIMITS.max_bytes + 1))
+    with pytest.raises(UsageError, match=rf"^--from {re.escape(str(sample))} is over 1048576 "):
+        read_sample(sample)
+
+
+@pytest.mark.parametrize(
+    ("member", "suggested"),
+    [
+        ('"id": "TCK-1"', True),
+        ('"ID": 7', True),
+        ('"user_id": 7', True),
+        ('"ticketId": "TCK-1"', True),
+        ('"ticketID": "TCK-1"', True),
+        ('"user_id": true', False),  # a boolean names nothing
+        ('"user_id": 1.5', False),
+        ('"user_id": "two words"', False),  # not identifier-like
+        ('"idea": "x"', False),
+        ('"paid": 7', False),
+    ],
+)
+def test_a_request_match_is_suggested_only_for_an_identifier_named_as_one(
+    member: str, suggested: bool
+) -> None:
+    """`id`, `*_id`, `*Id`, `*ID` holding an integer or an identifier-like string: a rule."""
+    draft = from_sample("t", b'{"title": "x", %s}' % member.encode(), "s.json")
+    assert ('# kind = "equals_context"' in draft.contract) is suggested
+
+
+def test_a_member_whose_name_has_no_letter_or_digit_is_projected_as_field() -> None:
+    """A name of punctuation alone still gets a projection name the contract allows."""
+    draft = from_sample("t", b'{"***": 1, "---": 2}', "s.json")
+    assert tomllib.loads(draft.contract)["projection"] == {"field": "/***", "field_2": "/---"}
+
+
+def test_long_names_cut_alike_are_numbered_within_the_length_bound() -> None:
+    """Two names alike in their first 64 characters: the second is numbered, still 64 long."""
+    first, second = "a" * 70 + "_x", "a" * 70 + "_y"
+    draft = from_sample("t", json.dumps({first: 1, second: 2}).encode(), "s.json")
+    assert tomllib.loads(draft.contract)["projection"] == {
+        "a" * 64: f"/{first}",
+        "a" * 62 + "_2": f"/{second}",
+    }

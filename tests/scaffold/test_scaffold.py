@@ -8,6 +8,7 @@ fixtures passes. A sample the drafted contract cannot accept is refused, never w
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 import tempfile
@@ -251,9 +252,20 @@ def test_a_draft_keeps_the_sample_private(tmp_path: Path) -> None:
     )
 
 
-def _umask() -> int:
-    import os  # noqa: PLC0415
+def test_the_example_holds_no_users_answer_so_its_fixtures_are_not_private(
+    tmp_path: Path,
+) -> None:
+    """The example's fixtures are written with the umask's mode, as the contract is."""
+    mask = os.umask(0o022)
+    try:
+        scaffold.write(scaffold.build("ticket_status"), tmp_path)
+    finally:
+        os.umask(mask)
+    for path in ("fixtures/accept/example.json", "fixtures/reject/truncated.json"):
+        assert stat.S_IMODE((tmp_path / path).stat().st_mode) == 0o644, path
 
+
+def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -431,3 +443,77 @@ def test_generated_names_only_fixtures_init_writes() -> None:
             kind, _, name = file.path.removeprefix("fixtures/").partition("/")
             seen.get(kind, set()).add(name.partition(".")[0])
     assert seen == scaffold.GENERATED
+
+
+def test_a_refusal_to_overwrite_names_three_files_and_counts_the_rest(tmp_path: Path) -> None:
+    """Every file of the folder exists: the first three are named, the others counted."""
+    built = scaffold.build("ticket_status")
+    scaffold.write(built, tmp_path)
+    with pytest.raises(UsageError) as caught:
+        scaffold.write(built, tmp_path)
+    shown = ", ".join(str(tmp_path / file.path) for file in built.files[:3])
+    more = len(built.files) - 3
+    assert str(caught.value) == (
+        f"{shown} and {more} more already exist: pass --force to replace them"
+    )
+
+
+def test_a_dangling_symbolic_link_counts_as_an_existing_file(tmp_path: Path) -> None:
+    """A link to nowhere where init would write is refused, never written through."""
+    (tmp_path / "contract.toml").symlink_to(tmp_path / "elsewhere.toml")
+    with pytest.raises(UsageError, match=r"contract\.toml already exist"):
+        scaffold.write(scaffold.build("ticket_status"), tmp_path)
+    assert not (tmp_path / "elsewhere.toml").exists()
+
+
+def test_a_file_that_cannot_be_written_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    """`fixtures` is a file, not a folder: exit 2 naming the file init could not write."""
+    (tmp_path / "fixtures").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^cannot write .*/fixtures/fixtures\.toml: "):
+        scaffold.write(scaffold.build("ticket_status"), tmp_path, force=True)
+
+
+def test_an_earlier_fixture_that_cannot_be_removed_is_a_usage_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--force over an earlier init whose fixture cannot be removed: exit 2, naming it."""
+    scaffold.write(scaffold.build("t"), tmp_path)
+
+    def refuse(path: Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(
+        UsageError, match=r"^cannot remove .*/fixtures/accept/example\.expected\.json: "
+    ):
+        scaffold.write(scaffold.build("t", (b'{"a": 1}', "s.json")), tmp_path, force=True)
+
+
+def test_only_init_s_files_of_a_fixture_name_count_as_an_earlier_init_s(tmp_path: Path) -> None:
+    """`wrong_item.txt` and a folder `wrong_item.json/` are the author's: kept, not refused."""
+    reject = tmp_path / "fixtures" / "reject"
+    (reject / "wrong_item.json").mkdir(parents=True)
+    (reject / "wrong_item.txt").write_text("mine\n", encoding="utf-8")
+    assert scaffold.write(scaffold.build("t", (b'{"a": 1}', "s.json")), tmp_path) == ()
+    assert (reject / "wrong_item.txt").exists()
+    assert (reject / "wrong_item.json").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [
+        (4, "/m0, /m1, /m2, /m3"),
+        (5, "/m0, /m1, /m2, /m3 and 1 more"),
+        (6, "/m0, /m1, /m2, /m3 and 2 more"),
+    ],
+)
+def test_the_summary_names_five_left_out_members_and_counts_the_rest(
+    count: int, shown: str
+) -> None:
+    """One line per cause, with at most five pointers, each cut to 40 characters."""
+    members = {"name": "ok", "k" * 50: "a\tb", **{f"m{n}": "a\tb" for n in range(count)}}
+    built = scaffold.build("t", (json.dumps(members).encode(), "s.json"))
+    assert scaffold.summary(built, Path("t")).splitlines()[1] == (
+        "left out of [projection], as they hold a character a person cannot see: "
+        f"/{'k' * 39}... [11 more characters], {shown}"
+    )
