@@ -517,3 +517,43 @@ def test_the_summary_names_five_left_out_members_and_counts_the_rest(
         "left out of [projection], as they hold a character a person cannot see: "
         f"/{'k' * 39}... [11 more characters], {shown}"
     )
+
+
+def _fixture(built: scaffold.Scaffold, path: str) -> bytes:
+    return next(file.data for file in built.files if file.path == path)
+
+
+@pytest.mark.parametrize("value", ["TCK-1", 7, -7, 0, 1.5, True, False])
+def test_the_duplicate_member_says_something_else_of_the_same_type(value: object) -> None:
+    """The first member twice, the second another value of its type: a parser that keeps the
+    last would hand the agent a different answer without a word."""
+    built = scaffold.build("t", (json.dumps({"first": value, "b": 1}).encode(), "s.json"))
+    raw = _fixture(built, "fixtures/reject/duplicate_member.json")
+    pairs = json.loads(raw, object_pairs_hook=lambda pairs: pairs)
+    (key, kept), (again, said) = pairs[:2]
+    assert (key, again, kept) == ("first", "first", value)
+    assert said != value
+    assert type(said) is type(value)
+
+
+def test_a_sample_holding_every_extra_member_name_drops_those_near_misses(tmp_path: Path) -> None:
+    """Every name an added member would take is the sample's own: no such fixture, and the
+    folder still passes its own lint and test."""
+    taken = ["unexpected_field", "unexpected", "extra_field", "message", "note", "comment"]
+    taken += ["instructions", "error", "errors", "failure"]
+    built = scaffold.build("t", (json.dumps(dict.fromkeys(taken, "x")).encode(), "s.json"))
+    names = {Path(file.path).name.split(".")[0] for file in built.files}
+    assert not names & {"extra_property", "injection", "success_with_error"}
+    scaffold.write(built, tmp_path)
+    passes_its_own_lint_and_test(tmp_path)
+
+
+def test_a_long_member_name_inside_an_array_gets_room_in_the_limits(tmp_path: Path) -> None:
+    """A name of 300 characters in an array's object: max_string_length holds it, so the
+    drafted contract accepts its own sample."""
+    raw = json.dumps({"rows": [{"k" * 300: 1}]}).encode()
+    built = scaffold.build("t", (raw, "s.json"))
+    scaffold.write(built, tmp_path)
+    limits = tomllib.loads((tmp_path / "contract.toml").read_text("utf-8"))["limits"]
+    assert limits["max_string_length"] >= 300
+    passes_its_own_lint_and_test(tmp_path)
