@@ -216,7 +216,7 @@ def _suggested_rules(sample: dict[str, Any], fields: list[str], now: str) -> lis
     used: set[str] = set()  # rule names are unique in a contract: a cut field name may repeat
     for field, (key, value) in zip(fields, sample.items(), strict=True):
         pointer = f"/{escape(key)}"
-        if isinstance(value, str) and _recent(sample, pointer, now):
+        if _recent(sample, pointer, now):  # the rule refuses what is not a string
             tables.append(
                 Table(
                     "[[rules]]",
