@@ -557,3 +557,37 @@ def test_a_long_member_name_inside_an_array_gets_room_in_the_limits(tmp_path: Pa
     limits = tomllib.loads((tmp_path / "contract.toml").read_text("utf-8"))["limits"]
     assert limits["max_string_length"] >= 300
     passes_its_own_lint_and_test(tmp_path)
+
+
+@pytest.mark.parametrize("value", [None, [1], {"a": 1}])
+def test_a_first_member_of_no_scalar_type_is_duplicated_as_it_is(value: object) -> None:
+    """null, an array, an object: the duplicate repeats the member, still refused as one."""
+    built = scaffold.build("t", (json.dumps({"first": value, "b": 1}).encode(), "s.json"))
+    raw = _fixture(built, "fixtures/reject/duplicate_member.json")
+    pairs = json.loads(raw, object_pairs_hook=lambda pairs: pairs)
+    assert pairs[0][0] == pairs[1][0] == "first"
+    assert pairs[0][1] == pairs[1][1]
+
+
+@pytest.mark.parametrize("sample", [None, *SAMPLES_OF_EVERY_MISS])
+def test_each_limits_near_miss_is_one_past_its_limit(sample: bytes | None) -> None:
+    """Too large by one byte, too deep by one level, too long by one character: each probes
+    the limit the contract sets, not somewhere past it."""
+    built = scaffold.build("t", None if sample is None else (sample, "s.json"))
+    limits = tomllib.loads(_fixture(built, "contract.toml").decode())["limits"]
+    reject = "fixtures/reject/limits_"
+    assert len(_fixture(built, f"{reject}too_large.json")) == limits["max_bytes"] + 1
+    deep = json.loads(_fixture(built, f"{reject}too_deep.json"))
+    assert _depth(deep) == limits["max_depth"] + 1
+    long = json.loads(_fixture(built, f"{reject}string_too_long.json"))
+    assert max(len(text) for text in long.values() if isinstance(text, str)) == (
+        limits["max_string_length"] + 1
+    )
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
