@@ -223,13 +223,15 @@ def _prose_first(found: Iterable[Leaf]) -> list[Leaf]:
 
 
 def _over_long_string(plan: Plan) -> list[Miss]:
-    """A free-text string (prose first), one character longer than its `maxLength`."""
+    """A free-text string (prose first), one character longer than its `maxLength`.
+
+    Every drafted string has one (`draft.py`); none of the example's strings is free text.
+    """
     for leaf in _prose_first(leaves(plan.sample, plan.schema)):
-        if "maxLength" in leaf.schema:
-            longer = "x" * (leaf.schema["maxLength"] + 1)
-            note = f"an over-long string: {leaf.pointer} past its maxLength"
-            raw = json_bytes(_set(plan.sample, tokens(leaf.pointer), longer))
-            return [_schema_miss("over_long_string", note, raw, "maxLength")]
+        longer = "x" * (leaf.schema["maxLength"] + 1)
+        note = f"an over-long string: {leaf.pointer} past its maxLength"
+        raw = json_bytes(_set(plan.sample, tokens(leaf.pointer), longer))
+        return [_schema_miss("over_long_string", note, raw, "maxLength")]
     return []
 
 
@@ -246,7 +248,7 @@ def _hidden_character(plan: Plan) -> list[Miss]:
         )
     ]
     for leaf in _prose_first(leaf for leaf in projected if leaf.pointer not in plan.ruled):
-        room_left = leaf.schema.get("maxLength", len(leaf.value) + 1) - 1
+        room_left = leaf.schema["maxLength"] - 1
         hidden = leaf.value[:room_left] + "\u200b"
         note = f"a character a person cannot see (U+200B) in {leaf.pointer}"
         raw = json_bytes(_set(plan.sample, tokens(leaf.pointer), hidden))
