@@ -458,6 +458,17 @@ def test_a_refusal_to_overwrite_names_three_files_and_counts_the_rest(tmp_path: 
     )
 
 
+def test_a_refusal_to_overwrite_three_files_names_them_all(tmp_path: Path) -> None:
+    """Exactly three files exist: each is named, with no count after them."""
+    built = scaffold.build("ticket_status")
+    for file in built.files[:3]:
+        (tmp_path / file.path).write_text("mine\n", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        scaffold.write(built, tmp_path)
+    shown = ", ".join(str(tmp_path / file.path) for file in built.files[:3])
+    assert str(caught.value) == f"{shown} already exist: pass --force to replace them"
+
+
 def test_a_dangling_symbolic_link_counts_as_an_existing_file(tmp_path: Path) -> None:
     """A link to nowhere where init would write is refused, never written through."""
     (tmp_path / "contract.toml").symlink_to(tmp_path / "elsewhere.toml")
