@@ -469,6 +469,13 @@ def test_a_refusal_to_overwrite_three_files_names_them_all(tmp_path: Path) -> No
     assert str(caught.value) == f"{shown} already exist: pass --force to replace them"
 
 
+def test_a_folder_not_there_yet_is_made_with_its_parents(tmp_path: Path) -> None:
+    """`toolguard init tool contracts/tool`: every missing folder on the way is made."""
+    folder = tmp_path / "contracts" / "ticket_status"
+    scaffold.write(scaffold.build("ticket_status"), folder)
+    assert (folder / "contract.toml").is_file()
+
+
 def test_a_dangling_symbolic_link_counts_as_an_existing_file(tmp_path: Path) -> None:
     """A link to nowhere where init would write is refused, never written through."""
     (tmp_path / "contract.toml").symlink_to(tmp_path / "elsewhere.toml")
