@@ -42,6 +42,7 @@ def test_a_toml_string_shows_no_unseen_character(text: str) -> None:
         ("\u202eevil", '"\\u202Eevil"'),
         ("\U000e0041", '"\\U000E0041"'),
         ("café", '"café"'),
+        ("a\u3164b", '"a\\u3164b"'),  # printable, yet a person sees nothing: escaped too
     ],
 )
 def test_toml_strings_escape_what_needs_it(text: str, written: str) -> None:
@@ -98,3 +99,8 @@ def test_an_expectation_file_says_what_the_near_miss_plays() -> None:
     text = expect_text("NaN\x1b[31m", {"code": "INVALID_RESPONSE", "layer": "parse"})
     assert text == '# NaN\\x1b[31m\ncode = "INVALID_RESPONSE"\nlayer = "parse"\n'
     assert tomllib.loads(text) == {"code": "INVALID_RESPONSE", "layer": "parse"}
+
+
+def test_a_comment_keeps_visible_text_and_escapes_what_a_person_cannot_see() -> None:
+    """Accents stay as written; a printable character that shows nothing is an escape."""
+    assert expect_text("café a\u3164b", {}) == "# café a\\u3164b\n"
