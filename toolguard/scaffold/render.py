@@ -22,7 +22,7 @@ JSON_WIDTH = 96  # a JSON value shorter than this at its indent is written on on
 class Entry:
     """One `key = value` line of a TOML table, with a comment after it (or none)."""
 
-    key: str
+    key: str  # a bare TOML key: a contract's own word or a projection name (snake_case)
     value: str | int
     comment: str = ""
     commented: bool = False  # written as `# key = value`, for the author to decide on
@@ -66,18 +66,13 @@ def _entry(entry: Entry, column: int) -> str:
 
 def _line(entry: Entry, column: int = COMMENT_COLUMN) -> str:
     value = entry.value if isinstance(entry.value, int) else toml_string(entry.value)
-    return _commented(f"{_key(entry.key)} = {value}", entry.comment, column)
+    return _commented(f"{entry.key} = {value}", entry.comment, column)
 
 
 def _commented(text: str, comment: str, column: int = COMMENT_COLUMN) -> str:
     if not comment:
         return text
     return f"{text.ljust(column - 1)} # {_visible(comment)}"
-
-
-def _key(key: str) -> str:
-    bare = key.replace("_", "").replace("-", "").isalnum() and key.isascii()
-    return key if bare else toml_string(key)
 
 
 def toml_string(text: str) -> str:
