@@ -104,3 +104,9 @@ def test_an_expectation_file_says_what_the_near_miss_plays() -> None:
 def test_a_comment_keeps_visible_text_and_escapes_what_a_person_cannot_see() -> None:
     """Accents stay as written; a printable character that shows nothing is an escape."""
     assert expect_text("café a\u3164b", {}) == "# café a\\u3164b\n"
+
+
+def test_json_text_and_bytes_keep_visible_text_as_written() -> None:
+    """The schema and the fixtures show `café` as such, not as a `\\u` escape."""
+    assert json_text({"title": "café"}) == '{"title": "café"}\n'
+    assert json_bytes({"title": "café"}) == '{"title": "café"}'.encode()
