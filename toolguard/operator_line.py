@@ -15,7 +15,7 @@ import sys
 
 from toolguard.json_codec import encoder
 from toolguard.standins import suppress
-from toolguard.text import clean
+from toolguard.text import clean_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,28 +35,19 @@ def chosen() -> str:
     return _CHOSEN[0]
 
 
-# NOTE: an error's reason follows the path it is about ("X: cannot read contract: File name
-# too long"): a path too long to show whole is cut in its middle, never the reason off its end.
-_REASON = 160
-
-
-def _shown(message: str) -> str:
-    return clean(message, end=_REASON)
-
-
 def error(message: str, exit_status: int, mode: str | None = None) -> str:
     """An invocation error (usage, contract, schema, internal) as one line, escaped."""
     if (mode or chosen()) == "json":
-        record = {"outcome": "error", "exit_status": exit_status, "message": _shown(message)}
+        record = {"outcome": "error", "exit_status": exit_status, "message": clean_message(message)}
         return _ENCODE(record) + "\n"
-    return f"toolguard: error: {_shown(message)}\n"
+    return f"toolguard: error: {clean_message(message)}\n"
 
 
 def warning(message: str, mode: str | None = None) -> str:
     """Something the operator should know that changes no answer, as one line, escaped."""
     if (mode or chosen()) == "json":
-        return _ENCODE({"outcome": "warning", "message": _shown(message)}) + "\n"
-    return f"toolguard: warning: {_shown(message)}\n"
+        return _ENCODE({"outcome": "warning", "message": clean_message(message)}) + "\n"
+    return f"toolguard: warning: {clean_message(message)}\n"
 
 
 def write(line: str, stream: IO[str] | None = None) -> None:

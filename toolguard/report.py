@@ -19,7 +19,7 @@ from toolguard.frozen import fields
 from toolguard.json_codec import encoder
 from toolguard.result import AttemptRecord, Diagnostics
 from toolguard.standins import suppress
-from toolguard.text import MAX_TEXT, clean, cleaned
+from toolguard.text import MAX_TEXT, clean, clean_message, cleaned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,14 +116,14 @@ def _json_text(diagnostics: Diagnostics) -> str:
             ):
                 parts.append(f'{key}"{value}"')
                 continue
-            text = _ENCODE(clean(value, _BOUND))
+            text = _ENCODE(clean_message(value, _BOUND))
         elif kind is int or (kind is float and value - value == 0.0):
             text = repr(value)
         elif name == "attempts":
             records = [{field: getattr(one, field) for field in _ATTEMPT} for one in value]
             text = _ENCODE(cleaned(records, drop_none=True)) if records else "[]"
         elif isinstance(value, str):
-            text = _ENCODE(clean(value, _BOUND))
+            text = _ENCODE(clean_message(value, _BOUND))
         elif isinstance(value, int | float):
             text = _ENCODE(value)
         else:
@@ -204,7 +204,7 @@ def _lines(diagnostics: Diagnostics) -> list[Line]:
         head.append((f" at layer {diagnostics.layer}", "bold"))
         head.append((f" ({clean(str(diagnostics.reason))}, {diagnostics.error_code})", None))
     rows: list[Line] = [
-        [("  ", None), (f"{label}: ", "dim"), (clean(str(value)), None)]
+        [("  ", None), (f"{label}: ", "dim"), (clean_message(str(value)), None)]
         for label, value in _details(diagnostics)
     ]
     return [head, *rows]
@@ -217,7 +217,7 @@ def _plain_text(diagnostics: Diagnostics) -> str:
     if diagnostics.layer:
         reason = clean(str(diagnostics.reason))
         head += f" at layer {diagnostics.layer} ({reason}, {diagnostics.error_code})"
-    rows = [f"  {label}: {clean(str(value))}\n" for label, value in _details(diagnostics)]
+    rows = [f"  {label}: {clean_message(str(value))}\n" for label, value in _details(diagnostics)]
     return head + "\n" + "".join(rows)
 
 

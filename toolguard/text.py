@@ -36,8 +36,21 @@ def clean(text: str, limit: int = MAX_TEXT, *, end: int = 0) -> str:
     )
 
 
+# NOTE: a message's reason follows the path it is about ("cannot write audit log PATH: No space
+# left on device (the response itself was accepted)"): one too long to show whole keeps this
+# many of its last characters, cut out of its middle, never its reason off its end.
+REASON = 160
+
+
+def clean_message(text: str, limit: int = MAX_TEXT) -> str:
+    """`clean` for a message an operator acts on: cut in its middle, its reason kept."""
+    return clean(text, limit, end=REASON)
+
+
 def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -> Any:
     r"""A JSON-ready copy: every string (keys too) escaped and bounded, at any depth.
+
+    A value too long is cut in its middle (`clean_message`), a key from its end.
 
     Escaping and truncation are not one-to-one (an ESC and the four characters `\x1b` read
     alike, and so do two long names with one beginning): a key that reads like one already
@@ -59,7 +72,7 @@ def cleaned(value: Any, limit: int = 4 * MAX_TEXT, *, drop_none: bool = False) -
         return [cleaned(item, limit, drop_none=drop_none) for item in value]
     if isinstance(value, bool | int | float) or value is None:
         return value
-    return clean(str(value), limit)
+    return clean_message(str(value), limit)
 
 
 def distinct(shown: str, taken: Container[str], suffixes: dict[str, int]) -> str:

@@ -620,3 +620,13 @@ def test_a_long_context_list_and_a_long_argv_are_cut_to_64_items() -> None:
     decoded = assert_safe_line(record.encode(build(outcome, request=request)))
     assert decoded["context"]["ids"] == [f"id{index}" for index in range(64)]
     assert decoded["upstream"]["argv"] == list(argv[:64])
+
+
+def test_a_message_too_long_to_record_whole_keeps_its_reason() -> None:
+    """A message naming a 5,000-character path is cut in its middle: its reason is recorded."""
+    reason = "No space left on device (the response itself was accepted)"
+    message = f"cannot keep raw response in /{'a' * 5000}: {reason}"
+    diagnostics = frozen.replace(check().diagnostics, message=message)
+    decoded = assert_safe_line(record.encode(build(Outcome(check().envelope, diagnostics))))
+    assert "more characters] ..." in decoded["message"]
+    assert decoded["message"].endswith(reason)

@@ -322,6 +322,23 @@ def test_a_contract_path_too_long_to_show_whole_still_says_why(
     assert run.stderr.rstrip(b'"}\n').endswith(b"cannot read contract: File name too long")
 
 
+@pytest.mark.parametrize("diagnostics", ["rich", "json"])
+def test_an_audit_log_path_too_long_to_show_whole_still_says_why_and_the_verdict(
+    run_toolguard: Any, tmp_path: Path, diagnostics: str
+) -> None:
+    """The trail's failure names a 5,000-character log first: its reason and verdict still show."""
+    contract = write_contract(tmp_path)
+    log = tmp_path.joinpath(*["a" * 200] * 25, "audit.log")
+    run = run_toolguard(
+        "check", contract, "--context", "change_id=CR-1042", "--audit-log", log,
+        "--diagnostics", diagnostics, stdin=OK_BYTES,
+    )  # fmt: skip
+    assert run.status == 1, run.stderr
+    assert json.loads(run.stdout)["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert b"more characters] ..." in run.stderr
+    assert b": No such file or directory (the response itself was accepted)" in run.stderr
+
+
 def test_schema_command_refuses_a_bad_contract(run_toolguard: Any, tmp_path: Path) -> None:
     """`toolguard schema` on a schema with a refused keyword exits 3 and prints no schema."""
     contract = write_contract(tmp_path, schema=REFUSED)

@@ -27,7 +27,7 @@ from toolguard.result import AttemptRecord, Outcome, redacted
 from toolguard.schema import Validator, compile_schema
 from toolguard.schema.refs import read_schema
 from toolguard.shipped import shipped_schema
-from toolguard.text import clean
+from toolguard.text import clean, clean_message
 from toolguard.version import __version__
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def build(  # noqa: PLR0913 - the record's parts, all keyword-only
         if value is not None:
             record[name] = clean(value, _PATH) if isinstance(value, str) else value
     if diagnostics.message is not None:
-        record["message"] = clean(diagnostics.message, _MESSAGE)
+        record["message"] = clean_message(diagnostics.message, _MESSAGE)
     data = outcome.envelope.get("data")
     if isinstance(data, dict):
         if secrets is not None:
