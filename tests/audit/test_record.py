@@ -630,3 +630,18 @@ def test_a_message_too_long_to_record_whole_keeps_its_reason() -> None:
     decoded = assert_safe_line(record.encode(build(Outcome(check().envelope, diagnostics))))
     assert "more characters] ..." in decoded["message"]
     assert decoded["message"].endswith(reason)
+
+
+def test_a_record_shed_to_fit_keeps_its_messages_reason() -> None:
+    """Over 4,096 bytes, the message is shortened too: in its middle, never its reason off."""
+    reason = "No space left on device"
+    message = f"cannot keep raw response in /{'a' * 5000}: {reason}"
+    context = {f"k{index}": "v" * 256 for index in range(40)}
+    outcome = check()
+    diagnostics = frozen.replace(outcome.diagnostics, message=message)
+    built = build(Outcome(outcome.envelope, diagnostics), request=make_request(REQUEST_ID, context))
+    decoded = assert_safe_line(record.encode(built))
+    assert decoded["truncated"] is True
+    assert len(decoded["message"]) < 200
+    assert decoded["message"].startswith("cannot keep raw response in /aaa")
+    assert decoded["message"].endswith(reason)

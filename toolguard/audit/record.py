@@ -277,8 +277,8 @@ def _without_stderr(record: dict[str, Any]) -> dict[str, Any]:
 
 def _shorter(record: dict[str, Any]) -> dict[str, Any]:
     """Short messages, context and argv; no per-attempt detail, no raw list."""
-    if "message" in record:
-        record["message"] = record["message"][:128]
+    if "message" in record:  # its reason kept, as everywhere (`clean_message`)
+        record["message"] = clean(record["message"], 128, end=64)
     record["context"] = dict.fromkeys(record["context"], "[dropped]")
     upstream = {key: value for key, value in record["upstream"].items() if key != "attempts"}
     if "argv" in upstream:
