@@ -97,6 +97,7 @@ def test_a_progress_notification_keeps_its_numbers_only_while_progress_is_shut()
     assert shut.progress(params) == {"progressToken": 1, "progress": 2, "total": 3}
     assert shut.progress({"progressToken": 1, "_meta": {}}) == {"progressToken": 1}
     assert shut.progress({"progressToken": 1, "progress": 2}) is None
+    assert shut.progress({"progressToken": 1, "progress": 2, "total": 3}) is None
     assert SHUT.progress(params) == {"progressToken": 1, "progress": 2, "total": 3}
     assert OPEN.progress(params) is None
 
@@ -171,6 +172,13 @@ def test_input_requests_pass_unread_while_no_server_request_is_shut(requests: ob
     """By default, or with only client-side channels shut, the map passes as before."""
     assert OPEN.input_requests(requests) == ""
     assert Channels.named(["resources", "progress"]).input_requests(requests) == ""
+
+
+def test_undefined_methods_shut_alone_refuse_an_undefined_input_request_only() -> None:
+    """Undefined methods refused, no channel shut: the map is read, as each request would be."""
+    undefined = Channels(undefined_shut=True)
+    assert undefined.input_requests({"a": {"method": "vendor/ask"}})
+    assert undefined.input_requests({"a": {"method": "sampling/createMessage"}}) == ""
 
 
 def test_sampling_shut_alone_refuses_a_sampling_input_request_only() -> None:
