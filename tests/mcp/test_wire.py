@@ -287,3 +287,28 @@ def test_a_socket_is_read_without_waiting_and_stays_blocking() -> None:
         theirs.close()
         assert side.read() == b""
         side.release()
+
+
+def test_a_reset_socket_is_the_side_s_end() -> None:
+    """The client's socket reset (it left with a line unread): the side ended, not "nothing"."""
+    ours, theirs = socket.socketpair()
+    with ours, os.fdopen(os.dup(ours.fileno()), "rb") as stream:
+        side = Input(stream)
+        ours.sendall(b"unread\n")
+        theirs.close()  # with that line unread: a reset, not an orderly end
+        assert side.read() == b""
+        side.release()
+
+
+def test_a_file_is_read_through_its_own_descriptor_from_where_it_stands(tmp_path: Path) -> None:
+    """`mcp < file`: not opened anew (from its start); read on from the caller's offset."""
+    path = tmp_path / "requests"
+    path.write_bytes(b"taken\nline\n")
+    with path.open("rb", buffering=0) as stream:
+        assert os.read(stream.fileno(), 6) == b"taken\n"  # the caller read this already
+        side = Input(stream)
+        assert side.fd == stream.fileno()
+        assert side.read() == b"line\n"
+        assert side.read() == b""
+        assert os.lseek(stream.fileno(), 0, os.SEEK_CUR) == 11  # its descriptor was read
+        side.release()
