@@ -100,7 +100,7 @@ def test_a_line_toolguard_can_do_without_is_dropped_for_a_side_far_behind() -> N
         reply = b'{"jsonrpc":"2.0","id":1,"error":{}}\n'
         offered = [output.offer(reply) for _ in range(100_000)]  # 3.6 MB
         assert offered[0]
-        assert not offered[-1]
+        assert offered[-1] is False
         assert output.full
         assert output.waiting < (1 << 20) + len(reply)
         output.write(b"forwarded\n")  # what a side sent is never dropped
@@ -193,6 +193,37 @@ def test_a_reader_that_left_is_no_failure() -> None:
         assert output.failure is None
 
 
+def test_a_reader_gone_before_a_line_is_written_leaves_nothing_waiting() -> None:
+    """The line meets a broken pipe: dropped with the side, not kept for a side that is gone."""
+    gone: list[bool] = []
+    with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, lambda: gone.append(True))
+        os.close(read)
+        output.write(b"one\n")
+        assert output.gone
+        assert not output.waiting
+        assert gone == [True]
+
+
+def test_a_line_written_while_others_wait_goes_after_them() -> None:
+    """A reader making room lets no later line jump the queue; caught up, the side stays open."""
+    with pipe() as (read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, ours=True)
+        first = b"a" * 100_000 + b"\n"
+        output.write(first)
+        assert output.waiting
+        got = bytearray(drain(read))  # room now, the rest of `first` still waiting
+        output.write(b"second\n")
+        while output.waiting:
+            output.flush()
+            got += drain(read)
+        output.write(b"third\n")
+        got += drain(read)
+        assert bytes(got) == first + b"second\nthird\n"
+        assert not output.gone
+        assert output.taken == len(got)  # every byte the side took, counted
+
+
 def test_close_waits_for_what_is_waiting() -> None:
     """The server sees the end of its input only after every line written before it."""
     read, write = os.pipe()
@@ -200,6 +231,7 @@ def test_close_waits_for_what_is_waiting() -> None:
     output = Output(stream, ours=True)
     output.write(b"x" * 100_000 + b"\n")
     output.close()
+    output.write(b"late\n")  # after close: never sent
     assert not stream.closed  # 100 KB wait for room: not yet
     got = bytearray()
     while output.waiting:
