@@ -245,6 +245,51 @@ def test_close_waits_for_what_is_waiting() -> None:
     assert bytes(got) == b"x" * 100_000 + b"\n"
 
 
+def test_close_with_drop_ends_the_side_at_once() -> None:
+    """Past the grace, what waits is dropped: the server sees the end now, not after it."""
+    read, write = os.pipe()
+    stream = os.fdopen(write, "wb")
+    output = Output(stream, ours=True)
+    output.write(b"x" * 100_000 + b"\n")
+    output.close(drop=True)
+    assert stream.closed
+    assert output.gone
+    assert not output.waiting
+    got = drain(read)
+    os.set_blocking(read, True)
+    assert os.read(read, 1) == b""  # the end of input
+    os.close(read)
+    assert len(got) < 100_001
+
+
+def test_a_side_lost_is_told_once_and_its_stream_left_alone() -> None:
+    """Its descriptor closed under it may be another file's now: the stream is not closed."""
+    gone: list[bool] = []
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream, lambda: gone.append(True), ours=True)
+        output.lost()
+        output.lost()
+        assert output.gone
+        assert gone == [True]
+        assert not stream.closed
+        Output(stream, ours=True).lost()  # nobody to tell: nothing to do
+
+
+def test_release_closes_what_toolguard_opened_and_not_the_stream() -> None:
+    """The client's stdout: toolguard's own open file is closed, the caller's stream stays."""
+    with pipe() as (_read, write), os.fdopen(write, "wb", closefd=False) as stream:
+        output = Output(stream)
+        own = output.fd
+        assert own is not None
+        assert own != write
+        output.release()
+        assert output.gone
+        with pytest.raises(OSError):
+            os.fstat(own)
+        assert not stream.closed
+        os.fstat(write)
+
+
 def test_a_stream_without_a_descriptor_is_written_as_it_is() -> None:
     """A test's BytesIO: written at once, nothing ever waits."""
     stream = io.BytesIO()
