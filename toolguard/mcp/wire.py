@@ -127,7 +127,7 @@ class Output:
 
     def write(self, line: bytes) -> None:
         """Write one line, or as much of it as the side takes now: the rest waits its turn."""
-        if self._writer is None or self._closing:
+        if self._closing:  # a side gone takes nothing: `_try` says so
             return
         if self._waiting:
             self._waiting += line
