@@ -389,3 +389,15 @@ def test_a_file_is_read_through_its_own_descriptor_from_where_it_stands(tmp_path
         assert side.read() == b""
         assert os.lseek(stream.fileno(), 0, os.SEEK_CUR) == 11  # its descriptor was read
         side.release()
+
+
+def test_a_file_is_written_through_its_own_descriptor_where_it_stands(tmp_path: Path) -> None:
+    """`mcp > file`: not opened anew (at its start, over what it holds): written on after it."""
+    path = tmp_path / "answers"
+    path.write_bytes(b"before\n")
+    with path.open("ab", buffering=0) as stream:
+        output = Output(stream)
+        assert output.fd == stream.fileno()
+        output.write(b"line\n")
+        assert not output.waiting
+    assert path.read_bytes() == b"before\nline\n"
