@@ -174,6 +174,13 @@ def test_input_requests_pass_unread_while_no_server_request_is_shut(requests: ob
     assert Channels.named(["resources", "progress"]).input_requests(requests) == ""
 
 
+def test_an_input_request_s_method_is_quoted_to_64_characters() -> None:
+    """The refusal names the method a server sent, cut: it is the server's text."""
+    why = SHUT.input_requests({"a": {"method": "x" * 100}})
+    assert repr("x" * 64) in why
+    assert "x" * 65 not in why
+
+
 def test_undefined_methods_shut_alone_refuse_an_undefined_input_request_only() -> None:
     """Undefined methods refused, no channel shut: the map is read, as each request would be."""
     undefined = Channels(undefined_shut=True)
