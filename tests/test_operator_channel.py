@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import json
@@ -79,6 +80,47 @@ def test_a_pipe_nobody_reads_never_blocks_and_every_drop_is_counted(
     assert last == f"dropped {channel.dropped}\n"
     assert len(lines) + channel.dropped == 10_000
     assert channel.dropped > 0
+
+
+def test_close_waits_for_a_slow_reader_while_it_reads(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """A reader that takes longer than `linger` in all, but is never idle that long: no loss."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, farewell=farewell, linger=1.0)
+    for _ in range(1_200):  # 240 KB: the pipe's 64 KiB, the rest queued
+        channel.send(LINE)
+    got: list[bytes] = []
+    closed = threading.Event()
+
+    def slowly() -> None:  # 4 KiB at a time, resting in between: 240 KB take some seconds
+        os.set_blocking(read, False)
+        while not closed.is_set():
+            with contextlib.suppress(BlockingIOError):
+                got.append(os.read(read, 4096))
+            threading.Event().wait(0.05)
+
+    reader = threading.Thread(target=slowly, daemon=True)
+    reader.start()
+    finishes(channel.close, 120)
+    closed.set()
+    reader.join(120)
+    assert channel.dropped == 0
+    assert b"".join(got) + read_all(read) == LINE.encode() * 1_200
+
+
+def test_a_closing_report_longer_than_the_room_kept_is_left_out(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """Nobody reads, and the count's text does not fit what is free: not a byte of it is
+    written (a blocking write would leave the writer stuck, the report cut)."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, farewell=lambda _count: "x" * 10_000 + "\n", linger=0.2)
+    for _ in range(1_000):  # 200 KB: the pipe fills, the rest waits till close drops it
+        channel.send(LINE)
+    finishes(channel.close)
+    assert channel.dropped > 0
+    assert set(read_all(read).decode().splitlines(keepends=True)) == {LINE}
 
 
 def _drop_then_catch_up(channel: OperatorChannel, read: int, drops: int) -> bytes:
