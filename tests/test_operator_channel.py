@@ -359,6 +359,30 @@ def test_the_queue_holds_capacity_bytes_and_not_one_more(
     assert channel.dropped == 11  # what still waited at close is counted too
 
 
+def test_the_queue_holds_capacity_bytes_after_lines_were_written(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """Each line the writer took frees its bytes exactly: the queue still holds `capacity`."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, capacity=10, linger=0.1)
+    got = b""
+    for sent in range(1, 6):  # one line at a time: five takes
+        channel.send("x")
+        for _ in range(500):
+            got += read_all(read)
+            if len(got) == sent:
+                break
+            threading.Event().wait(0.01)
+    assert got == b"x" * 5
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
+    for _ in range(10):
+        channel.send("x")
+    assert channel.dropped == 0
+    channel.send("x")
+    assert channel.dropped == 1
+    channel.close()
+
+
 def test_a_line_reaches_an_idle_writer_without_waiting_for_close(
     pipe: tuple[int, io.TextIOWrapper],
 ) -> None:
