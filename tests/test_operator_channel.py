@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from toolguard.operator_channel import OperatorChannel
+from toolguard.operator_channel import _RESERVE, OperatorChannel
 
 REPO = Path(__file__).resolve().parents[1]
 REVIEW = REPO / "examples" / "review_status"
@@ -323,7 +323,7 @@ def test_a_closed_reader_loses_lines_without_an_exception(
     os.close(read)
     os.dup2(os.open(os.devnull, os.O_RDONLY), read)  # so the fixture's close stays harmless
     with OperatorChannel(stream, linger=0.1) as channel:
-        room = 1024 + len(LINE)  # the reserve and one line: the rest still queued at EPIPE
+        room = _RESERVE + len(LINE)  # one line at a time: the rest still queued at EPIPE
         channel._free = lambda _fd: room  # type: ignore[method-assign]
         for _ in range(100):
             channel.send(LINE)
@@ -381,6 +381,23 @@ def test_the_queue_holds_capacity_bytes_after_lines_were_written(
     channel.send("x")
     assert channel.dropped == 1
     channel.close()
+
+
+def test_a_line_that_fills_the_room_to_the_reserve_is_written(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """Room for the line and the closing report's reserve, not a byte more: it still goes."""
+    read, stream = pipe
+    with OperatorChannel(stream) as channel:
+        channel._free = lambda _fd: _RESERVE + len(LINE)  # type: ignore[method-assign]
+        channel.send(LINE)
+        got = b""
+        for _ in range(500):
+            got += read_all(read)
+            if got:
+                break
+            threading.Event().wait(0.01)
+        assert got == LINE.encode()
 
 
 def test_a_line_reaches_an_idle_writer_without_waiting_for_close(
