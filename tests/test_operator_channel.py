@@ -400,6 +400,77 @@ def test_a_line_that_fills_the_room_to_the_reserve_is_written(
         assert got == LINE.encode()
 
 
+def _arrives(read: int, expected: bytes) -> None:
+    got = b""
+    for _ in range(1_000):
+        got += read_all(read)
+        if len(got) >= len(expected):
+            break
+        threading.Event().wait(0.01)
+    assert got == expected
+
+
+def test_lines_of_any_size_taken_together_free_their_bytes_exactly(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """A short line and a longer one written in one go: the queue still holds `capacity`."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, capacity=10, linger=0.1)
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # both wait...
+    channel.send("x")
+    channel.send("yyyy")
+    del channel._free  # ...and go together
+    _arrives(read, b"xyyyy")
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
+    channel.send("z" * 10)
+    assert channel.dropped == 0
+    channel.send("z")
+    assert channel.dropped == 1
+    channel.close()
+
+
+def test_a_chunk_just_over_the_room_a_pipe_can_have_is_written_and_freed(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """Too long to ever fit beside the reserve, though the pipe holds it: written (blocking),
+    and its bytes leave the queue."""
+    read, stream = pipe
+    size = fcntl.fcntl(stream.fileno(), fcntl.F_GETPIPE_SZ)
+    largest = size - 2 * os.sysconf("SC_PAGE_SIZE") - _RESERVE + 1  # never fits: always goes
+    channel = OperatorChannel(stream, capacity=largest, linger=0.1)
+    channel.send("c" * largest)
+    _arrives(read, b"c" * largest)
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
+    channel.send("d" * largest)
+    assert channel.dropped == 0
+    channel.close()
+
+
+def test_the_first_line_waiting_is_judged_whatever_waits_behind_it(
+    pipe: tuple[int, io.TextIOWrapper],
+) -> None:
+    """In order: a line the room cannot take holds back a shorter one behind it (no room
+    ever comes here: close gives both up), and one that can never fit goes first, blocking."""
+    read, stream = pipe
+    channel = OperatorChannel(stream, linger=0.1)
+    channel._free = lambda _fd: _RESERVE + 10  # type: ignore[method-assign]
+    with channel._changed:  # both queued before the writer looks
+        channel.send(LINE)
+        channel.send("x\n")
+    channel.close()
+    assert channel.dropped == 2
+    assert read_all(read) == b""
+    huge = "h" * (fcntl.fcntl(stream.fileno(), fcntl.F_GETPIPE_SZ) + 1)
+    with OperatorChannel(stream) as channel:
+        channel._free = lambda _fd: 0  # type: ignore[method-assign]
+        with channel._changed:
+            channel.send(huge)
+            channel.send("x\n")
+        _arrives(read, huge.encode())
+        del channel._free
+        _arrives(read, b"x\n")
+
+
 def test_a_line_reaches_an_idle_writer_without_waiting_for_close(
     pipe: tuple[int, io.TextIOWrapper],
 ) -> None:
