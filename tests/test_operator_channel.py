@@ -359,21 +359,26 @@ def test_the_queue_holds_capacity_bytes_and_not_one_more(
     assert channel.dropped == 11  # what still waited at close is counted too
 
 
+def _arrives(read: int, expected: bytes) -> None:
+    """What the writer thread wrote reaches the pipe: `expected`, no more (waits up to 10 s)."""
+    got = b""
+    for _ in range(1_000):
+        got += read_all(read)
+        if len(got) >= len(expected):
+            break
+        threading.Event().wait(0.01)
+    assert got == expected
+
+
 def test_the_queue_holds_capacity_bytes_after_lines_were_written(
     pipe: tuple[int, io.TextIOWrapper],
 ) -> None:
     """Each line the writer took frees its bytes exactly: the queue still holds `capacity`."""
     read, stream = pipe
     channel = OperatorChannel(stream, capacity=10, linger=0.1)
-    got = b""
-    for sent in range(1, 6):  # one line at a time: five takes
+    for _ in range(5):  # one line at a time: five takes
         channel.send("x")
-        for _ in range(500):
-            got += read_all(read)
-            if len(got) == sent:
-                break
-            threading.Event().wait(0.01)
-    assert got == b"x" * 5
+        _arrives(read, b"x")
     channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
     for _ in range(10):
         channel.send("x")
@@ -391,23 +396,7 @@ def test_a_line_that_fills_the_room_to_the_reserve_is_written(
     with OperatorChannel(stream) as channel:
         channel._free = lambda _fd: _RESERVE + len(LINE)  # type: ignore[method-assign]
         channel.send(LINE)
-        got = b""
-        for _ in range(500):
-            got += read_all(read)
-            if got:
-                break
-            threading.Event().wait(0.01)
-        assert got == LINE.encode()
-
-
-def _arrives(read: int, expected: bytes) -> None:
-    got = b""
-    for _ in range(1_000):
-        got += read_all(read)
-        if len(got) >= len(expected):
-            break
-        threading.Event().wait(0.01)
-    assert got == expected
+        _arrives(read, LINE.encode())
 
 
 def test_lines_of_any_size_taken_together_free_their_bytes_exactly(
