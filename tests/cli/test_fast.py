@@ -51,7 +51,8 @@ def _as_text(parameters: dict[str, Any]) -> dict[str, Any]:
 
 VALUES = st.sampled_from(
     ["x", "req.00000001", "K=V", "rich", "json", "all", "rejected", "0", "1", "12", "+3", "-1",
-     "1_0", "", "-", "--", EXISTING, FOLDER, MISSING, "2026-01-01T00:00:00Z"]
+     "1_0", "\u0661\u0662", " 5 ", "1073741825", "9" * 400, "", "-", "--", EXISTING, FOLDER,
+     MISSING, "2026-01-01T00:00:00Z"]
 )  # fmt: skip
 FLAGS = st.sampled_from(
     ["--input", "--request-id", "--context", "--context-json", "--context-file", "--now",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from toolguard.mcp.relay import CALL_TIMEOUT, MAX_LINE_BYTES, Options
 from toolguard.mcp.session import Settings
 
 HERE = str(Path(__file__).resolve())
+REPO = Path(__file__).resolve().parents[2]
 # Words appended to a command that toolguard would read as its own flags if it looked.
 INJECTED = (
     ["--now=2000-01-01T00:00:00Z"],
@@ -170,7 +172,7 @@ def test_a_seconds_flag_refuses_what_is_not_a_finite_number(
     words = [word.format(flag=flag.name, value=value) for word in COMMANDS[table]]
     result = run_toolguard(*words)
     assert result.status == 2, result.stderr
-    assert b"finite" in result.stderr or b"range" in result.stderr
+    assert b"digits 0-9" in result.stderr or b"finite" in result.stderr
 
 
 def test_mcp_flags_default_to_what_the_library_does() -> None:
@@ -246,3 +248,94 @@ def test_an_empty_path_names_no_file_for_any_path_argument(param: click.Paramete
     Every path a command takes, contract, folder or file, refuses it (a usage error, 2)."""
     with pytest.raises(click.BadParameter, match="an empty path"):
         param.type.convert("", param, None)
+
+
+NUMBERS = [
+    flag
+    for name in dir(flags)
+    if isinstance(table := getattr(flags, name), tuple)
+    for flag in table
+    if isinstance(flag, flags.Flag) and flag.kind in flags.LEAST
+]
+# What Python's int() or float() reads as a number, and no one writes as a limit.
+LOOSE = [
+    "1_000",
+    "\u0661\u0662",
+    " 5 ",
+    "5 ",
+    "+5",
+    "-5",
+    "1e3",
+    "0x10",
+    "5.",
+    ".5",
+    "nan",
+    "\x1b[31m",
+]
+
+
+@pytest.mark.parametrize("flag", NUMBERS, ids=lambda flag: flag.name)
+@pytest.mark.parametrize("text", LOOSE)
+def test_a_number_is_plain_ascii_digits_else_a_usage_error(flag: flags.Flag, text: str) -> None:
+    """`1_000`, Arabic-Indic digits, spaces, a sign or an exponent: refused, the value escaped."""
+    with pytest.raises(click.BadParameter) as refused:
+        flags._number_type(flag).convert(text, None, None)
+    assert "\x1b" not in refused.value.message  # escaped: a terminal never reads it
+    with pytest.raises(ValueError, match="digits 0-9"):
+        flags.number(flag, text)
+
+
+@pytest.mark.parametrize("flag", NUMBERS, ids=lambda flag: flag.name)
+def test_a_number_past_its_maximum_is_refused_however_long(flag: flags.Flag) -> None:
+    """One over the flag's maximum, or 400 digits, is refused; the maximum itself is taken."""
+    if flag.maximum is None:
+        assert flag.kind == "seconds"  # none documented: only a finite number is asked for
+        with pytest.raises(ValueError, match="finite"):
+            flags.number(flag, "9" * 400)
+        return
+    assert flags.number(flag, str(flag.maximum)) == flag.maximum
+    for text in (str(flag.maximum + 1), "9" * 400, "9" * 5000):
+        with pytest.raises(ValueError, match="the most it can be"):
+            flags.number(flag, text)
+
+
+def test_every_count_has_a_maximum_the_contract_takes_too() -> None:
+    """Each byte or count flag has a maximum; one a contract also sets is the contract's."""
+    schema = json.loads((REPO / "schemas" / "contract.schema.json").read_text())
+    audit = schema["properties"]["audit"]["properties"]
+    contract = {
+        "raw_max_file_bytes": audit["raw_max_file_bytes"]["maximum"],
+        "raw_max_total_bytes": audit["raw_max_total_bytes"]["maximum"],
+        "raw_max_age_seconds": audit["raw_max_age_seconds"]["maximum"],
+        "timeout": schema["properties"]["run"]["properties"]["timeout_seconds"]["maximum"],
+    }
+    assert all(flag.maximum for flag in NUMBERS if flag.kind != "seconds")
+    assert {flag.dest: flag.maximum for flag in NUMBERS if flag.dest in contract} == contract
+    max_bytes = schema["properties"]["limits"]["properties"]["max_bytes"]["maximum"]
+    assert 4 * max_bytes + (64 << 10) == flags.MCP_LINE_BYTES_MAX
+
+
+@pytest.mark.parametrize("flag", NUMBERS, ids=lambda flag: flag.name)
+def test_click_and_the_number_reader_agree(flag: flags.Flag) -> None:
+    """Click's type gives what `number` gives, for plain values at and inside the bounds."""
+    kind_type = flags._number_type(flag)
+    texts = ["1", "12", "0.5", "3.25", "0", str(flag.maximum or 86400)]
+    for text in texts:
+        try:
+            expected: Any = flags.number(flag, text)
+        except ValueError:
+            with pytest.raises(click.BadParameter):
+                kind_type.convert(text, None, None)
+        else:
+            assert kind_type.convert(text, None, None) == expected
+
+
+def test_an_empty_tool_name_is_not_let_through_unguarded(run_toolguard: RunToolguard) -> None:
+    """`mcp --allow-unguarded ""` names no tool: a usage error (2), no server started."""
+    result = run_toolguard(
+        "mcp", "--contract", "tests/data/mcp/probe/contract.toml", "--allow-unguarded", "",
+        "--", "true",
+    )  # fmt: skip
+    assert result.status == 2, result.stderr
+    assert b"--allow-unguarded" in result.stderr
+    assert b"empty name" in result.stderr

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
-from toolguard.cli.flags import CHECK, TRAIL_PATHS
+from toolguard.cli.flags import CHECK, LEAST, TRAIL_PATHS, number
 from toolguard.files import absolute_text, path_text
 
 TYPE_CHECKING = False
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from toolguard.cli.flags import Flag
 
 _BY_NAME = {flag.name: flag for flag in CHECK}
-_COUNT_DIGITS = 18  # more and click's own range check (or int()'s digit limit) should decide
 
 
 def parse_check(arguments: list[str]) -> dict[str, object] | None:
@@ -75,24 +74,26 @@ def _store(values: dict[str, object], flag: Flag, text: str) -> bool:
         return True
     if flag.dest in values:
         return False  # click keeps the last; rare enough to let click do it
-    value = _converted(text, flag.kind)
+    value = _converted(text, flag)
     if value is None:
         return False
     values[flag.dest] = value
     return True
 
 
-def _converted(text: str, kind: str | tuple[str, ...]) -> object:
+def _converted(text: str, flag: Flag) -> object:
+    kind = flag.kind
     if isinstance(kind, tuple):
         return text if text in kind else None
     if kind == "text":
         return text
     if kind == "data file" and text == "-":
         return text  # standard input
-    if kind == "count":
-        if not (text.isascii() and text.isdigit() and len(text) <= _COUNT_DIGITS):
-            return None  # a sign, spaces, underscores or a huge number: click decides
-        return int(text) if int(text) >= 1 else None
+    if kind in LEAST:
+        try:
+            return number(flag, text)
+        except ValueError:
+            return None  # click says why, with its own words
     if "\0" in text:
         return None  # click refuses it
     if kind not in TRAIL_PATHS:  # the audit trail judges its own paths: click checks nothing

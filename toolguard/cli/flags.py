@@ -23,8 +23,11 @@ if TYPE_CHECKING:
     from toolguard.audit.trail import TrailOptions
 
 Kind = str  # "text", "data file" (an existing file, or `-` for stdin), "existing file",
-# "file path", "folder path", "count", "seconds", "microseconds" (0 to 1 s), "repeatable",
-# "repeatable file", "switch", or a tuple of choices
+# "file path", "folder path", "count", "seconds", "microseconds", "repeatable", "repeatable
+# name" (no empty one), "repeatable file", "switch", or a tuple of choices
+# The numbers' kinds, and the least each takes (`number`): a count is at least 1, microseconds
+# may be 0 (off), seconds are above 0.
+LEAST = {"count": 1, "microseconds": 0, "seconds": 0}
 # Kinds the audit trail reads as a `Path`, and judges itself: click checks nothing about them.
 TRAIL_PATHS = ("file path", "folder path")
 
@@ -40,9 +43,18 @@ class Flag:
     metavar: str | None = None
     envvar: str | None = None
     default: Any = None
+    maximum: int | None = None  # a number's largest value; a count's is required
 
 
 DIAGNOSTICS = ("rich", "json")
+# NOTE: the largest values are those the contract's own tables take for the same setting
+# (`schemas/contract.schema.json`; tests/cli/test_flags.py holds them equal): a flag can
+# override a contract, never go past what any contract could say.
+GIB = 1 << 30
+RAW_MAX_FILE = GIB
+RAW_MAX_TOTAL = 1 << 40
+RAW_MAX_AGE = 315_360_000  # ten years
+RUN_TIMEOUT = 86_400
 REQUEST = (
     Flag("--request-id", "request_id", "text", "Request id to echo (default: a random one).", "ID"),
     Flag("--context", "pairs", "repeatable", "Request context value, always a string.", "K=V"),
@@ -90,6 +102,7 @@ AUDIT = (
         "count",
         "Keep only the digest of larger responses (default: max_bytes; mcp: 4x + 64 KiB).",
         "BYTES",
+        maximum=RAW_MAX_FILE,
     ),
     Flag(
         "--raw-max-total",
@@ -97,6 +110,7 @@ AUDIT = (
         "count",
         "Delete the oldest raw copies past this total (default: 1 GiB).",
         "BYTES",
+        maximum=RAW_MAX_TOTAL,
     ),
     Flag(
         "--raw-max-age",
@@ -104,6 +118,7 @@ AUDIT = (
         "count",
         "Delete raw copies older than this (default: 30 days).",
         "SECONDS",
+        maximum=RAW_MAX_AGE,
     ),
     Flag(
         "--audit-key",
@@ -161,6 +176,7 @@ RUN = (
         "Wall-clock limit per attempt: all of it for the first, at most what is left "
         "of the retry budget for a retry (default: the contract's, else 30).",
         "SECONDS",
+        maximum=RUN_TIMEOUT,
     ),
     Flag(
         "--stdin-from",
@@ -180,11 +196,15 @@ BUSY_POLL = Flag(
     "Poll this long for an expected line before sleeping (0: off).",
     "MICROSECONDS",
     default=100,
+    maximum=1_000_000,
 )
 SERVE = (_diagnostics("json"), BUSY_POLL, *AUDIT)
 # NOTE: the library's defaults are `toolguard.mcp.relay`'s, which this module may not import
 # (the check path loads it): tests/cli/test_flags.py holds the two equal.
 MCP_LINE_BYTES = 16 << 20
+# The longest line a guarded result within the largest `max_bytes` (1 GiB) needs: the room
+# `mcp` keeps for a raw line (`mcp/session.py`), the payload sent both ways plus 64 KiB.
+MCP_LINE_BYTES_MAX = 4 * GIB + (64 << 10)
 MCP_CALL_TIMEOUT = 300.0
 MCP = (
     Flag(
@@ -209,11 +229,12 @@ MCP = (
         "Longest JSON-RPC line read from either side.",
         "BYTES",
         default=MCP_LINE_BYTES,
+        maximum=MCP_LINE_BYTES_MAX,
     ),
     Flag(
         "--allow-unguarded",
         "allow_unguarded",
-        "repeatable",
+        "repeatable name",
         "Pass the server's tool NAME through unchecked (repeatable; warned at start).",
         "NAME",
     ),
@@ -415,10 +436,14 @@ def click_options(flags: tuple[Flag, ...]) -> Callable[[Callable[..., Any]], Cal
             settings["type"] = click.Choice(kind)
         elif kind == "switch":
             settings["is_flag"] = True
-        elif kind in ("repeatable", "repeatable file"):
+        elif kind.startswith("repeatable"):
             settings["multiple"] = True
             if kind == "repeatable file":
                 settings["type"] = contract_path()
+            elif kind == "repeatable name":
+                settings["type"] = _name_type()()
+        elif kind in LEAST:
+            settings["type"] = _number_type(flag)
         elif kind != "text":
             settings["type"] = _CLICK_TYPES[kind](click)
         return click.option(flag.name, flag.dest, **settings)
@@ -504,21 +529,77 @@ def _is_own_stream_stdin(path: Any) -> bool:
     return same and not stat.S_ISREG(named.st_mode)
 
 
-@cache
-def _seconds_type() -> Any:
-    """Click's FloatRange above 0, refusing `nan` and `inf`: either would turn a limit off."""
-    import math  # noqa: PLC0415 - click's commands only
+def number(flag: Flag, text: str) -> int | float:
+    """`text` read as `flag`'s number (its kind's least to its maximum), or ValueError: why.
 
+    Only ASCII digits, and for seconds a plain decimal (`0.5`): Python's int() and float() also
+    take `1_000`, digits of any script (`١٢`), spaces around, a sign, `1e3`, `nan` and `inf`,
+    and a limit is never guessed from those. Both parsers read numbers here: click's type
+    (`_number_type`) and the click-free one (`fast.py`).
+    """
+    whole, point, fraction = text.partition(".")
+    decimal = flag.kind == "seconds" and point
+    if not (_digits(whole) and (_digits(fraction) if decimal else not point)):
+        form = "a number of seconds (such as 30 or 0.5)" if flag.kind == "seconds" else None
+        raise ValueError(f"{_shown(text)} is not {form or 'a whole number'} in digits 0-9")
+    most = flag.maximum
+    # NOTE: by length first: int() refuses over 4300 digits, float() reads 400 as `inf`.
+    if most is not None and len(whole.lstrip("0")) > len(str(most)):
+        raise ValueError(f"{_shown(text)} is over {most}, the most it can be")
+    value = float(text) if flag.kind == "seconds" else int(text)
+    if most is not None and value > most:
+        raise ValueError(f"{_shown(text)} is over {most}, the most it can be")
+    if value < LEAST[str(flag.kind)] or (flag.kind == "seconds" and not value):
+        bound = "above 0" if flag.kind == "seconds" else f"at least {LEAST[str(flag.kind)]}"
+        raise ValueError(f"{_shown(text)} is not {bound}")
+    if value == float("inf"):
+        raise ValueError(f"{_shown(text)} is not a finite number of seconds")
+    return value
+
+
+def _digits(text: str) -> bool:
+    return bool(text) and text.isascii() and text.isdigit()
+
+
+def _shown(text: str) -> str:
+    from toolguard.text import clean  # noqa: PLC0415 - only for an error
+
+    return f"'{clean(text, 64)}'"
+
+
+def _number_type(flag: Flag) -> Any:
+    """Click's IntRange or FloatRange for `flag` (its help shows the range), read by `number`."""
     import click  # noqa: PLC0415 - the fast path reads the table without click
 
-    class Seconds(click.FloatRange):
-        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-            seconds = super().convert(value, param, ctx)
-            if not math.isfinite(seconds):
-                self.fail(f"{value!r} is not a finite number of seconds.", param, ctx)
-            return seconds
+    base = click.FloatRange if flag.kind == "seconds" else click.IntRange
 
-    return Seconds
+    class Number(base):  # type: ignore[misc,valid-type]
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            if not isinstance(value, str):
+                return super().convert(value, param, ctx)  # a default
+            try:
+                return number(flag, value)
+            except ValueError as exc:
+                self.fail(str(exc), param, ctx)
+
+    least = LEAST[str(flag.kind)]
+    return Number(min=least, max=flag.maximum, min_open=flag.kind == "seconds")
+
+
+@cache
+def _name_type() -> Any:
+    """Click's text for a name, refusing an empty one: it names nothing."""
+    import click  # noqa: PLC0415 - the fast path reads the table without click
+
+    class Name(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 on
+        name = "text"
+
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            if value == "":
+                self.fail("an empty name names nothing", param, ctx)
+            return value
+
+    return Name
 
 
 def _trail_path() -> Any:
@@ -548,7 +629,4 @@ _CLICK_TYPES: dict[str, Callable[[Any], Any]] = {
     ),
     "file path": lambda _: _trail_path(),
     "folder path": lambda _: _trail_path(),
-    "count": lambda click: click.IntRange(min=1),
-    "seconds": lambda _: _seconds_type()(min=0, min_open=True),
-    "microseconds": lambda click: click.IntRange(min=0, max=1_000_000),
 }
