@@ -531,6 +531,8 @@ def test_no_usable_temporary_folder_is_a_usage_error(
         stdin=subprocess.DEVNULL,
         capture_output=True,
         cwd=REPO,
+        # NOTE: the cache off: a cold one's write, refused too, would add its warning first.
+        env={**os.environ, "TOOLGUARD_CACHE_DIR": ""},
         preexec_fn=_no_file_may_grow,
         timeout=60,
     )
