@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from toolguard.operator_channel import _RESERVE, OperatorChannel
+from toolguard.operator_channel import _RESERVE, OperatorChannel, _empty_room
 
 REPO = Path(__file__).resolve().parents[1]
 REVIEW = REPO / "examples" / "review_status"
@@ -30,8 +30,12 @@ def farewell(count: int) -> str:
 
 @pytest.fixture
 def pipe() -> Iterator[tuple[int, io.TextIOWrapper]]:
-    """A pipe: its read end (a descriptor) and its write end as a text stream."""
+    """A pipe of 64 KiB: its read end (a descriptor) and its write end as a text stream.
+
+    Its size is set: the kernel's default is 16 pages, 1 MiB where a page is 64 KiB, and the
+    tests' lines overfill 64 KiB, not that."""
     read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 65_536)
     stream = open(write, "w", encoding="ascii")  # noqa: SIM115, PTH123 - closed below
     yield read, stream
     stream.close()
@@ -425,7 +429,7 @@ def test_a_chunk_just_over_the_room_a_pipe_can_have_is_written_and_freed(
     and its bytes leave the queue."""
     read, stream = pipe
     size = fcntl.fcntl(stream.fileno(), fcntl.F_GETPIPE_SZ)
-    largest = size - 2 * os.sysconf("SC_PAGE_SIZE") - _RESERVE + 1  # never fits: always goes
+    largest = _empty_room(size) - _RESERVE + 1  # never fits: always goes
     channel = OperatorChannel(stream, capacity=largest, linger=0.1)
     channel.send("c" * largest)
     _arrives(read, b"c" * largest)

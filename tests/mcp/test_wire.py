@@ -18,9 +18,17 @@ import pytest
 from toolguard.mcp.wire import Input, Output
 
 
+def new_pipe() -> tuple[int, int]:
+    """A pipe of 64 KiB, which the tests' 100 KB lines overfill, whatever the kernel's default
+    (16 pages: 1 MiB where a page is 64 KiB)."""
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 65_536)
+    return read, write
+
+
 @contextmanager
 def pipe() -> Iterator[tuple[int, int]]:
-    read, write = os.pipe()
+    read, write = new_pipe()
     try:
         yield read, write
     finally:
@@ -226,7 +234,7 @@ def test_a_line_written_while_others_wait_goes_after_them() -> None:
 
 def test_close_waits_for_what_is_waiting() -> None:
     """The server sees the end of its input only after every line written before it."""
-    read, write = os.pipe()
+    read, write = new_pipe()
     stream = os.fdopen(write, "wb")
     output = Output(stream, ours=True)
     output.write(b"x" * 100_000 + b"\n")
@@ -247,7 +255,7 @@ def test_close_waits_for_what_is_waiting() -> None:
 
 def test_close_with_drop_ends_the_side_at_once() -> None:
     """Past the grace, what waits is dropped: the server sees the end now, not after it."""
-    read, write = os.pipe()
+    read, write = new_pipe()
     stream = os.fdopen(write, "wb")
     output = Output(stream, ours=True)
     output.write(b"x" * 100_000 + b"\n")
