@@ -324,13 +324,15 @@ def test_a_closed_reader_loses_lines_without_an_exception(
 ) -> None:
     """EPIPE in the writer: the rest is counted as dropped, once; the caller sees no error."""
     read, stream = pipe
-    os.close(read)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), read)  # so the fixture's close stays harmless
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, read)  # the reader gone; the fixture's close stays harmless
+    os.close(nothing)
     with OperatorChannel(stream, linger=0.1) as channel:
         room = _RESERVE + len(LINE)  # one line at a time: the rest still queued at EPIPE
         channel._free = lambda _fd: room  # type: ignore[method-assign]
-        for _ in range(100):
-            channel.send(LINE)
+        with channel._changed:  # all queued before the writer takes the first
+            for _ in range(100):
+                channel.send(LINE)
     assert channel.dropped == 100
 
 
@@ -471,13 +473,7 @@ def test_a_line_reaches_an_idle_writer_without_waiting_for_close(
     read, stream = pipe
     with OperatorChannel(stream) as channel:
         channel.send("one\n")
-        got = b""
-        for _ in range(500):
-            got += read_all(read)
-            if got:
-                break
-            threading.Event().wait(0.01)
-        assert got == b"one\n"
+        _arrives(read, b"one\n")
 
 
 def test_text_not_yet_flushed_to_the_stream_is_sent_at_close(
