@@ -7,12 +7,15 @@ fixtures passes. A sample the drafted contract cannot accept is refused, never w
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import stat
 import tempfile
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -284,16 +287,9 @@ def test_existing_files_are_not_overwritten_without_force(tmp_path: Path) -> Non
     assert contract.read_text(encoding="utf-8").startswith("# ticket_status: made by")
 
 
-@pytest.mark.parametrize("room", [0, 1, 5, 30])
-def test_a_full_disk_leaves_no_half_written_scaffold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: int
-) -> None:
-    """A write that fails part way (ENOSPC after `room` writes) leaves no file init writes,
-    old or new: a later init needs no --force, and no later test reads a partial set."""
-    import errno  # noqa: PLC0415
-    import os  # noqa: PLC0415
-
-    built = scaffold.build("ticket_status")
+@contextmanager
+def _disk_full_after(room: int) -> Iterator[None]:
+    """`os.write` fails with ENOSPC after `room` writes: a disk that fills up part way."""
     real_write, writes = os.write, [0]
 
     def filling(fd: int, data: bytes) -> int:
@@ -302,37 +298,31 @@ def test_a_full_disk_leaves_no_half_written_scaffold(
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_write(fd, data)
 
-    target = tmp_path / "ticket_status"
-    with monkeypatch.context() as patched:
+    with pytest.MonkeyPatch.context() as patched:
         patched.setattr(os, "write", filling)
-        with pytest.raises(UsageError, match="No space left on device"):
-            scaffold.write(built, target)
+        yield
+
+
+@pytest.mark.parametrize("room", [0, 1, 5, 30])
+def test_a_full_disk_leaves_no_half_written_scaffold(tmp_path: Path, room: int) -> None:
+    """A write that fails part way (ENOSPC after `room` writes) leaves no file init writes,
+    old or new: a later init needs no --force, and no later test reads a partial set."""
+    built = scaffold.build("ticket_status")
+    target = tmp_path / "ticket_status"
+    with _disk_full_after(room), pytest.raises(UsageError, match="No space left on device"):
+        scaffold.write(built, target)
     assert [path for path in tmp_path.rglob("*") if not path.is_dir()] == []
     scaffold.write(built, target)
     passes_its_own_lint_and_test(target)
 
 
-def test_a_full_disk_under_force_leaves_the_earlier_files_as_they_were(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_full_disk_under_force_leaves_the_earlier_files_as_they_were(tmp_path: Path) -> None:
     """--force on a full disk replaces nothing: every file is as the earlier init left it."""
-    import errno  # noqa: PLC0415
-    import os  # noqa: PLC0415
-
     built = scaffold.build("ticket_status")
     scaffold.write(built, tmp_path)
     before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    real_write, writes = os.write, [0]
-
-    def filling(fd: int, data: bytes) -> int:
-        writes[0] += 1
-        if writes[0] > 3:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_write(fd, data)
-
     drafted = scaffold.build("ticket_status", (b'{"ticket_id": "TCK-1"}', "t.json"))
-    monkeypatch.setattr(os, "write", filling)
-    with pytest.raises(UsageError, match="No space left on device"):
+    with _disk_full_after(3), pytest.raises(UsageError, match="No space left on device"):
         scaffold.write(drafted, tmp_path, force=True)
     assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
 
