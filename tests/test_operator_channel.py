@@ -376,6 +376,17 @@ def _arrives(read: int, expected: bytes) -> None:
     assert got == expected
 
 
+def _holds_exactly(channel: OperatorChannel, lines: list[str]) -> None:
+    """With no room in the pipe, `lines` (the queue's whole capacity) wait; one byte more drops."""
+    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
+    for line in lines:
+        channel.send(line)
+    assert channel.dropped == 0
+    channel.send("x")
+    assert channel.dropped == 1
+    channel.close()
+
+
 def test_the_queue_holds_capacity_bytes_after_lines_were_written(
     pipe: tuple[int, io.TextIOWrapper],
 ) -> None:
@@ -385,13 +396,7 @@ def test_the_queue_holds_capacity_bytes_after_lines_were_written(
     for _ in range(5):  # one line at a time: five takes
         channel.send("x")
         _arrives(read, b"x")
-    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
-    for _ in range(10):
-        channel.send("x")
-    assert channel.dropped == 0
-    channel.send("x")
-    assert channel.dropped == 1
-    channel.close()
+    _holds_exactly(channel, ["x"] * 10)
 
 
 def test_a_line_that_fills_the_room_to_the_reserve_is_written(
@@ -416,12 +421,7 @@ def test_lines_of_any_size_taken_together_free_their_bytes_exactly(
     channel.send("yyyy")
     del channel._free  # ...and go together
     _arrives(read, b"xyyyy")
-    channel._free = lambda _fd: 0  # type: ignore[method-assign] # no room: the queue fills
-    channel.send("z" * 10)
-    assert channel.dropped == 0
-    channel.send("z")
-    assert channel.dropped == 1
-    channel.close()
+    _holds_exactly(channel, ["z" * 10])
 
 
 def test_a_chunk_just_over_the_room_a_pipe_can_have_is_written_and_freed(
